@@ -1,0 +1,95 @@
+#pragma once
+#include <ktune/generator/dtype.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ktune {
+
+// What identifies a GPU model for tuning results: results move between identical
+// cards, so the UUID is kept as information only.
+struct DeviceFingerprint {
+  std::string name;
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+  std::int64_t memory_bytes = 0, l2_bytes = 0;
+
+  std::string key() const;  // e.g. "NVIDIA H200|sm_90|132sm|143771MiB|60MiB"
+};
+
+// One stored winner: per device fingerprint and problem (family, dtype, shape, align).
+struct TuningRecord {
+  std::string device_key, device_name, device_uuid;
+  std::string family, dtype;
+  std::vector<std::int64_t> shape;
+  std::int64_t align = 1;  // alignment class (vector width in elements the call allowed)
+  nlohmann::json config;   // tunable name -> value
+  std::string template_hash;
+  double median_us = 0, spread_pct = 0, gbps = 0, ceiling_fraction = 0;
+  std::string tool_version, nvrtc_version, driver_version, tuned_at;
+
+  nlohmann::json to_json() const;
+  static TuningRecord from_json(const nlohmann::json& j);  // throws ktune::Error
+};
+
+std::string shape_to_string(const std::vector<std::int64_t>& shape);  // "8192x2048"
+// Parses "8192x2048"; nullopt when malformed or not positive.
+std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text);
+
+// A compiled kernel binary and the (mangled) name of its entry function.
+struct StoredBinary {
+  std::string bytes;
+  std::string entry;
+};
+
+// The tuning database: SQLite in WAL mode (atomic, crash-safe, several writers),
+// schema-versioned. A file that is not a healthy ktune database is renamed aside
+// (reported with its path and the reason) and an empty one takes its place.
+class Database {
+ public:
+  // $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune.
+  static std::filesystem::path default_dir();
+  static std::filesystem::path default_path() { return default_dir() / "tuning.db"; }
+
+  // Creates the file (and an owner-only directory) when missing. read_only opens an
+  // existing database without ever writing or setting it aside.
+  explicit Database(const std::filesystem::path& path, bool read_only = false);
+  ~Database();
+  Database(Database&&) noexcept;
+  Database& operator=(Database&&) noexcept;
+
+  const std::filesystem::path& path() const { return path_; }
+  // Set when opening found a broken file and set it aside: what was wrong.
+  const std::optional<std::string>& recovered_from() const { return recovered_from_; }
+
+  // Stores the record unless one for the same key is faster and tuned on the same
+  // template. Returns whether it was stored.
+  bool put(const TuningRecord& record);
+  std::optional<TuningRecord> get(const std::string& device_key, const std::string& family, const std::string& dtype,
+                                  const std::vector<std::int64_t>& shape, std::int64_t align) const;
+  // Every record of one device, family and dtype (the candidates of a fallback).
+  std::vector<TuningRecord> find(const std::string& device_key, const std::string& family,
+                                 const std::string& dtype) const;
+  std::vector<TuningRecord> all() const;
+
+  // Compiled binaries, keyed by the hash of what produced them. A blob whose content
+  // hash no longer matches is reported (returns nullopt) and deleted.
+  void put_binary(const std::string& key, const StoredBinary& binary);
+  std::optional<StoredBinary> get_binary(const std::string& key);
+
+  static constexpr int k_schema_version = 1;
+
+ private:
+  struct Handle;
+  std::filesystem::path path_;
+  std::unique_ptr<Handle> db_;
+  bool read_only_ = false;
+  std::optional<std::string> recovered_from_;
+};
+
+}  // namespace ktune

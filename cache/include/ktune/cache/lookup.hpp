@@ -1,0 +1,23 @@
+#pragma once
+#include <ktune/cache/database.hpp>
+#include <ktune/cache/match_level.hpp>
+
+#include <functional>
+
+namespace ktune {
+
+struct LookupResult {
+  MatchLevel level = MatchLevel::fallback;
+  std::optional<TuningRecord> record;  // empty at `fallback`: use the family's safe default
+  std::size_t stale = 0;               // records skipped because their template changed
+};
+
+// Fallback chain over the records of one device, family and dtype: the exact problem
+// -> the nearest tuned problem (squared distance of log sizes per dimension, so aspect
+// ratio counts) that `usable` accepts for this call -> fallback. Records tuned on
+// another template (hash) are never used.
+LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vector<std::int64_t>& shape,
+                    std::int64_t align, const std::string& template_hash,
+                    const std::function<bool(const TuningRecord&)>& usable);
+
+}  // namespace ktune

@@ -1,0 +1,340 @@
+#include <ktune/cache/database.hpp>
+
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/hash.hpp>
+#include <ktune/generator/log.hpp>
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace ktune {
+namespace fs = std::filesystem;
+
+std::string DeviceFingerprint::key() const {
+  return name + "|sm_" + std::to_string(cc_major) + std::to_string(cc_minor) + "|" + std::to_string(sm_count) +
+         "sm|" + std::to_string(memory_bytes >> 20) + "MiB|" + std::to_string(l2_bytes >> 20) + "MiB";
+}
+
+std::string shape_to_string(const std::vector<std::int64_t>& shape) {
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text) {
+  std::vector<std::int64_t> shape;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t x = std::min(text.find('x', pos), text.size());
+    const std::string_view part = text.substr(pos, x - pos);
+    if (part.empty() || part.size() > 18) return std::nullopt;
+    std::int64_t v = 0;
+    for (char c : part) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    if (v <= 0) return std::nullopt;
+    shape.push_back(v);
+    pos = x + 1;
+  }
+  return shape;
+}
+
+nlohmann::json TuningRecord::to_json() const {
+  return {{"device_key", device_key},   {"device_name", device_name},
+          {"device_uuid", device_uuid}, {"family", family},
+          {"dtype", dtype},             {"shape", shape},
+          {"align", align},             {"config", config},
+          {"template_hash", template_hash}, {"median_us", median_us},
+          {"spread_pct", spread_pct},   {"gbps", gbps},
+          {"ceiling_fraction", ceiling_fraction}, {"tool_version", tool_version},
+          {"nvrtc_version", nvrtc_version}, {"driver_version", driver_version},
+          {"tuned_at", tuned_at}};
+}
+
+TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
+  try {
+    TuningRecord r;
+    r.device_key = j.at("device_key");
+    r.device_name = j.value("device_name", "");
+    r.device_uuid = j.value("device_uuid", "");
+    r.family = j.at("family");
+    r.dtype = j.at("dtype");
+    r.shape = j.at("shape").get<std::vector<std::int64_t>>();
+    r.align = j.at("align");
+    r.config = j.at("config");
+    r.template_hash = j.at("template_hash");
+    r.median_us = j.at("median_us");
+    r.spread_pct = j.value("spread_pct", 0.0);
+    r.gbps = j.value("gbps", 0.0);
+    r.ceiling_fraction = j.value("ceiling_fraction", 0.0);
+    r.tool_version = j.value("tool_version", "");
+    r.nvrtc_version = j.value("nvrtc_version", "");
+    r.driver_version = j.value("driver_version", "");
+    r.tuned_at = j.value("tuned_at", "");
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("malformed tuning record: ") + e.what());
+  }
+}
+
+namespace {
+
+std::shared_ptr<spdlog::logger> log() { return logger("ktune.cache"); }
+
+}  // namespace
+
+struct Database::Handle {
+  sqlite3* db = nullptr;
+  ~Handle() { sqlite3_close_v2(db); }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error("tuning database: " + what + ": " + (db ? sqlite3_errmsg(db) : "cannot open"));
+  }
+  void exec(const char* sql) const {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err ? err : "?";
+      sqlite3_free(err);
+      throw Error(std::string("tuning database: ") + sql + ": " + msg);
+    }
+  }
+};
+
+namespace {
+
+// A prepared statement that finalizes itself.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      throw Error(std::string("tuning database: ") + sqlite3_errmsg(db) + " in: " + sql);
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, const std::string& s) {
+    sqlite3_bind_text(stmt_, i, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
+    return *this;
+  }
+  Statement& bind_blob(int i, const std::string& s) {
+    sqlite3_bind_blob(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  // True while rows come; throws on errors.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw Error(std::string("tuning database: ") + sqlite3_errmsg(db_));
+  }
+  std::string text(int i) const {
+    const auto* p = sqlite3_column_text(stmt_, i);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, i)))
+             : std::string();
+  }
+  std::string blob(int i) const {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, i));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, i))) : std::string();
+  }
+  std::int64_t int64(int i) const { return sqlite3_column_int64(stmt_, i); }
+  double real(int i) const { return sqlite3_column_double(stmt_, i); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// Records are stored as their JSON (readable with the sqlite3 shell, export is a copy)
+// next to the key columns and the median that `put` compares.
+constexpr const char* k_schema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results(
+  device_key TEXT NOT NULL, family TEXT NOT NULL, dtype TEXT NOT NULL, shape TEXT NOT NULL,
+  align INTEGER NOT NULL, template_hash TEXT NOT NULL, median_us REAL NOT NULL, record TEXT NOT NULL,
+  PRIMARY KEY(device_key, family, dtype, shape, align));
+CREATE TABLE IF NOT EXISTS binaries(key TEXT PRIMARY KEY, content_hash TEXT NOT NULL, entry TEXT NOT NULL,
+  bytes BLOB NOT NULL);
+)sql";
+
+std::string now_tag() {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count());
+}
+
+}  // namespace
+
+fs::path Database::default_dir() {
+  if (const char* d = std::getenv("KTUNE_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "ktune";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "ktune";
+  return fs::temp_directory_path() / "ktune";
+}
+
+Database::Database(const fs::path& path, bool read_only) : path_(path), read_only_(read_only) {
+  if (!read_only && !path.parent_path().empty() && !fs::exists(path.parent_path())) {
+    fs::create_directories(path.parent_path());
+    // Owner-only: a stored CUBIN is code that will run on the GPU.
+    fs::permissions(path.parent_path(), fs::perms::owner_all, fs::perm_options::replace);
+  }
+  const auto try_open = [&]() -> std::optional<std::string> {
+    db_ = std::make_unique<Handle>();
+    const int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (sqlite3_open_v2(path.c_str(), &db_->db, flags | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK)
+      return std::string("cannot open: ") + sqlite3_errmsg(db_->db);
+    sqlite3_busy_timeout(db_->db, 30000);
+    try {
+      if (!read_only) {
+        db_->exec("PRAGMA journal_mode=WAL");
+        db_->exec("PRAGMA synchronous=FULL");
+      }
+      {
+        Statement check(db_->db, "PRAGMA quick_check");
+        if (!check.step() || check.text(0) != "ok") return "integrity check failed: " + check.text(0);
+      }
+      if (!read_only) {
+        db_->exec("BEGIN IMMEDIATE");
+        db_->exec(k_schema);
+        db_->exec(("INSERT OR IGNORE INTO meta VALUES('schema_version', '" + std::to_string(k_schema_version) +
+                   "')").c_str());
+        db_->exec("COMMIT");
+      }
+      Statement version(db_->db, "SELECT value FROM meta WHERE key = 'schema_version'");
+      if (!version.step()) return std::string("no schema version");
+      if (version.text(0) != std::to_string(k_schema_version))
+        return "schema version " + version.text(0) + ", this ktune reads " + std::to_string(k_schema_version);
+      Statement probe(db_->db, "SELECT device_key, family, dtype, shape, align, template_hash, median_us, record "
+                               "FROM results LIMIT 0");
+      probe.step();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::nullopt;
+  };
+  auto problem = try_open();
+  if (!problem) return;
+  if (read_only) throw Error("tuning database " + path.string() + " is unusable: " + *problem);
+  // Set the broken file aside (never delete what a user might want back) and start empty.
+  db_.reset();
+  const fs::path aside = path.string() + ".broken-" + now_tag();
+  std::error_code ec;
+  fs::rename(path, aside, ec);
+  for (const char* suffix : {"-wal", "-shm"}) fs::remove(path.string() + suffix, ec);
+  log()->error("tuning database {} is unusable ({}); moved it to {} and started an empty one", path.string(),
+               *problem, aside.string());
+  recovered_from_ = *problem + " (moved to " + aside.string() + ")";
+  if (auto again = try_open()) throw Error("tuning database " + path.string() + ": " + *again);
+}
+
+Database::~Database() = default;
+Database::Database(Database&&) noexcept = default;
+Database& Database::operator=(Database&&) noexcept = default;
+
+bool Database::put(const TuningRecord& r) {
+  if (read_only_) throw Error("tuning database " + path_.string() + " is open read-only");
+  db_->exec("BEGIN IMMEDIATE");
+  try {
+    const std::string shape = shape_to_string(r.shape);
+    bool store = true;
+    {
+      Statement q(db_->db, "SELECT template_hash, median_us FROM results WHERE device_key=? AND family=? AND "
+                           "dtype=? AND shape=? AND align=?");
+      q.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
+      if (q.step()) store = q.text(0) != r.template_hash || r.median_us < q.real(1);
+    }
+    if (store) {
+      Statement ins(db_->db, "INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?)");
+      ins.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
+      ins.bind(6, r.template_hash).bind(7, r.median_us).bind(8, r.to_json().dump());
+      ins.step();
+    }
+    db_->exec("COMMIT");
+    return store;
+  } catch (...) {
+    sqlite3_exec(db_->db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+namespace {
+
+std::vector<TuningRecord> read_records(Statement& q) {
+  std::vector<TuningRecord> out;
+  while (q.step()) {
+    try {
+      out.push_back(TuningRecord::from_json(nlohmann::json::parse(q.text(0))));
+    } catch (const std::exception& e) {
+      log()->warn("skipping an unreadable tuning record: {}", e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<TuningRecord> Database::get(const std::string& device_key, const std::string& family,
+                                          const std::string& dtype, const std::vector<std::int64_t>& shape,
+                                          std::int64_t align) const {
+  Statement q(db_->db, "SELECT record FROM results WHERE device_key=? AND family=? AND dtype=? AND shape=? AND align=?");
+  q.bind(1, device_key).bind(2, family).bind(3, dtype).bind(4, shape_to_string(shape)).bind(5, align);
+  auto records = read_records(q);
+  if (records.empty()) return std::nullopt;
+  return records.front();
+}
+
+std::vector<TuningRecord> Database::find(const std::string& device_key, const std::string& family,
+                                         const std::string& dtype) const {
+  Statement q(db_->db, "SELECT record FROM results WHERE device_key=? AND family=? AND dtype=? ORDER BY shape, align");
+  q.bind(1, device_key).bind(2, family).bind(3, dtype);
+  return read_records(q);
+}
+
+std::vector<TuningRecord> Database::all() const {
+  Statement q(db_->db, "SELECT record FROM results ORDER BY device_key, family, dtype, shape, align");
+  return read_records(q);
+}
+
+void Database::put_binary(const std::string& key, const StoredBinary& binary) {
+  if (read_only_) return;  // a read-only database simply doesn't learn new binaries
+  Statement ins(db_->db, "INSERT OR REPLACE INTO binaries VALUES(?,?,?,?)");
+  ins.bind(1, key).bind(2, hex64(fnv1a64(binary.entry + '\n' + binary.bytes))).bind(3, binary.entry);
+  ins.bind_blob(4, binary.bytes);
+  ins.step();
+}
+
+std::optional<StoredBinary> Database::get_binary(const std::string& key) {
+  std::string hash;
+  StoredBinary binary;
+  {
+    Statement q(db_->db, "SELECT content_hash, entry, bytes FROM binaries WHERE key=?");
+    q.bind(1, key);
+    if (!q.step()) return std::nullopt;
+    hash = q.text(0);
+    binary.entry = q.text(1);
+    binary.bytes = q.blob(2);
+  }
+  if (hex64(fnv1a64(binary.entry + '\n' + binary.bytes)) == hash) return binary;
+  log()->error("stored binary {} in {} fails its content hash; discarding it (it will be recompiled)", key,
+               path_.string());
+  if (!read_only_) {
+    Statement del(db_->db, "DELETE FROM binaries WHERE key=?");
+    del.bind(1, key);
+    del.step();
+  }
+  return std::nullopt;
+}
+
+}  // namespace ktune

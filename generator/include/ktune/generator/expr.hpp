@@ -1,0 +1,43 @@
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace ktune {
+
+// A tunable's value, a derived quantity or a problem/device property: an integer or
+// a symbol (e.g. layout = "xor").
+using Value = std::variant<std::int64_t, std::string>;
+
+std::string to_string(const Value& value);
+
+// Resolves a name to its value; nullopt means "unknown name".
+using Scope = std::function<std::optional<Value>(std::string_view name)>;
+
+// The small expression language of the @derive, @require and @launch lines of a
+// kernel description: integer and string literals, names, + - * / %, comparisons,
+// && || !, ?:, parentheses and the functions ceil_div, min, max. Integer arithmetic
+// is 64-bit and checked (division by zero and overflow throw).
+class Expr {
+ public:
+  struct Node;
+
+  static Expr parse(std::string_view text);  // throws ktune::Error with the position
+  Value eval(const Scope& scope) const;      // throws ktune::Error on unknown names, type errors
+  std::int64_t eval_int(const Scope& scope) const;
+  bool eval_bool(const Scope& scope) const { return eval_int(scope) != 0; }
+  const std::string& text() const { return text_; }
+  // Every name the expression reads, in order of first appearance.
+  std::vector<std::string> names() const;
+
+ private:
+  std::string text_;
+  std::shared_ptr<const Node> root_;
+};
+
+}  // namespace ktune

@@ -1,0 +1,58 @@
+#pragma once
+#include <ktune/generator/expr.hpp>
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ktune {
+
+struct Tunable {
+  std::string name;
+  std::vector<Value> values;
+};
+
+struct Derived {
+  std::string name;
+  Expr expr;
+};
+
+// The one description of a kernel family, parsed from the `// @...` header block of
+// its template (see templates/transpose.cuh). Generator, tuner, runtime, cache keys,
+// CLI and logs all read tunable names from here.
+class KernelSpec {
+ public:
+  // Throws ktune::Error naming the line on malformed descriptions.
+  static KernelSpec parse(std::string_view source);
+  // The embedded template of a family; throws ktune::Error listing the known ones.
+  static const KernelSpec& builtin(std::string_view family);
+  static std::vector<std::string> builtin_families();
+
+  const std::string& family() const { return family_; }
+  const std::string& entry() const { return entry_; }
+  const std::string& type_parameter() const { return type_param_; }
+  const std::vector<Tunable>& tunables() const { return tunables_; }
+  const std::vector<Derived>& derived() const { return derived_; }
+  const std::vector<Expr>& requirements() const { return requires_; }
+  const std::array<Expr, 3>& block() const { return block_; }
+  const std::array<Expr, 3>& grid() const { return grid_; }
+  const std::string& source() const { return source_; }
+  // Identity of the template text: a stored result tuned on another text is stale.
+  const std::string& source_hash() const { return source_hash_; }
+  // Index of a tunable by name, or -1.
+  int tunable_index(std::string_view name) const;
+  // Names of the entry kernel's template parameters, in declaration order.
+  std::vector<std::string> template_parameters() const;
+  // Product of the value counts: the space before constraints.
+  std::size_t cartesian_size() const;
+
+ private:
+  std::string family_, entry_, type_param_, source_, source_hash_;
+  std::vector<Tunable> tunables_;
+  std::vector<Derived> derived_;
+  std::vector<Expr> requires_;
+  std::array<Expr, 3> block_, grid_;
+};
+
+}  // namespace ktune

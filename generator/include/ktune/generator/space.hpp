@@ -1,0 +1,71 @@
+#pragma once
+#include <ktune/generator/dtype.hpp>
+#include <ktune/generator/kernel_spec.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ktune {
+
+// What constraints may read about the device (names as in @require lines).
+struct DeviceLimits {
+  std::int64_t max_threads_per_block = 1024;
+  std::int64_t max_smem_per_block = 48 * 1024;  // static shared memory per block
+  std::int64_t max_registers_per_block = 64 * 1024;
+  std::int64_t max_grid_x = 2147483647;
+  std::int64_t sm_count = 132;
+  std::int64_t compute_capability = 90;  // major * 10 + minor
+
+  std::optional<Value> get(std::string_view name) const;
+};
+
+// A problem as constraints see it: the dtype plus named sizes (for transpose: rows,
+// cols, and align, the largest vector width in elements that pointers and pitches
+// allow). elem_bytes is derived from the dtype.
+struct Problem {
+  DType dtype = DType::f32;
+  std::vector<std::pair<std::string, std::int64_t>> sizes;
+
+  std::optional<std::int64_t> get(std::string_view name) const;
+};
+
+// One point of a family's space: a value per tunable, in declaration order.
+using Config = std::vector<Value>;
+
+nlohmann::json config_to_json(const KernelSpec& spec, const Config& config);
+// Throws ktune::Error when the JSON does not name exactly the spec's tunables with
+// declared values (e.g. a record stored before the template changed).
+Config config_from_json(const KernelSpec& spec, const nlohmann::json& json);
+// "tile_m=64 tile_n=64 ..." for logs and tables.
+std::string config_to_string(const KernelSpec& spec, const Config& config);
+
+// Why `config` is not valid for (device, problem): the first failing @require, or
+// nullopt when it is valid.
+std::optional<std::string> why_invalid(const KernelSpec& spec, const Config& config,
+                                       const DeviceLimits& device, const Problem& problem);
+
+// Every valid config, in the declaration order of the values.
+std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem);
+
+// A config made concrete for one problem: what NVRTC compiles and how to launch it.
+struct Instance {
+  std::string name_expression;  // e.g. ktune_transpose<unsigned int, 64, 64, 16, 16, 4, layout_xor>
+  std::array<std::uint32_t, 3> block{};
+  std::array<std::uint32_t, 3> grid{};
+};
+
+// Throws ktune::Error if the config is invalid for the problem or the geometry overflows.
+Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceLimits& device,
+                     const Problem& problem);
+
+// The C++ type a template's element parameter gets for a dtype: transposes and copies
+// move bits, so an unsigned integer of the element's size.
+std::string element_bits_type(DType dtype);
+
+}  // namespace ktune

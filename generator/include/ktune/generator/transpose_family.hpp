@@ -1,0 +1,37 @@
+#pragma once
+// The C++ part of the transpose family: what its template header cannot say.
+#include <ktune/generator/space.hpp>
+
+#include <cstdint>
+
+namespace ktune {
+
+// dst (cols x rows, pitch ld_dst) = transpose of src (rows x cols, pitch ld_src);
+// pitches in elements, pointers as addresses.
+struct TransposeArgs {
+  DType dtype = DType::f32;
+  std::int64_t rows = 0, cols = 0, ld_dst = 0, ld_src = 0;
+  std::uintptr_t dst = 0, src = 0;
+};
+
+// Throws ktune::Error with a clear message on zero or oversized dimensions, pitches
+// smaller than the row, null, misaligned or overlapping pointers.
+void validate(const TransposeArgs& args);
+
+// Largest power-of-two vector width in elements (<= 16) that both pointers and both
+// pitches are aligned to: the alignment class that decides which `vec` is valid.
+std::int64_t transpose_alignment(const TransposeArgs& args);
+
+// The problem as constraints see it (rows, cols, align); validates first.
+Problem transpose_problem(const TransposeArgs& args);
+
+// Bytes a transpose must move (each element read once and written once).
+double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols);
+
+// CPU reference on host buffers laid out like the device ones.
+void transpose_reference(const void* src, void* dst, const TransposeArgs& args);
+
+// A config valid for every problem (vec = 1), used when nothing was tuned.
+Config transpose_default_config(const KernelSpec& spec);
+
+}  // namespace ktune

@@ -1,0 +1,197 @@
+#include <ktune/generator/kernel_spec.hpp>
+
+#include <ktune/generator/embedded_templates.hpp>
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/hash.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace ktune {
+namespace {
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// Splits on `sep` outside parentheses.
+std::vector<std::string> split_top(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(' || s[i] == '<') ++depth;
+    else if (s[i] == ')' || s[i] == '>') --depth;
+    else if (s[i] == sep && depth == 0) {
+      out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  out.push_back(trim(s.substr(start)));
+  return out;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+Value parse_value(const std::string& s) {
+  if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return static_cast<std::int64_t>(std::stoll(s));
+  return s;
+}
+
+}  // namespace
+
+KernelSpec KernelSpec::parse(std::string_view source) {
+  KernelSpec spec;
+  spec.source_ = std::string(source);
+  spec.source_hash_ = hex64(fnv1a64(source));
+  bool have_block = false, have_grid = false;
+  std::istringstream in(spec.source_);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const std::string t = trim(line);
+    if (t.rfind("// @", 0) != 0) continue;
+    const auto fail = [&](const std::string& what) {
+      throw Error("kernel description line " + std::to_string(line_no) + " '" + t + "': " + what);
+    };
+    const std::size_t sp = t.find_first_of(" \t", 4);
+    const std::string key = t.substr(4, sp == std::string::npos ? std::string::npos : sp - 4);
+    const std::string rest = sp == std::string::npos ? "" : trim(t.substr(sp));
+    try {
+      if (key == "kernel") {
+        spec.family_ = rest;
+      } else if (key == "entry") {
+        spec.entry_ = rest;
+      } else if (key == "type" || key == "tune" || key == "derive") {
+        const std::size_t eq = rest.find('=');
+        if (eq == std::string::npos) fail("expected 'name = ...'");
+        const std::string name = trim(rest.substr(0, eq));
+        const std::string rhs = trim(rest.substr(eq + 1));
+        if (!is_identifier(name)) fail("'" + name + "' is not a snake_case name");
+        if (key == "type") {
+          if (rhs != "element") fail("only 'element' types are supported");
+          spec.type_param_ = name;
+        } else if (key == "derive") {
+          spec.derived_.push_back({name, Expr::parse(rhs)});
+        } else {
+          Tunable tunable{name, {}};
+          for (const auto& v : split_top(rhs, ',')) {
+            if (v.empty()) fail("empty value");
+            tunable.values.push_back(parse_value(v));
+          }
+          if (spec.tunable_index(name) >= 0) fail("tunable declared twice");
+          spec.tunables_.push_back(std::move(tunable));
+        }
+      } else if (key == "require") {
+        spec.requires_.push_back(Expr::parse(rest));
+      } else if (key == "launch") {
+        // block = (x, y, z)  or  grid = (x, y, z)
+        const std::size_t eq = rest.find('=');
+        if (eq == std::string::npos) fail("expected 'block = (x, y, z)' or 'grid = (x, y, z)'");
+        const std::string what = trim(rest.substr(0, eq));
+        std::string tuple = trim(rest.substr(eq + 1));
+        if (tuple.size() < 2 || tuple.front() != '(' || tuple.back() != ')') fail("expected a (x, y, z) tuple");
+        const auto parts = split_top(tuple.substr(1, tuple.size() - 2), ',');
+        if (parts.size() != 3) fail("expected three dimensions");
+        auto& dst = what == "block" ? spec.block_ : spec.grid_;
+        if (what != "block" && what != "grid") fail("unknown launch dimension '" + what + "'");
+        for (std::size_t i = 0; i < 3; ++i) dst[i] = Expr::parse(parts[i]);
+        (what == "block" ? have_block : have_grid) = true;
+      } else {
+        fail("unknown directive '@" + key + "'");
+      }
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      if (msg.rfind("kernel description line", 0) == 0) throw;
+      fail(msg);
+    }
+  }
+  if (spec.family_.empty()) throw Error("kernel description: missing '// @kernel <name>'");
+  if (spec.entry_.empty()) throw Error("kernel description of '" + spec.family_ + "': missing '// @entry'");
+  if (spec.type_param_.empty()) throw Error("kernel description of '" + spec.family_ + "': missing '// @type'");
+  if (spec.tunables_.empty()) throw Error("kernel description of '" + spec.family_ + "': no '// @tune' lines");
+  if (!have_block || !have_grid)
+    throw Error("kernel description of '" + spec.family_ + "': missing '// @launch block' or '// @launch grid'");
+  return spec;
+}
+
+const KernelSpec& KernelSpec::builtin(std::string_view family) {
+  static std::mutex mutex;
+  static std::map<std::string, KernelSpec, std::less<>> specs;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (specs.empty())
+    for (const auto& [name, source] : embedded_templates()) specs.emplace(std::string(name), parse(source));
+  const auto it = specs.find(family);
+  if (it == specs.end()) {
+    std::string known;
+    for (const auto& [name, spec] : specs) known += (known.empty() ? "" : ", ") + name;
+    throw Error("unknown kernel family '" + std::string(family) + "' (known: " + known + ")");
+  }
+  return it->second;
+}
+
+std::vector<std::string> KernelSpec::builtin_families() {
+  std::vector<std::string> out;
+  for (const auto& [name, source] : embedded_templates()) out.emplace_back(name);
+  return out;
+}
+
+int KernelSpec::tunable_index(std::string_view name) const {
+  for (std::size_t i = 0; i < tunables_.size(); ++i)
+    if (tunables_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<std::string> KernelSpec::template_parameters() const {
+  // The `template <...>` that precedes `__global__ ... entry(`.
+  std::size_t at = std::string::npos;
+  for (std::size_t g = source_.find("__global__"); g != std::string::npos; g = source_.find("__global__", g + 1)) {
+    const std::size_t body = source_.find('{', g);
+    const std::size_t name = source_.find(entry_ + "(", g);
+    if (name != std::string::npos && name < body) {
+      at = g;
+      break;
+    }
+  }
+  if (at == std::string::npos) throw Error("template of '" + family_ + "' has no __global__ " + entry_);
+  const std::size_t t = source_.rfind("template", at);
+  const std::size_t open = source_.find('<', t);
+  if (t == std::string::npos || open == std::string::npos || open > at)
+    throw Error("kernel " + entry_ + " is not a template");
+  int depth = 0;
+  std::size_t close = open;
+  for (; close < at; ++close) {
+    if (source_[close] == '<') ++depth;
+    if (source_[close] == '>' && --depth == 0) break;
+  }
+  std::vector<std::string> names;
+  for (const auto& param : split_top(std::string_view(source_).substr(open + 1, close - open - 1), ',')) {
+    std::size_t e = param.size();
+    while (e > 0 && !(std::isalnum(static_cast<unsigned char>(param[e - 1])) || param[e - 1] == '_')) --e;
+    std::size_t b = e;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(param[b - 1])) || param[b - 1] == '_')) --b;
+    names.push_back(param.substr(b, e - b));
+  }
+  return names;
+}
+
+std::size_t KernelSpec::cartesian_size() const {
+  std::size_t n = 1;
+  for (const auto& t : tunables_) n *= t.values.size();
+  return n;
+}
+
+}  // namespace ktune

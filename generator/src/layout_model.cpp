@@ -1,0 +1,88 @@
+#include <ktune/generator/layout_model.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace ktune {
+
+std::optional<SmemLayout> parse_smem_layout(std::string_view name) {
+  if (name == "none") return SmemLayout::none;
+  if (name == "pad") return SmemLayout::pad;
+  if (name == "xor") return SmemLayout::xor_swizzle;
+  if (name == "shift") return SmemLayout::shift;
+  return std::nullopt;
+}
+
+std::int64_t smem_group_index(SmemLayout layout, std::int64_t r, std::int64_t g, int tile_n, int vec) {
+  const std::int64_t groups = tile_n / vec;
+  switch (layout) {
+    case SmemLayout::pad: return r * (groups + 1) + g;
+    case SmemLayout::xor_swizzle: return r * groups + (g ^ ((r / vec) % groups));
+    case SmemLayout::shift: return r * groups + (g + r / vec) % groups;
+    case SmemLayout::none: break;
+  }
+  return r * groups + g;
+}
+
+int ideal_wavefronts(int access_bytes) { return std::max(1, 32 * access_bytes / 128); }
+
+int wavefronts(const std::vector<std::optional<std::int64_t>>& lane_addresses, int access_bytes) {
+  const int lanes_per_phase = access_bytes <= 4 ? 32 : 128 / access_bytes;
+  int total = 0;
+  for (std::size_t base = 0; base < lane_addresses.size(); base += static_cast<std::size_t>(lanes_per_phase)) {
+    std::map<std::int64_t, std::set<std::int64_t>> words_per_bank;
+    for (std::size_t l = base; l < std::min(lane_addresses.size(), base + lanes_per_phase); ++l) {
+      if (!lane_addresses[l]) continue;
+      for (std::int64_t b = *lane_addresses[l]; b < *lane_addresses[l] + access_bytes; b += 4) {
+        const std::int64_t word = b / 4;
+        words_per_bank[word % 32].insert(word);
+      }
+    }
+    std::size_t worst = 0;
+    for (const auto& [bank, words] : words_per_bank) worst = std::max(worst, words.size());
+    total += static_cast<int>(worst);
+  }
+  return std::max(total, 1);
+}
+
+BankConflicts transpose_bank_conflicts(SmemLayout layout, int tile_m, int tile_n, int block_x, int block_y,
+                                       int vec, int elem_bytes) {
+  const int threads = block_x * block_y;
+  const int access = vec * elem_bytes;
+  const int groups = tile_n / vec;
+  const auto address = [&](std::int64_t r, std::int64_t g) {
+    return smem_group_index(layout, r, g, tile_n, vec) * access;
+  };
+  // Every lane of a warp runs the same loop iteration; an iteration is one request.
+  long store_cost = 0, store_ideal = 0, load_cost = 0, load_ideal = 0;
+  for (int warp = 0; warp * 32 < threads; ++warp) {
+    for (int i = 0; i * block_y < tile_m; ++i)
+      for (int j = 0; j * block_x < groups; ++j) {
+        std::vector<std::optional<std::int64_t>> lanes(32);
+        for (int lane = 0; lane < 32 && warp * 32 + lane < threads; ++lane) {
+          const int tx = (warp * 32 + lane) % block_x, ty = (warp * 32 + lane) / block_x;
+          const int r = ty + i * block_y, g = tx + j * block_x;
+          if (r < tile_m && g < groups) lanes[static_cast<std::size_t>(lane)] = address(r, g);
+        }
+        store_cost += wavefronts(lanes, access);
+        store_ideal += ideal_wavefronts(access);
+      }
+    for (int i = 0; i * block_y < groups; ++i)
+      for (int j = 0; j * block_x < tile_m / vec; ++j)
+        for (int k = 0; k < vec; ++k) {
+          std::vector<std::optional<std::int64_t>> lanes(32);
+          for (int lane = 0; lane < 32 && warp * 32 + lane < threads; ++lane) {
+            const int tx = (warp * 32 + lane) % block_x, ty = (warp * 32 + lane) / block_x;
+            const int cg = ty + i * block_y, rg = tx + j * block_x;
+            if (cg < groups && rg < tile_m / vec) lanes[static_cast<std::size_t>(lane)] = address(rg * vec + k, cg);
+          }
+          load_cost += wavefronts(lanes, access);
+          load_ideal += ideal_wavefronts(access);
+        }
+  }
+  return {static_cast<double>(store_cost) / static_cast<double>(store_ideal),
+          static_cast<double>(load_cost) / static_cast<double>(load_ideal)};
+}
+
+}  // namespace ktune

@@ -1,0 +1,154 @@
+#include <ktune/generator/space.hpp>
+
+#include <ktune/generator/error.hpp>
+
+#include <algorithm>
+#include <functional>
+
+namespace ktune {
+
+std::optional<Value> DeviceLimits::get(std::string_view name) const {
+  if (name == "max_threads_per_block") return max_threads_per_block;
+  if (name == "max_smem_per_block") return max_smem_per_block;
+  if (name == "max_registers_per_block") return max_registers_per_block;
+  if (name == "max_grid_x") return max_grid_x;
+  if (name == "sm_count") return sm_count;
+  if (name == "compute_capability") return compute_capability;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> Problem::get(std::string_view name) const {
+  if (name == "elem_bytes") return size_of(dtype);
+  for (const auto& [k, v] : sizes)
+    if (k == name) return v;
+  return std::nullopt;
+}
+
+nlohmann::json config_to_json(const KernelSpec& spec, const Config& config) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    const auto& name = spec.tunables()[i].name;
+    if (const auto* v = std::get_if<std::int64_t>(&config[i])) j[name] = *v;
+    else j[name] = std::get<std::string>(config[i]);
+  }
+  return j;
+}
+
+Config config_from_json(const KernelSpec& spec, const nlohmann::json& json) {
+  if (!json.is_object()) throw Error("config is not a JSON object: " + json.dump());
+  if (json.size() != spec.tunables().size())
+    throw Error("config " + json.dump() + " does not match the tunables of '" + spec.family() + "'");
+  Config config;
+  for (const auto& t : spec.tunables()) {
+    const auto it = json.find(t.name);
+    if (it == json.end()) throw Error("config " + json.dump() + " lacks tunable '" + t.name + "'");
+    Value v;
+    if (it->is_number_integer()) v = it->get<std::int64_t>();
+    else if (it->is_string()) v = it->get<std::string>();
+    else throw Error("config " + json.dump() + ": bad value for '" + t.name + "'");
+    if (std::find(t.values.begin(), t.values.end(), v) == t.values.end())
+      throw Error("config " + json.dump() + ": '" + to_string(v) + "' is not a declared value of '" + t.name + "'");
+    config.push_back(std::move(v));
+  }
+  return config;
+}
+
+std::string config_to_string(const KernelSpec& spec, const Config& config) {
+  std::string s;
+  for (std::size_t i = 0; i < config.size(); ++i)
+    s += (i ? " " : "") + spec.tunables()[i].name + "=" + to_string(config[i]);
+  return s;
+}
+
+namespace {
+
+// Names resolve in order: tunables, derived values, problem, device.
+struct ConfigScope {
+  const KernelSpec& spec;
+  const Config& config;
+  const DeviceLimits& device;
+  const Problem& problem;
+
+  std::optional<Value> operator()(std::string_view name) const {
+    const int i = spec.tunable_index(name);
+    if (i >= 0) return config[static_cast<std::size_t>(i)];
+    for (const auto& d : spec.derived())
+      if (d.name == name) return d.expr.eval(*this);
+    if (auto v = problem.get(name)) return Value{*v};
+    return device.get(name);
+  }
+};
+
+Scope make_scope(const KernelSpec& spec, const Config& config, const DeviceLimits& device,
+                 const Problem& problem) {
+  if (config.size() != spec.tunables().size())
+    throw Error("config has " + std::to_string(config.size()) + " values, '" + spec.family() + "' has " +
+                std::to_string(spec.tunables().size()) + " tunables");
+  return ConfigScope{spec, config, device, problem};
+}
+
+}  // namespace
+
+std::optional<std::string> why_invalid(const KernelSpec& spec, const Config& config, const DeviceLimits& device,
+                                       const Problem& problem) {
+  const Scope scope = make_scope(spec, config, device, problem);
+  for (const auto& r : spec.requirements())
+    if (!r.eval_bool(scope)) return "requires " + r.text();
+  return std::nullopt;
+}
+
+std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem) {
+  std::vector<Config> out;
+  Config config(spec.tunables().size());
+  std::function<void(std::size_t)> walk = [&](std::size_t i) {
+    if (i == config.size()) {
+      if (!why_invalid(spec, config, device, problem)) out.push_back(config);
+      return;
+    }
+    for (const auto& v : spec.tunables()[i].values) {
+      config[i] = v;
+      walk(i + 1);
+    }
+  };
+  walk(0);
+  return out;
+}
+
+std::string element_bits_type(DType dtype) {
+  switch (size_of(dtype)) {
+    case 1: return "unsigned char";
+    case 2: return "unsigned short";
+    case 4: return "unsigned int";
+    default: return "unsigned long long";
+  }
+}
+
+Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceLimits& device,
+                     const Problem& problem) {
+  if (auto why = why_invalid(spec, config, device, problem))
+    throw Error("config {" + config_to_string(spec, config) + "} of '" + spec.family() + "' is invalid: " + *why);
+  Instance inst;
+  inst.name_expression = spec.entry() + "<" + element_bits_type(problem.dtype);
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    inst.name_expression += ", ";
+    // Symbolic values name enumerators `<tunable>_<value>` declared by the template.
+    if (const auto* v = std::get_if<std::int64_t>(&config[i])) inst.name_expression += std::to_string(*v);
+    else inst.name_expression += spec.tunables()[i].name + "_" + std::get<std::string>(config[i]);
+  }
+  inst.name_expression += ">";
+  const Scope scope = make_scope(spec, config, device, problem);
+  for (std::size_t d = 0; d < 3; ++d) {
+    const std::int64_t b = spec.block()[d].eval_int(scope);
+    const std::int64_t g = spec.grid()[d].eval_int(scope);
+    const std::int64_t g_max = d == 0 ? device.max_grid_x : 65535;
+    if (b < 1 || b > device.max_threads_per_block || g < 1 || g > g_max)
+      throw Error("launch geometry of {" + config_to_string(spec, config) + "} out of range: block[" +
+                  std::to_string(d) + "]=" + std::to_string(b) + ", grid[" + std::to_string(d) +
+                  "]=" + std::to_string(g) + " (problem too large or empty)");
+    inst.block[d] = static_cast<std::uint32_t>(b);
+    inst.grid[d] = static_cast<std::uint32_t>(g);
+  }
+  return inst;
+}
+
+}  // namespace ktune

@@ -1,0 +1,70 @@
+#include <ktune/generator/transpose_family.hpp>
+
+#include <ktune/generator/error.hpp>
+
+#include <cstring>
+#include <limits>
+
+namespace ktune {
+
+void validate(const TransposeArgs& a) {
+  const std::string shape = std::to_string(a.rows) + "x" + std::to_string(a.cols);
+  const auto fail = [&](const std::string& what) { throw Error("transpose " + shape + ": " + what); };
+  if (a.rows <= 0 || a.cols <= 0) fail("dimensions must be positive");
+  constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
+  if (a.rows > int_max || a.cols > int_max) fail("rows and cols must each be below 2^31");
+  if (a.ld_src < a.cols) fail("ld_src " + std::to_string(a.ld_src) + " is smaller than cols");
+  if (a.ld_dst < a.rows) fail("ld_dst " + std::to_string(a.ld_dst) + " is smaller than rows");
+  const std::int64_t elem = size_of(a.dtype);
+  std::int64_t src_bytes = 0, dst_bytes = 0;
+  // Last element of the last row, plus one: the extent each buffer must have.
+  if (__builtin_mul_overflow(a.rows - 1, a.ld_src, &src_bytes) || __builtin_add_overflow(src_bytes, a.cols, &src_bytes) ||
+      __builtin_mul_overflow(src_bytes, elem, &src_bytes) || __builtin_mul_overflow(a.cols - 1, a.ld_dst, &dst_bytes) ||
+      __builtin_add_overflow(dst_bytes, a.rows, &dst_bytes) || __builtin_mul_overflow(dst_bytes, elem, &dst_bytes))
+    fail("buffer size overflows 64 bits");
+  if (a.src == 0 || a.dst == 0) fail("null pointer");
+  if (a.src % static_cast<std::uintptr_t>(elem) || a.dst % static_cast<std::uintptr_t>(elem))
+    fail("pointers must be aligned to the element size (" + std::to_string(elem) + " bytes)");
+  const bool disjoint = a.dst + static_cast<std::uintptr_t>(dst_bytes) <= a.src ||
+                        a.src + static_cast<std::uintptr_t>(src_bytes) <= a.dst;
+  if (!disjoint) fail("src and dst overlap (transpose is out of place)");
+}
+
+std::int64_t transpose_alignment(const TransposeArgs& a) {
+  const std::uint64_t elem = static_cast<std::uint64_t>(size_of(a.dtype));
+  std::int64_t align = 16;
+  while (align > 1) {
+    const std::uint64_t bytes = elem * static_cast<std::uint64_t>(align);
+    if (a.src % bytes == 0 && a.dst % bytes == 0 && a.ld_src % align == 0 && a.ld_dst % align == 0) break;
+    align /= 2;
+  }
+  return align;
+}
+
+Problem transpose_problem(const TransposeArgs& args) {
+  validate(args);
+  return Problem{args.dtype, {{"rows", args.rows}, {"cols", args.cols}, {"align", transpose_alignment(args)}}};
+}
+
+double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols) {
+  return 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * size_of(dtype);
+}
+
+void transpose_reference(const void* src, void* dst, const TransposeArgs& a) {
+  const auto elem = static_cast<std::size_t>(size_of(a.dtype));
+  const auto* s = static_cast<const unsigned char*>(src);
+  auto* d = static_cast<unsigned char*>(dst);
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    for (std::int64_t c = 0; c < a.cols; ++c)
+      std::memcpy(d + static_cast<std::size_t>(c * a.ld_dst + r) * elem,
+                  s + static_cast<std::size_t>(r * a.ld_src + c) * elem, elem);
+}
+
+Config transpose_default_config(const KernelSpec& spec) {
+  // The classic 32x32 tile, 32x8 threads, padded shared memory: valid for any
+  // problem and alignment, within a small factor of the best.
+  return config_from_json(spec, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8},
+                                 {"vec", 1}, {"layout", "pad"}});
+}
+
+}  // namespace ktune

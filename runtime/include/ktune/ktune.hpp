@@ -1,0 +1,64 @@
+#pragma once
+// ktune's public API: launch the stored best kernel for a problem.
+//
+//   ktune::LaunchInfo info = ktune::transpose(dst, src, rows, cols, ld_dst, ld_src,
+//                                             ktune::DType::f32, stream);
+//
+// Pointers are device pointers (cudaMalloc / cuMemAlloc) in the current context (or
+// device 0's primary context when none is current); stream is a cudaStream_t or
+// CUstream (nullptr: the legacy default stream). Calls are thread-safe and
+// asynchronous like any kernel launch. After the first call for a problem, a call is
+// a hash lookup and a cuLaunchKernel.
+#include <ktune/cache/match_level.hpp>
+#include <ktune/generator/dtype.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+struct CUstream_st;
+
+namespace ktune {
+
+using Stream = CUstream_st*;  // the type behind both cudaStream_t and CUstream
+
+struct LaunchInfo {
+  MatchLevel match = MatchLevel::fallback;  // exact / nearest tuned problem / safe default
+  std::string config;                       // e.g. "tile_m=64 tile_n=64 ... layout=pad"
+  std::string tuned_shape;                  // the stored problem used (empty at fallback)
+};
+
+class Runtime {
+ public:
+  struct Options {
+    std::string database;    // empty: Database::default_path() (see README, "Where results live")
+    bool read_only = false;  // e.g. a database shipped with an application
+  };
+
+  Runtime();
+  explicit Runtime(Options options);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // dst (cols x rows, pitch ld_dst) = transpose of src (rows x cols, pitch ld_src),
+  // pitches in elements. Throws ktune::Error on invalid arguments (nothing launched).
+  // A stored config that needs wider alignment than these pointers/pitches have is
+  // never launched: the nearest valid tuned config, or the safe default, is.
+  LaunchInfo transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
+                       std::int64_t ld_src, DType dtype, Stream stream = nullptr);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The process-wide runtime (default database), created at first use.
+Runtime& default_runtime();
+
+inline LaunchInfo transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
+                            std::int64_t ld_src, DType dtype, Stream stream = nullptr) {
+  return default_runtime().transpose(dst, src, rows, cols, ld_dst, ld_src, dtype, stream);
+}
+
+}  // namespace ktune

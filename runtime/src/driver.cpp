@@ -1,0 +1,84 @@
+#include <ktune/runtime/driver.hpp>
+
+#include <ktune/generator/error.hpp>
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace ktune::driver {
+namespace {
+
+struct Loaded {
+  Api api;
+  std::string error;  // empty when usable
+};
+
+const Loaded& load() {
+  static const Loaded loaded = [] {
+    Loaded l;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      l.error = std::string("no CUDA driver: dlopen(libcuda.so.1) failed: ") + (e ? e : "?");
+      return l;
+    }
+    using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+    auto get_proc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+    if (!get_proc) {
+      l.error = "CUDA driver too old: libcuda.so.1 lacks cuGetProcAddress_v2 (need a CUDA 12+ driver)";
+      return l;
+    }
+#define KTUNE_DRIVER_RESOLVE(name)                                                                   \
+  {                                                                                                  \
+    void* fn = nullptr;                                                                              \
+    CUdriverProcAddressQueryResult status{};                                                         \
+    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn) { \
+      l.error = "CUDA driver lacks " #name " (driver older than the CUDA " + std::to_string(CUDA_VERSION) + \
+                " headers ktune was built with?)";                                                   \
+      return l;                                                                                      \
+    }                                                                                                \
+    l.api.name = reinterpret_cast<decltype(l.api.name)>(fn);                                         \
+  }
+    KTUNE_DRIVER_FUNCTIONS(KTUNE_DRIVER_RESOLVE)
+#undef KTUNE_DRIVER_RESOLVE
+    const CUresult rc = l.api.cuInit(0);
+    if (rc != CUDA_SUCCESS) {
+      const char* name = nullptr;
+      l.api.cuGetErrorName(rc, &name);
+      l.error = std::string("no usable GPU: cuInit failed with ") + (name ? name : "?");
+      return l;
+    }
+    int count = 0;
+    if (l.api.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) l.error = "no CUDA device found";
+    return l;
+  }();
+  return loaded;
+}
+
+}  // namespace
+
+const Api& api() {
+  const Loaded& l = load();
+  if (!l.error.empty()) throw Error(l.error);
+  return l.api;
+}
+
+bool available(std::string* why) {
+  const Loaded& l = load();
+  if (why) *why = l.error;
+  return l.error.empty();
+}
+
+void check(CUresult r, const char* what, const std::string& context) {
+  if (r == CUDA_SUCCESS) return;
+  const char* name = nullptr;
+  const char* text = nullptr;
+  const Api& a = api();
+  a.cuGetErrorName(r, &name);
+  a.cuGetErrorString(r, &text);
+  throw Error(std::string(what) + ": " + (name ? name : "CUDA error " + std::to_string(r)) + " (" +
+              (text ? text : "") + ")" + (context.empty() ? "" : " [" + context + "]"));
+}
+
+}  // namespace ktune::driver

@@ -1,0 +1,187 @@
+#include <ktune/ktune.hpp>
+
+#include <ktune/cache/lookup.hpp>
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/log.hpp>
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/runtime/device.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/transpose_launch.hpp>
+
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+namespace ktune {
+namespace {
+
+struct ProblemKey {
+  CUcontext ctx;
+  DType dtype;
+  std::int64_t rows, cols, align;
+  bool operator==(const ProblemKey& o) const {
+    return ctx == o.ctx && dtype == o.dtype && rows == o.rows && cols == o.cols && align == o.align;
+  }
+};
+
+struct ProblemKeyHash {
+  std::size_t operator()(const ProblemKey& k) const {
+    std::size_t h = std::hash<const void*>()(k.ctx);
+    for (std::int64_t v : {static_cast<std::int64_t>(k.dtype), k.rows, k.cols, k.align})
+      h = h * 1000003u ^ std::hash<std::int64_t>()(v);
+    return h;
+  }
+};
+
+struct Prepared {
+  CUfunction function = nullptr;
+  Instance instance;
+  LaunchInfo info;
+};
+
+}  // namespace
+
+struct Runtime::Impl {
+  Options options;
+  std::shared_mutex mutex;  // guards `prepared`; shared on the hot path
+  std::unordered_map<ProblemKey, Prepared, ProblemKeyHash> prepared;
+
+  std::mutex slow;  // everything below: first calls only
+  std::unique_ptr<PrimaryContext> own_context;
+  std::map<CUdevice, DeviceInfo> devices;
+  struct Loaded {
+    std::unique_ptr<Module> module;
+    CUfunction function = nullptr;
+  };
+  std::map<std::pair<CUcontext, std::string>, Loaded> modules;
+  std::unique_ptr<Database> db;
+  bool db_failed = false;
+
+  CUcontext current_context() {
+    const auto& d = driver::api();
+    CUcontext ctx = nullptr;
+    driver::check(d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+    if (ctx) return ctx;
+    std::lock_guard<std::mutex> lock(slow);
+    if (!own_context) {
+      CUdevice dev = 0;
+      driver::check(d.cuDeviceGet(&dev, 0), "cuDeviceGet");
+      own_context = std::make_unique<PrimaryContext>(dev);
+    }
+    driver::check(d.cuCtxSetCurrent(own_context->get()), "cuCtxSetCurrent");
+    return own_context->get();
+  }
+
+  Database* database() {
+    if (db || db_failed) return db.get();
+    try {
+      const std::string path = options.database.empty() ? Database::default_path().string() : options.database;
+      db = std::make_unique<Database>(path, options.read_only);
+    } catch (const std::exception& e) {
+      db_failed = true;
+      logger("ktune.runtime")->warn("no tuning database ({}); using safe defaults", e.what());
+    }
+    return db.get();
+  }
+
+  // A function for one instance: in-process module, else a stored CUBIN (hash-checked
+  // by the database), else NVRTC (and the result stored for the next process).
+  CUfunction function(CUcontext ctx, const DeviceInfo& dev, const KernelSpec& spec, const Instance& inst) {
+    const std::string key = binary_key(spec.source(), {inst.name_expression}, dev.arch);
+    auto& module = modules[{ctx, key}];
+    if (!module.module) {
+      Database* store = database();
+      std::optional<StoredBinary> binary = store ? store->get_binary(key) : std::nullopt;
+      if (!binary) {
+        CompileOutput out = compile_cubin(spec.source(), {inst.name_expression}, dev.arch, spec.family());
+        binary = StoredBinary{out.cubin, out.lowered_names.front()};
+        if (store) {
+          try {
+            store->put_binary(key, *binary);
+          } catch (const std::exception& e) {
+            logger("ktune.runtime")->warn("could not store the compiled binary: {}", e.what());
+          }
+        }
+      }
+      module.module = std::make_unique<Module>(binary->bytes, inst.name_expression);
+      module.function = module.module->function(binary->entry);
+    }
+    return module.function;
+  }
+
+  Prepared prepare(CUcontext ctx, const TransposeArgs& args, const Problem& problem) {
+    std::lock_guard<std::mutex> lock(slow);
+    CUdevice dev_handle = 0;
+    driver::check(driver::api().cuCtxGetDevice(&dev_handle), "cuCtxGetDevice");
+    auto dit = devices.find(dev_handle);
+    if (dit == devices.end()) dit = devices.emplace(dev_handle, query_device(dev_handle)).first;
+    const DeviceInfo& dev = dit->second;
+    const KernelSpec& spec = KernelSpec::builtin("transpose");
+    const std::vector<std::int64_t> shape{args.rows, args.cols};
+    const std::int64_t align = *problem.get("align");
+
+    LookupResult found;
+    if (Database* store = database()) {
+      const auto usable = [&](const TuningRecord& r) {
+        try {
+          return !why_invalid(spec, config_from_json(spec, r.config), dev.limits, problem);
+        } catch (const Error&) {
+          return false;
+        }
+      };
+      found = lookup(store->find(dev.fingerprint.key(), "transpose", std::string(to_string(args.dtype))), shape,
+                     align, spec.source_hash(), usable);
+    }
+    Prepared p;
+    Config config = found.record ? config_from_json(spec, found.record->config) : transpose_default_config(spec);
+    p.instance = instantiate(spec, config, dev.limits, problem);
+    p.function = function(ctx, dev, spec, p.instance);
+    p.info.match = found.level;
+    p.info.config = config_to_string(spec, config);
+    if (found.record) p.info.tuned_shape = shape_to_string(found.record->shape) + " align " + std::to_string(found.record->align);
+    auto log = logger("ktune.runtime");
+    log->info("transpose {} {}x{} align {}: {} {}{}", to_string(args.dtype), args.rows, args.cols, align,
+              to_string(found.level), found.record ? "tuned " + p.info.tuned_shape + ": " : "safe default: ",
+              p.info.config);
+    if (found.stale)
+      log->warn("{} stored transpose record(s) were tuned on another template version and are ignored", found.stale);
+    return p;
+  }
+};
+
+Runtime::Runtime() : Runtime(Options{}) {}
+Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) { impl_->options = std::move(options); }
+Runtime::~Runtime() = default;
+
+LaunchInfo Runtime::transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
+                              std::int64_t ld_src, DType dtype, Stream stream) {
+  TransposeArgs args{dtype, rows, cols, ld_dst, ld_src, reinterpret_cast<std::uintptr_t>(dst),
+                     reinterpret_cast<std::uintptr_t>(src)};
+  const Problem problem = transpose_problem(args);  // validates; throws before anything launches
+  const CUcontext ctx = impl_->current_context();
+  const ProblemKey key{ctx, dtype, rows, cols, *problem.get("align")};
+  {
+    std::shared_lock<std::shared_mutex> lock(impl_->mutex);
+    auto it = impl_->prepared.find(key);
+    if (it != impl_->prepared.end()) {
+      launch_transpose(it->second.function, it->second.instance, args, reinterpret_cast<CUstream>(stream));
+      return it->second.info;
+    }
+  }
+  Prepared p = impl_->prepare(ctx, args, problem);
+  {
+    std::unique_lock<std::shared_mutex> lock(impl_->mutex);
+    impl_->prepared.emplace(key, p);
+  }
+  launch_transpose(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
+  return p.info;
+}
+
+Runtime& default_runtime() {
+  // Never destroyed: unloading modules after the driver shut down at exit would fail.
+  static Runtime* runtime = new Runtime();
+  return *runtime;
+}
+
+}  // namespace ktune

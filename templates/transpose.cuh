@@ -1,0 +1,169 @@
+// @kernel  transpose
+// @entry   ktune_transpose
+// @type    T = element
+// @tune    tile_m  = 8, 16, 32, 64, 128
+// @tune    tile_n  = 8, 16, 32, 64, 128
+// @tune    block_x = 4, 8, 16, 32, 64
+// @tune    block_y = 2, 4, 8, 16, 32
+// @tune    vec     = 1, 2, 4, 8, 16
+// @tune    layout  = direct, none, pad, xor, shift
+// @derive  threads    = block_x * block_y
+// @derive  smem_bytes = layout == "direct" ? 0 : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
+// @require threads >= 64 && threads <= max_threads_per_block
+// @require vec * elem_bytes <= 16
+// @require vec == 1 || align % vec == 0
+// @require tile_m % vec == 0 && tile_n % vec == 0
+// @require layout == "direct" || (tile_n / vec) % block_x == 0 && tile_m % block_y == 0
+// @require layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
+// @require layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
+// @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
+// @require tile_m * tile_n <= 8 * threads * vec && tile_m * tile_n * elem_bytes <= 128 * threads
+// @require smem_bytes <= max_smem_per_block
+// @launch  block = (block_x, block_y, 1)
+// @launch  grid  = (ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
+//
+// Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
+// SM); more than 8 vector accesses or 128 bytes in flight per thread spill or starve
+// occupancy without adding memory parallelism. The space keeps every design of
+// shared/TECHNIQUES.md: naive 8x8 (direct, vec 1, tile = block), register tiles
+// (direct, vec 2/4), 32x32 smem with 32x8 threads, padding, XOR, shift, float4 + smem.
+//
+// dst (cols x rows, pitch ld_dst) = transpose of src (rows x cols, pitch ld_src).
+// Transpose moves bits, so T is an unsigned integer of the element's size.
+//
+// Every variant moves vec x vec register blocks: a thread reads vec rows of vec
+// consecutive elements (one vector access each), transposes them in registers and
+// writes vec rows of vec elements of dst. `direct` does that straight from global
+// memory (no shared memory, no barrier); the other layouts stage a tile_m x tile_n
+// tile in shared memory so that both the global reads and the global writes are
+// row-contiguous across a warp, and the vec x vec block is read from shared memory
+// with vector accesses too. The layouts only differ in where element group
+// (r, g) -- row r, vec-wide column group g -- lives in shared memory:
+//   none : r * groups + g                      (column reads conflict)
+//   pad  : r * (groups + 1) + g                (one extra vector per row)
+//   xor  : r * groups + (g ^ (r / vec) % groups)   (CuTe-style swizzle, no space)
+//   shift: r * groups + (g + r / vec) % groups     (rotation swizzle, no space)
+// Swizzling on r / vec instead of r matters: the lanes of a warp that read a
+// vec x vec block sit vec rows apart, so the swizzle must vary with the block row.
+// The host twin of this function (generator/layout_model) counts bank conflicts.
+
+enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
+
+template <typename T, int V>
+struct alignas(sizeof(T) * V) KtuneVec {
+  T v[V];
+};
+
+template <int layout, int tile_n, int vec>
+__device__ __forceinline__ int ktune_smem_group(int r, int g) {
+  constexpr int groups = tile_n / vec;
+  if (layout == layout_pad) return r * (groups + 1) + g;
+  if (layout == layout_xor) return r * groups + (g ^ ((r / vec) % groups));
+  if (layout == layout_shift) return r * groups + ((g + r / vec) % groups);
+  return r * groups + g;
+}
+
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout>
+__global__ void __launch_bounds__(block_x * block_y)
+ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
+                long long ld_dst, long long ld_src) {
+  using Vec = KtuneVec<T, vec>;
+  const int tiles_n = (cols + tile_n - 1) / tile_n;
+  // 1-D grid: no 65535 limit on either dimension.
+  const int tile_r = blockIdx.x / tiles_n;
+  const int tile_c = blockIdx.x - tile_r * tiles_n;
+  const int r0 = tile_r * tile_m;
+  const int c0 = tile_c * tile_n;
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  // 64-bit pitches: rows * ld may exceed 2^31 elements.
+  const T* s = src + r0 * ld_src + c0;
+  T* d = dst + c0 * ld_dst + r0;
+  const bool full = r0 + tile_m <= rows && c0 + tile_n <= cols;
+
+  if (layout == layout_direct) {
+    // Lanes walk column groups of src (coalesced reads); the block rows of dst
+    // they write are vec * sizeof(T) bytes each, so warps of shape e.g. 8x4
+    // cover whole 32-byte sectors on both sides.
+    if (full) {
+#pragma unroll
+      for (int rg = ty; rg < tile_m / vec; rg += block_y) {
+#pragma unroll
+        for (int cg = tx; cg < tile_n / vec; cg += block_x) {
+          Vec in[vec];
+#pragma unroll
+          for (int k = 0; k < vec; ++k)
+            in[k] = *reinterpret_cast<const Vec*>(s + (rg * vec + k) * ld_src + cg * vec);
+#pragma unroll
+          for (int j = 0; j < vec; ++j) {
+            Vec out;
+#pragma unroll
+            for (int k = 0; k < vec; ++k) out.v[k] = in[k].v[j];
+            *reinterpret_cast<Vec*>(d + (cg * vec + j) * ld_dst + rg * vec) = out;
+          }
+        }
+      }
+    } else {
+      for (int rg = ty; rg < tile_m / vec; rg += block_y)
+        for (int cg = tx; cg < tile_n / vec; cg += block_x)
+          for (int k = 0; k < vec; ++k)
+            for (int j = 0; j < vec; ++j) {
+              const int r = rg * vec + k, c = cg * vec + j;
+              if (r0 + r < rows && c0 + c < cols) d[c * ld_dst + r] = s[r * ld_src + c];
+            }
+    }
+    return;
+  }
+
+  constexpr int groups = tile_n / vec;
+  constexpr int smem_groups =
+      layout == layout_direct ? 1 : tile_m * (groups + (layout == layout_pad ? 1 : 0));
+  __shared__ Vec tile[smem_groups];
+
+  // Phase 1: src rows -> shared memory, lanes along column groups.
+  if (full) {
+#pragma unroll
+    for (int r = ty; r < tile_m; r += block_y)
+#pragma unroll
+      for (int g = tx; g < groups; g += block_x)
+        tile[ktune_smem_group<layout, tile_n, vec>(r, g)] =
+            *reinterpret_cast<const Vec*>(s + r * ld_src + g * vec);
+  } else {
+    for (int r = ty; r < tile_m; r += block_y)
+      for (int g = tx; g < groups; g += block_x) {
+        Vec v;
+        for (int j = 0; j < vec; ++j) {
+          const int c = g * vec + j;
+          v.v[j] = (r0 + r < rows && c0 + c < cols) ? s[r * ld_src + c] : T(0);
+        }
+        tile[ktune_smem_group<layout, tile_n, vec>(r, g)] = v;
+      }
+  }
+  __syncthreads();
+
+  // Phase 2: vec x vec blocks out of shared memory, transposed in registers,
+  // written as dst rows with lanes along the block rows of src (coalesced writes).
+#pragma unroll
+  for (int cg = ty; cg < groups; cg += block_y) {
+#pragma unroll
+    for (int rg = tx; rg < tile_m / vec; rg += block_x) {
+      Vec in[vec];
+#pragma unroll
+      for (int k = 0; k < vec; ++k) in[k] = tile[ktune_smem_group<layout, tile_n, vec>(rg * vec + k, cg)];
+#pragma unroll
+      for (int j = 0; j < vec; ++j) {
+        Vec out;
+#pragma unroll
+        for (int k = 0; k < vec; ++k) out.v[k] = in[k].v[j];
+        const int c = cg * vec + j;
+        if (full) {
+          *reinterpret_cast<Vec*>(d + c * ld_dst + rg * vec) = out;
+        } else if (c0 + c < cols) {
+#pragma unroll
+          for (int k = 0; k < vec; ++k)
+            if (r0 + rg * vec + k < rows) d[c * ld_dst + rg * vec + k] = out.v[k];
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,53 @@
+#pragma once
+#include <ktune/runtime/device.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace ktune {
+
+struct TimingStats {
+  double median_us = 0, min_us = 0, max_us = 0;
+  double ci_pct = 0;  // half-width of the ~95% confidence interval of the median, % of it
+  int samples = 0;
+  std::vector<float> raw_us;
+};
+
+TimingStats summarize(std::vector<float> samples_us);
+
+struct TimingProtocol {
+  bool cold = true;         // flush L2 before each repetition
+  int warmup = 2;
+  int min_reps = 10;
+  int max_reps = 60;
+  double target_ci_pct = 1.0;  // stop once the median is known this well
+};
+
+// Times device work with events around the work only. Cold mode reads a buffer of
+// twice the L2 size before each repetition (a read, so the L2 holds clean lines and
+// the timed kernel pays no write-back of the flush).
+class Timer {
+ public:
+  Timer(const DeviceInfo& device, CUstream stream, TimingProtocol protocol);
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  // `launch` enqueues the work on the stream. Repeats until the CI target or the cap.
+  TimingStats measure(const std::function<void()>& launch);
+  // Exactly `reps` timed repetitions (no warm-up): for interleaved re-timing.
+  std::vector<float> sample(const std::function<void()>& launch, int reps);
+  const TimingProtocol& protocol() const { return protocol_; }
+
+ private:
+  void flush();
+  CUstream stream_;
+  TimingProtocol protocol_;
+  DeviceBuffer flush_buffer_, flush_sink_;
+  std::unique_ptr<Module> module_;
+  CUfunction flush_kernel_ = nullptr;
+  std::vector<CUevent> events_;
+  int sm_count_;
+};
+
+}  // namespace ktune

@@ -1,0 +1,60 @@
+#pragma once
+#include <ktune/generator/dtype.hpp>
+#include <ktune/tuner/timing.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+struct TuneOptions {
+  DType dtype = DType::f32;
+  std::int64_t rows = 8192, cols = 2048;
+  int device = 0;
+  int top_k = 5;
+  int compile_threads = 0;  // 0: one per hardware thread
+  TimingProtocol timing;
+  std::filesystem::path database;  // empty: Database::default_path()
+  std::filesystem::path log_dir;   // empty: <database dir>/logs
+  bool progress = true;
+};
+
+struct CandidateResult {
+  std::string config;  // config_to_string
+  std::string status;  // ok | compile_error | rejected | launch_error | wrong
+  std::string reason;
+  double median_us = 0, gbps = 0, ceiling_fraction = 0, ci_pct = 0;
+  int registers = 0, smem_bytes = 0, local_bytes = 0;
+};
+
+struct TuneResult {
+  std::vector<CandidateResult> ranked;  // ok candidates, fastest first (finalists re-timed)
+  std::vector<CandidateResult> failed;
+  std::size_t space_size = 0;
+  double ceiling_gbps = 0, ceiling_us = 0;
+  double seconds = 0, compile_seconds = 0;
+  bool stored = false;
+  std::filesystem::path database, log;
+  std::string device_name;
+};
+
+// Enumerate, compile (thread pool, overlapping with timing), verify every candidate
+// (exact match on random data, poisoned output), time (cold L2 by default), measure
+// the device-to-device memcpy ceiling, re-time the top-k interleaved, log and store.
+TuneResult tune_transpose(const TuneOptions& options);
+
+struct DryRunResult {
+  std::size_t configs = 0, compiled = 0;
+  std::vector<std::string> failures;  // "config: error"
+  double seconds = 0;
+};
+
+// No GPU needed: enumerate for a device model (sm_90 limits) and compile every config
+// with NVRTC, `threads` in parallel.
+DryRunResult dry_run_transpose(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align, int arch,
+                               int threads);
+
+}  // namespace ktune

@@ -1,0 +1,79 @@
+#include <ktune/tuner/compile_pool.hpp>
+
+#include <algorithm>
+
+namespace ktune {
+
+CompilePool::CompilePool(std::string source, std::vector<std::string> name_expressions, int arch, int threads,
+                         std::string program_name)
+    : source_(std::move(source)), program_name_(std::move(program_name)), names_(std::move(name_expressions)),
+      arch_(arch) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Several instances per program amortize parsing; enough programs to keep every
+  // thread busy and to hand the first candidates to the GPU early.
+  const std::size_t n = names_.size();
+  const std::size_t per = std::clamp<std::size_t>(n / (static_cast<std::size_t>(threads) * 4), 1, 8);
+  for (std::size_t i = 0; i < n; i += per) {
+    std::vector<std::size_t> b;
+    for (std::size_t j = i; j < std::min(n, i + per); ++j) b.push_back(j);
+    batches_.push_back(std::move(b));
+  }
+  const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), batches_.size()));
+  for (int t = 0; t < workers; ++t) workers_.emplace_back([this] { work(); });
+}
+
+CompilePool::~CompilePool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  for (auto& w : workers_) w.join();
+}
+
+void CompilePool::work() {
+  for (;;) {
+    std::vector<std::size_t> batch;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stop_ || next_batch_ == batches_.size()) return;
+      batch = batches_[next_batch_++];
+    }
+    CompiledBatch result;
+    const auto compile = [&](const std::vector<std::size_t>& indices) {
+      std::vector<std::string> names;
+      for (auto i : indices) names.push_back(names_[i]);
+      CompileOutput out = compile_cubin(source_, names, arch_, program_name_);
+      CompiledBatch::Unit unit{std::move(out.cubin), {}, out.milliseconds};
+      for (std::size_t k = 0; k < indices.size(); ++k) unit.entries.emplace_back(indices[k], out.lowered_names[k]);
+      result.units.push_back(std::move(unit));
+    };
+    try {
+      compile(batch);
+    } catch (const std::exception&) {
+      for (auto i : batch) {
+        try {
+          compile({i});
+        } catch (const std::exception& e) {
+          result.errors.emplace_back(i, e.what());
+        }
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.push_back(std::move(result));
+    }
+    ready_.notify_one();
+  }
+}
+
+std::optional<CompiledBatch> CompilePool::next() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (delivered_ == batches_.size()) return std::nullopt;
+  ready_.wait(lock, [this] { return !done_.empty(); });
+  CompiledBatch b = std::move(done_.front());
+  done_.pop_front();
+  ++delivered_;
+  return b;
+}
+
+}  // namespace ktune

@@ -1,0 +1,166 @@
+// The `ktune` command line: tune, space, cache.
+#include <ktune/cache/database.hpp>
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/runtime/driver.hpp>
+#include <ktune/tuner/tune_transpose.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+namespace {
+
+using namespace ktune;
+
+struct ProblemArgs {
+  std::string family = "transpose";
+  std::string dtype = "f32";
+  std::string shape = "8192x2048";
+};
+
+void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
+  cmd->add_option("family", p.family, "kernel family (transpose)")->required();
+  cmd->add_option("--dtype", p.dtype, std::string("element type: ") + std::string(dtype_names()))
+      ->capture_default_str();
+  cmd->add_option("--shape", p.shape, "ROWSxCOLS of the source matrix")->capture_default_str();
+}
+
+// Validated (dtype, rows, cols); throws ktune::Error with what is wrong.
+std::tuple<DType, std::int64_t, std::int64_t> parse_problem(const ProblemArgs& p) {
+  KernelSpec::builtin(p.family);  // throws on an unknown family
+  const auto dtype = parse_dtype(p.dtype);
+  if (!dtype) throw Error("unknown dtype '" + p.dtype + "' (known: " + std::string(dtype_names()) + ")");
+  const auto shape = parse_shape(p.shape);
+  if (!shape || shape->size() != 2)
+    throw Error("bad --shape '" + p.shape + "': expected ROWSxCOLS with positive integers, e.g. 8192x2048");
+  return {*dtype, (*shape)[0], (*shape)[1]};
+}
+
+// The alignment class tuning runs in: cuMemAlloc'd buffers, pitch = row length.
+std::int64_t tuning_alignment(DType dtype, std::int64_t rows, std::int64_t cols) {
+  return transpose_alignment({dtype, rows, cols, rows, cols, 1 << 20, 1 << 21});
+}
+
+void print_table(const TuneResult& r, int top) {
+  std::printf("\n%s, transpose: %zu configs, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (compile %.1f s)\n",
+              r.device_name.c_str(), r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.compile_seconds);
+  std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", "GB/s", "% memcpy", "+-%", "regs", "config");
+  for (int i = 0; i < std::min<int>(top, static_cast<int>(r.ranked.size())); ++i) {
+    const auto& c = r.ranked[static_cast<std::size_t>(i)];
+    std::printf("%-4d %10.2f %9.0f %7.1f%% %7.2f %5d  %s\n", i + 1, c.median_us, c.gbps, 100 * c.ceiling_fraction,
+                c.ci_pct, c.registers, c.config.c_str());
+  }
+  std::map<std::string, std::pair<int, std::string>> reasons;
+  for (const auto& f : r.failed) {
+    auto& e = reasons[f.status];
+    if (e.first++ == 0) e.second = f.config + ": " + f.reason.substr(0, 160);
+  }
+  if (reasons.empty()) std::printf("failures: none\n");
+  for (const auto& [status, e] : reasons) std::printf("failures: %d %s (e.g. %s)\n", e.first, status.c_str(), e.second.c_str());
+  std::printf("database: %s (%s)\nsearch log: %s\n", r.database.c_str(),
+              r.stored ? "winner stored" : "kept the faster stored record", r.log.c_str());
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"ktune: generate, compile, time, verify and store the best CUDA kernels for this GPU"};
+  app.require_subcommand(1);
+
+  ProblemArgs tp;
+  TuneOptions opt;
+  bool hot = false, dry_run = false;
+  std::string database, log_dir;
+  auto* tune = app.add_subcommand("tune", "tune a family for one problem on the GPU and store the winner");
+  add_problem_options(tune, tp);
+  tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str();
+  tune->add_option("--top-k", opt.top_k, "finalists re-timed interleaved")->capture_default_str()->check(CLI::Range(1, 100));
+  tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
+  tune->add_flag("--dry-run", dry_run, "no GPU needed: enumerate and compile every config for sm_90");
+  tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
+  tune->add_option("--log-dir", log_dir, "where the search log goes (default: next to the database, logs/)");
+  tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")->capture_default_str();
+
+  ProblemArgs sp;
+  std::int64_t align = 0;
+  auto* space = app.add_subcommand("space", "print every valid config of a problem as JSON lines, then the count");
+  add_problem_options(space, sp);
+  space->add_option("--align", align, "alignment class in elements (default: from the shape, as tuning would)");
+
+  std::string cache_db;
+  auto* cache = app.add_subcommand("cache", "inspect the tuning database");
+  cache->require_subcommand(1);
+  auto* list = cache->add_subcommand("list", "list stored results");
+  list->add_option("--database", cache_db, "tuning database file");
+  auto* where = cache->add_subcommand("path", "print where results and logs are stored");
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (*tune) {
+    const auto [dtype, rows, cols] = parse_problem(tp);
+    if (dry_run) {
+      const auto r = dry_run_transpose(dtype, rows, cols, tuning_alignment(dtype, rows, cols), 90, opt.compile_threads);
+      std::printf("dry run (no GPU): %zu configs for %s %s, %zu compiled for sm_90 in %.1f s, %zu failed\n", r.configs,
+                  tp.dtype.c_str(), tp.shape.c_str(), r.compiled, r.seconds, r.failures.size());
+      for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
+      return r.failures.empty() ? 0 : 1;
+    }
+    std::string why;
+    if (!driver::available(&why)) {
+      std::fprintf(stderr,
+                   "ktune: cannot tune here: %s\n"
+                   "  Tuning needs an NVIDIA GPU and its driver. Without one you can:\n"
+                   "    ktune tune %s --dtype %s --shape %s --dry-run   # compile the whole space with NVRTC\n"
+                   "    ktune space %s --dtype %s --shape %s            # list the configs\n",
+                   why.c_str(), tp.family.c_str(), tp.dtype.c_str(), tp.shape.c_str(), tp.family.c_str(),
+                   tp.dtype.c_str(), tp.shape.c_str());
+      return 2;
+    }
+    opt.dtype = dtype;
+    opt.rows = rows;
+    opt.cols = cols;
+    opt.timing.cold = !hot;
+    opt.database = database;
+    opt.log_dir = log_dir;
+    print_table(tune_transpose(opt), opt.top_k + 3);
+    return 0;
+  }
+  if (*space) {
+    const auto [dtype, rows, cols] = parse_problem(sp);
+    const KernelSpec& spec = KernelSpec::builtin(sp.family);
+    const std::int64_t al = align > 0 ? align : tuning_alignment(dtype, rows, cols);
+    const Problem problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", al}}};
+    const auto configs = enumerate(spec, DeviceLimits{}, problem);
+    for (const auto& c : configs) std::cout << config_to_json(spec, c).dump() << '\n';
+    std::cout << "{\"count\": " << configs.size() << ", \"cartesian\": " << spec.cartesian_size() << "}\n";
+    return 0;
+  }
+  if (*where) {
+    std::printf("database: %s\nlogs: %s\n", Database::default_path().c_str(),
+                (Database::default_dir() / "logs").c_str());
+    return 0;
+  }
+  if (*list) {
+    Database db(cache_db.empty() ? Database::default_path() : std::filesystem::path(cache_db));
+    const auto records = db.all();
+    for (const auto& r : records)
+      std::printf("%-40s %-10s %-5s %-12s align %-2lld %9.2f us %6.0f GB/s %5.1f%%  %s\n", r.device_key.c_str(),
+                  r.family.c_str(), r.dtype.c_str(), shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
+                  r.median_us, r.gbps, 100 * r.ceiling_fraction, r.config.dump().c_str());
+    std::printf("%zu record(s) in %s\n", records.size(), db.path().c_str());
+    return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ktune: error: %s\n", e.what());
+    return 1;
+  }
+}

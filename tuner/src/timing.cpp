@@ -1,0 +1,105 @@
+#include <ktune/tuner/timing.hpp>
+
+#include <ktune/runtime/nvrtc_compiler.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ktune {
+namespace {
+
+constexpr const char* k_flush_source = R"(
+extern "C" __global__ void ktune_flush(const uint4* p, unsigned long long n, unsigned* sink) {
+  unsigned acc = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const uint4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;  // keeps the loads; practically never taken
+}
+)";
+
+}  // namespace
+
+TimingStats summarize(std::vector<float> samples) {
+  TimingStats s;
+  s.samples = static_cast<int>(samples.size());
+  if (samples.empty()) return s;
+  s.raw_us = samples;
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  s.min_us = samples.front();
+  s.max_us = samples.back();
+  s.median_us = n % 2 ? samples[n / 2] : 0.5 * (static_cast<double>(samples[n / 2 - 1]) + samples[n / 2]);
+  // Distribution-free CI of the median from order statistics: ranks n/2 -+ 0.98 sqrt(n).
+  const double nd = static_cast<double>(n);
+  const double half = 0.98 * std::sqrt(nd);
+  const auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(nd / 2.0 - half)));
+  const auto hi = static_cast<std::size_t>(std::min(nd - 1.0, std::ceil(nd / 2.0 + half)));
+  s.ci_pct = s.median_us > 0 ? 50.0 * (samples[hi] - samples[lo]) / s.median_us : 0;
+  return s;
+}
+
+Timer::Timer(const DeviceInfo& device, CUstream stream, TimingProtocol protocol)
+    : stream_(stream), protocol_(protocol), sm_count_(device.fingerprint.sm_count) {
+  if (protocol_.cold) {
+    flush_buffer_ = DeviceBuffer(static_cast<std::size_t>(std::max<std::int64_t>(device.fingerprint.l2_bytes, 1 << 20)) * 2);
+    flush_sink_ = DeviceBuffer(64);
+    driver::check(driver::api().cuMemsetD8(flush_buffer_.get(), 0x5a, flush_buffer_.size()), "cuMemsetD8");
+    const CompileOutput out = compile_cubin(k_flush_source, {"ktune_flush"}, device.arch, "ktune_flush");
+    module_ = std::make_unique<Module>(out.cubin, "ktune_flush");
+    flush_kernel_ = module_->function(out.lowered_names.front());
+  }
+}
+
+Timer::~Timer() {
+  for (CUevent e : events_) driver::api().cuEventDestroy(e);
+}
+
+void Timer::flush() {
+  if (!protocol_.cold) return;
+  CUdeviceptr p = flush_buffer_.get(), sink = flush_sink_.get();
+  unsigned long long n = flush_buffer_.size() / 16;
+  void* params[] = {&p, &n, &sink};
+  driver::check(driver::api().cuLaunchKernel(flush_kernel_, static_cast<unsigned>(sm_count_ * 4), 1, 1, 512, 1, 1, 0,
+                                             stream_, params, nullptr),
+                "cuLaunchKernel", "ktune_flush");
+}
+
+std::vector<float> Timer::sample(const std::function<void()>& launch, int reps) {
+  const auto& d = driver::api();
+  while (events_.size() < 2 * static_cast<std::size_t>(reps)) {
+    CUevent e = nullptr;
+    driver::check(d.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+    events_.push_back(e);
+  }
+  for (int i = 0; i < reps; ++i) {
+    flush();
+    driver::check(d.cuEventRecord(events_[2 * i], stream_), "cuEventRecord");
+    launch();
+    driver::check(d.cuEventRecord(events_[2 * i + 1], stream_), "cuEventRecord");
+  }
+  driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  std::vector<float> out(static_cast<std::size_t>(reps));
+  for (int i = 0; i < reps; ++i) {
+    float ms = 0;
+    driver::check(d.cuEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]), "cuEventElapsedTime");
+    out[static_cast<std::size_t>(i)] = ms * 1000.0f;
+  }
+  return out;
+}
+
+TimingStats Timer::measure(const std::function<void()>& launch) {
+  sample(launch, protocol_.warmup);
+  std::vector<float> all = sample(launch, protocol_.min_reps);
+  TimingStats s = summarize(all);
+  while (s.ci_pct > protocol_.target_ci_pct && s.samples < protocol_.max_reps) {
+    const auto more = sample(launch, protocol_.min_reps);
+    all.insert(all.end(), more.begin(), more.end());
+    s = summarize(all);
+  }
+  return s;
+}
+
+}  // namespace ktune

@@ -1,0 +1,413 @@
+#include <ktune/tuner/tune_transpose.hpp>
+
+#include <ktune/cache/database.hpp>
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/log.hpp>
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/transpose_launch.hpp>
+#include <ktune/tuner/compile_pool.hpp>
+#include <ktune/tuner/search_log.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <random>
+#include <unistd.h>
+
+namespace ktune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* k_tool_version = "ktune 0.1.0";
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// Counts 16-byte chunks that differ between two device buffers.
+constexpr const char* k_compare_source = R"(
+extern "C" __global__ void ktune_compare(const uint4* a, const uint4* b, unsigned long long n,
+                                         unsigned long long* mismatches) {
+  unsigned long long bad = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const uint4 x = a[i], y = b[i];
+    bad += (x.x != y.x) | (x.y != y.y) | (x.z != y.z) | (x.w != y.w);
+  }
+  if (bad) atomicAdd(mismatches, bad);
+}
+)";
+
+// Random bits that are never all-zero words (zeros hide unwritten outputs).
+void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed) {
+  std::uint64_t s = seed;
+  for (std::size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+    s += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    z |= 0x0101010101010101ull;  // no zero byte anywhere
+    std::memcpy(&bytes[i], &z, 8);
+  }
+}
+
+std::size_t round16(std::size_t n) { return (n + 15) / 16 * 16; }
+
+class Verifier {
+ public:
+  // Only the first `bytes` of dst are poisoned; the rounding tail stays equal to ref's.
+  Verifier(const DeviceInfo& dev, CUstream stream, const DeviceBuffer& dst, const DeviceBuffer& ref, std::size_t bytes)
+      : stream_(stream), dst_(dst), ref_(ref), bytes_(bytes), counter_(8), sm_count_(dev.fingerprint.sm_count) {
+    const CompileOutput out = compile_cubin(k_compare_source, {"ktune_compare"}, dev.arch, "ktune_compare");
+    module_ = std::make_unique<Module>(out.cubin, "ktune_compare");
+    compare_ = module_->function(out.lowered_names.front());
+  }
+
+  void poison() const {
+    driver::check(driver::api().cuMemsetD8Async(dst_.get(), 0xA5, bytes_, stream_), "cuMemsetD8Async");
+  }
+
+  // Mismatching 16-byte chunks between the output and the reference.
+  unsigned long long mismatches() {
+    const auto& d = driver::api();
+    driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
+    CUdeviceptr a = dst_.get(), b = ref_.get(), c = counter_.get();
+    unsigned long long n = dst_.size() / 16;
+    void* params[] = {&a, &b, &n, &c};
+    driver::check(d.cuLaunchKernel(compare_, static_cast<unsigned>(sm_count_ * 4), 1, 1, 256, 1, 1, 0, stream_,
+                                   params, nullptr),
+                  "cuLaunchKernel", "ktune_compare");
+    driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", "verification");
+    unsigned long long bad = 0;
+    driver::check(d.cuMemcpyDtoH(&bad, counter_.get(), 8), "cuMemcpyDtoH");
+    return bad;
+  }
+
+ private:
+  CUstream stream_;
+  const DeviceBuffer& dst_;
+  const DeviceBuffer& ref_;
+  std::size_t bytes_;
+  DeviceBuffer counter_;
+  std::unique_ptr<Module> module_;
+  CUfunction compare_ = nullptr;
+  int sm_count_;
+};
+
+nlohmann::json timing_json(const TimingStats& s) {
+  return {{"median_us", s.median_us}, {"min_us", s.min_us}, {"max_us", s.max_us}, {"ci_pct", s.ci_pct},
+          {"samples", s.samples}};
+}
+
+class Progress {
+ public:
+  Progress(bool enabled, std::size_t total) : enabled_(enabled), total_(total), tty_(isatty(2)), start_(Clock::now()) {}
+  void update(std::size_t done, std::size_t failed, double best_us, double best_fraction, bool force = false) {
+    if (!enabled_) return;
+    const double t = seconds_since(start_);
+    if (!force && t - last_ < (tty_ ? 0.2 : 5.0)) return;
+    last_ = t;
+    const double eta = done ? t / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
+    std::fprintf(stderr, "%s[%4zu/%zu] %zu failed, best %.2f us (%.1f%% of memcpy), %.0fs elapsed, ETA %.0fs%s",
+                 tty_ ? "\r" : "", done, total_, failed, best_us, best_fraction * 100, t, eta, tty_ ? "   " : "\n");
+    if (tty_ && done == total_) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool enabled_;
+  std::size_t total_;
+  bool tty_;
+  Clock::time_point start_;
+  double last_ = -1e9;
+};
+
+}  // namespace
+
+TuneResult tune_transpose(const TuneOptions& o) {
+  const auto t0 = Clock::now();
+  auto log = logger("ktune.tuner");
+  const KernelSpec& spec = KernelSpec::builtin("transpose");
+  const DeviceInfo dev = query_device_ordinal(o.device);
+  PrimaryContext context(dev.device);
+  const auto& d = driver::api();
+  CUstream stream = nullptr;
+  driver::check(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  struct StreamGuard {
+    CUstream s;
+    ~StreamGuard() { driver::api().cuStreamDestroy(s); }
+  } stream_guard{stream};
+
+  const std::int64_t elem = size_of(o.dtype);
+  const std::size_t bytes = static_cast<std::size_t>(o.rows * o.cols * elem);
+  DeviceBuffer src(round16(bytes)), dst(round16(bytes)), ref(round16(bytes));
+  TransposeArgs args{o.dtype, o.rows, o.cols, o.rows, o.cols, dst.get(), src.get()};
+  const Problem problem = transpose_problem(args);
+  const std::vector<Config> space = enumerate(spec, dev.limits, problem);
+  if (space.empty()) throw Error("no valid transpose config for this problem on " + dev.fingerprint.name);
+
+  // Inputs: fresh random bits, reference transposed on the CPU.
+  {
+    std::vector<unsigned char> host(round16(bytes)), expect(round16(bytes), 0);
+    fill_random(host, static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
+    transpose_reference(host.data(), expect.data(), args);
+    driver::check(d.cuMemcpyHtoD(src.get(), host.data(), host.size()), "cuMemcpyHtoD");
+    driver::check(d.cuMemcpyHtoD(ref.get(), expect.data(), expect.size()), "cuMemcpyHtoD");
+    // The 16-byte tail past the matrix must compare equal too.
+    driver::check(d.cuMemsetD8(dst.get(), 0, dst.size()), "cuMemsetD8");
+  }
+
+  TuneResult result;
+  result.space_size = space.size();
+  result.device_name = dev.fingerprint.name;
+  result.database = o.database.empty() ? Database::default_path() : o.database;
+  const std::string shape = shape_to_string({o.rows, o.cols});
+  const std::string run_id = "transpose-" + std::string(to_string(o.dtype)) + "-" + shape + "-" +
+                             std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
+  result.log = (o.log_dir.empty() ? result.database.parent_path() / "logs" : o.log_dir) / (run_id + ".jsonl");
+  SearchLog slog(result.log);
+
+  Timer timer(dev, stream, o.timing);
+  Verifier verifier(dev, stream, dst, ref, bytes);
+
+  // The ceiling: a device-to-device copy of the same bytes, same protocol, same process.
+  const TimingStats ceiling = timer.measure([&] {
+    driver::check(d.cuMemcpyDtoDAsync(dst.get(), src.get(), bytes, stream), "cuMemcpyDtoDAsync");
+  });
+  const double moved = transpose_bytes(o.dtype, o.rows, o.cols);
+  result.ceiling_us = ceiling.median_us;
+  result.ceiling_gbps = moved / (ceiling.median_us * 1e3);
+
+  slog.write({{"type", "header"},
+              {"run", run_id},
+              {"family", "transpose"},
+              {"dtype", to_string(o.dtype)},
+              {"shape", {o.rows, o.cols}},
+              {"align", *problem.get("align")},
+              {"device", {{"name", dev.fingerprint.name}, {"key", dev.fingerprint.key()}, {"uuid", dev.uuid}}},
+              {"versions", {{"tool", k_tool_version}, {"nvrtc", nvrtc_version()}, {"driver", dev.driver_version}}},
+              {"template_hash", spec.source_hash()},
+              {"space_size", space.size()},
+              {"strategy", "exhaustive"},
+              {"timing",
+               {{"l2", o.timing.cold ? "cold" : "hot"},
+                {"warmup", o.timing.warmup},
+                {"min_reps", o.timing.min_reps},
+                {"max_reps", o.timing.max_reps},
+                {"target_ci_pct", o.timing.target_ci_pct},
+                {"statistic", "median"}}},
+              {"ceiling", {{"what", "cuMemcpyDtoDAsync"}, {"gbps", result.ceiling_gbps}, {"timing", timing_json(ceiling)}}},
+              {"started", utc_now()}});
+  log->info("{} on {}: {} configs, memcpy ceiling {:.0f} GB/s", run_id, dev.fingerprint.name, space.size(),
+            result.ceiling_gbps);
+
+  // Compile everything in the background; verify and time batches as they arrive.
+  std::vector<Instance> instances;
+  std::vector<std::string> names;
+  for (const auto& c : space) {
+    instances.push_back(instantiate(spec, c, dev.limits, problem));
+    names.push_back(instances.back().name_expression);
+  }
+  const auto compile_start = Clock::now();
+  CompilePool pool(spec.source(), names, dev.arch, o.compile_threads, "transpose");
+
+  struct Candidate {
+    std::size_t index;
+    CUfunction function;
+    TimingStats timing;
+  };
+  std::vector<std::unique_ptr<Module>> modules;
+  std::vector<Candidate> ok;
+  std::vector<CandidateResult> all(space.size());
+  Progress progress(o.progress, space.size());
+  std::size_t done = 0, failed = 0;
+  double best_us = 0;
+
+  const auto record = [&](std::size_t i, const std::string& status, const std::string& reason, double compile_ms,
+                          const KernelResources* res, const TimingStats* t) {
+    CandidateResult& r = all[i];
+    r.config = config_to_string(spec, space[i]);
+    r.status = status;
+    r.reason = reason;
+    nlohmann::json line{{"type", "candidate"}, {"index", i}, {"config", config_to_json(spec, space[i])},
+                        {"status", status}, {"compile_ms", compile_ms}};
+    if (!reason.empty()) line["reason"] = reason;
+    if (res) {
+      r.registers = res->registers;
+      r.smem_bytes = res->static_smem_bytes;
+      r.local_bytes = res->local_bytes;
+      line["registers"] = res->registers;
+      line["smem_bytes"] = res->static_smem_bytes;
+      line["spill_bytes"] = res->local_bytes;
+    }
+    if (t) {
+      r.median_us = t->median_us;
+      r.ci_pct = t->ci_pct;
+      r.gbps = moved / (t->median_us * 1e3);
+      r.ceiling_fraction = r.gbps / result.ceiling_gbps;
+      line["timing"] = timing_json(*t);
+      line["gbps"] = r.gbps;
+      line["ceiling_fraction"] = r.ceiling_fraction;
+    }
+    slog.write(line);
+    ++done;
+    if (status != "ok") ++failed;
+    else if (best_us == 0 || r.median_us < best_us) best_us = r.median_us;
+    progress.update(done, failed, best_us, best_us > 0 ? result.ceiling_us / best_us : 0, done == space.size());
+  };
+
+  while (auto batch = pool.next()) {
+    for (const auto& [i, error] : batch->errors) record(i, "compile_error", error, 0, nullptr, nullptr);
+    for (auto& unit : batch->units) {
+      modules.push_back(std::make_unique<Module>(unit.cubin, "transpose batch"));
+      const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
+      for (const auto& [i, lowered] : unit.entries) {
+        const CUfunction f = modules.back()->function(lowered);
+        const KernelResources res = kernel_resources(f);
+        const Instance& inst = instances[i];
+        const std::uint32_t threads = inst.block[0] * inst.block[1] * inst.block[2];
+        if (static_cast<std::uint32_t>(res.max_threads) < threads) {
+          record(i, "rejected",
+                 "needs " + std::to_string(res.registers) + " registers/thread: at most " +
+                     std::to_string(res.max_threads) + " threads per block, config has " + std::to_string(threads),
+                 compile_ms, &res, nullptr);
+          continue;
+        }
+        if (res.local_bytes > 0) {
+          record(i, "rejected", "spills " + std::to_string(res.local_bytes) + " bytes to local memory", compile_ms,
+                 &res, nullptr);
+          continue;
+        }
+        const auto launch = [&, f] { launch_transpose(f, inst, args, stream); };
+        try {
+          verifier.poison();
+          launch();
+          if (const auto bad = verifier.mismatches()) {
+            record(i, "wrong", std::to_string(bad) + " of " + std::to_string(dst.size() / 16) +
+                                   " 16-byte chunks differ from the reference", compile_ms, &res, nullptr);
+            continue;
+          }
+          const TimingStats t = timer.measure(launch);
+          ok.push_back({i, f, t});
+          record(i, "ok", "", compile_ms, &res, &t);
+        } catch (const Error& e) {
+          // A faulting kernel poisons the context: nothing after it can be trusted.
+          record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
+          if (std::string(e.what()).find("ILLEGAL") != std::string::npos) throw;
+        }
+      }
+    }
+  }
+  result.compile_seconds = seconds_since(compile_start);
+
+  // Finalists: re-time the top-k round-robin so drift hits them all alike.
+  std::sort(ok.begin(), ok.end(), [](const Candidate& a, const Candidate& b) {
+    return a.timing.median_us < b.timing.median_us || (a.timing.median_us == b.timing.median_us && a.index < b.index);
+  });
+  const std::size_t k = std::min<std::size_t>(ok.size(), static_cast<std::size_t>(std::max(1, o.top_k)));
+  std::vector<std::vector<float>> pooled(k);
+  for (int round = 0; round < 5; ++round)
+    for (std::size_t j = 0; j < k; ++j) {
+      const auto& c = ok[j];
+      const auto s = timer.sample([&] { launch_transpose(c.function, instances[c.index], args, stream); },
+                                  o.timing.min_reps);
+      pooled[j].insert(pooled[j].end(), s.begin(), s.end());
+    }
+  for (std::size_t j = 0; j < k; ++j) ok[j].timing = summarize(pooled[j]);
+  // Lowest median wins; medians within the winner's noise tie and break by space order.
+  std::sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(k), [](const Candidate& a, const Candidate& b) {
+    return a.timing.median_us < b.timing.median_us;
+  });
+  if (k > 1) {
+    const double noise = ok[0].timing.median_us * std::max(ok[0].timing.ci_pct, 0.1) / 100.0;
+    std::stable_sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(k), [&](const Candidate& a, const Candidate& b) {
+      const bool a_tie = a.timing.median_us - ok[0].timing.median_us <= noise;
+      const bool b_tie = b.timing.median_us - ok[0].timing.median_us <= noise;
+      if (a_tie && b_tie) return a.index < b.index;
+      return a.timing.median_us < b.timing.median_us;
+    });
+  }
+  for (const auto& c : ok) {
+    CandidateResult r = all[c.index];
+    r.median_us = c.timing.median_us;
+    r.ci_pct = c.timing.ci_pct;
+    r.gbps = moved / (c.timing.median_us * 1e3);
+    r.ceiling_fraction = r.gbps / result.ceiling_gbps;
+    result.ranked.push_back(r);
+  }
+  for (const auto& r : all)
+    if (r.status != "ok") result.failed.push_back(r);
+  result.seconds = seconds_since(t0);
+
+  nlohmann::json closing{{"type", "closing"}, {"finished", utc_now()}, {"seconds", result.seconds},
+                         {"compile_seconds", result.compile_seconds}, {"evaluated", done}, {"failed", failed}};
+  if (!ok.empty()) {
+    const auto& w = ok.front();
+    closing["winner"] = {{"index", w.index}, {"config", config_to_json(spec, space[w.index])},
+                         {"timing", timing_json(w.timing)}, {"gbps", result.ranked.front().gbps},
+                         {"ceiling_fraction", result.ranked.front().ceiling_fraction}};
+    closing["finalists"] = nlohmann::json::array();
+    for (std::size_t j = 0; j < k; ++j)
+      closing["finalists"].push_back({{"index", ok[j].index}, {"timing", timing_json(ok[j].timing)}});
+
+    TuningRecord rec;
+    rec.device_key = dev.fingerprint.key();
+    rec.device_name = dev.fingerprint.name;
+    rec.device_uuid = dev.uuid;
+    rec.family = "transpose";
+    rec.dtype = std::string(to_string(o.dtype));
+    rec.shape = {o.rows, o.cols};
+    rec.align = *problem.get("align");
+    rec.config = config_to_json(spec, space[w.index]);
+    rec.template_hash = spec.source_hash();
+    rec.median_us = w.timing.median_us;
+    rec.spread_pct = w.timing.ci_pct;
+    rec.gbps = result.ranked.front().gbps;
+    rec.ceiling_fraction = result.ranked.front().ceiling_fraction;
+    rec.tool_version = k_tool_version;
+    rec.nvrtc_version = nvrtc_version();
+    rec.driver_version = dev.driver_version;
+    rec.tuned_at = utc_now();
+    Database db(result.database);
+    result.stored = db.put(rec);
+    // Keep the winner's CUBIN so an application's first call loads it without NVRTC.
+    const std::string& name = instances[w.index].name_expression;
+    const CompileOutput out = compile_cubin(spec.source(), {name}, dev.arch, "transpose");
+    db.put_binary(binary_key(spec.source(), {name}, dev.arch), {out.cubin, out.lowered_names.front()});
+    closing["stored"] = result.stored;
+  }
+  slog.write(closing);
+  return result;
+}
+
+DryRunResult dry_run_transpose(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align, int arch,
+                               int threads) {
+  const auto t0 = Clock::now();
+  const KernelSpec& spec = KernelSpec::builtin("transpose");
+  DeviceLimits limits;  // sm_90 defaults
+  limits.compute_capability = arch;
+  const Problem problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", align}}};
+  const auto space = enumerate(spec, limits, problem);
+  std::vector<std::string> names;
+  for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem).name_expression);
+  DryRunResult r;
+  r.configs = space.size();
+  CompilePool pool(spec.source(), names, arch, threads, "transpose");
+  while (auto batch = pool.next()) {
+    for (const auto& u : batch->units) r.compiled += u.entries.size();
+    for (const auto& [i, e] : batch->errors) r.failures.push_back(config_to_string(spec, space[i]) + ": " + e);
+  }
+  r.seconds = seconds_since(t0);
+  return r;
+}
+
+}  // namespace ktune
