@@ -17,14 +17,15 @@
 // @require layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
 // @require layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
-// @require tile_m * tile_n <= 8 * threads * vec && tile_m * tile_n * elem_bytes <= 128 * threads
+// @require tile_m * tile_n <= threads * vec * max(8, vec)
+// @require tile_m * tile_n * elem_bytes <= threads * max(128, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
 // @launch  block = (block_x, block_y, 1)
 // @launch  grid  = (ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
 //
 // Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
-// SM); more than 8 vector accesses or 128 bytes in flight per thread spill or starve
-// occupancy without adding memory parallelism. The space keeps every design of
+// SM); more than 8 vector accesses or 128 bytes in flight per thread (or one vec x vec
+// block, when that is larger) spill or starve occupancy without adding memory parallelism. The space keeps every design of
 // shared/TECHNIQUES.md: naive 8x8 (direct, vec 1, tile = block), register tiles
 // (direct, vec 2/4), 32x32 smem with 32x8 threads, padding, XOR, shift, float4 + smem.
 //

@@ -32,7 +32,7 @@ void validate(const TransposeArgs& a) {
 
 std::int64_t transpose_alignment(const TransposeArgs& a) {
   const std::uint64_t elem = static_cast<std::uint64_t>(size_of(a.dtype));
-  std::int64_t align = 16;
+  std::int64_t align = 16 / size_of(a.dtype);  // no access is wider than 16 bytes
   while (align > 1) {
     const std::uint64_t bytes = elem * static_cast<std::uint64_t>(align);
     if (a.src % bytes == 0 && a.dst % bytes == 0 && a.ld_src % align == 0 && a.ld_dst % align == 0) break;

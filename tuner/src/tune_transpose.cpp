@@ -8,6 +8,7 @@
 #include <ktune/runtime/transpose_launch.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/search_log.hpp>
+#include <ktune/tuner/verifier.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -33,76 +34,6 @@ std::string utc_now() {
   return buf;
 }
 
-// Counts 16-byte chunks that differ between two device buffers.
-constexpr const char* k_compare_source = R"(
-extern "C" __global__ void ktune_compare(const uint4* a, const uint4* b, unsigned long long n,
-                                         unsigned long long* mismatches) {
-  unsigned long long bad = 0;
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x) {
-    const uint4 x = a[i], y = b[i];
-    bad += (x.x != y.x) | (x.y != y.y) | (x.z != y.z) | (x.w != y.w);
-  }
-  if (bad) atomicAdd(mismatches, bad);
-}
-)";
-
-// Random bits that are never all-zero words (zeros hide unwritten outputs).
-void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed) {
-  std::uint64_t s = seed;
-  for (std::size_t i = 0; i + 8 <= bytes.size(); i += 8) {
-    s += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    z |= 0x0101010101010101ull;  // no zero byte anywhere
-    std::memcpy(&bytes[i], &z, 8);
-  }
-}
-
-std::size_t round16(std::size_t n) { return (n + 15) / 16 * 16; }
-
-class Verifier {
- public:
-  // Only the first `bytes` of dst are poisoned; the rounding tail stays equal to ref's.
-  Verifier(const DeviceInfo& dev, CUstream stream, const DeviceBuffer& dst, const DeviceBuffer& ref, std::size_t bytes)
-      : stream_(stream), dst_(dst), ref_(ref), bytes_(bytes), counter_(8), sm_count_(dev.fingerprint.sm_count) {
-    const CompileOutput out = compile_cubin(k_compare_source, {"ktune_compare"}, dev.arch, "ktune_compare");
-    module_ = std::make_unique<Module>(out.cubin, "ktune_compare");
-    compare_ = module_->function(out.lowered_names.front());
-  }
-
-  void poison() const {
-    driver::check(driver::api().cuMemsetD8Async(dst_.get(), 0xA5, bytes_, stream_), "cuMemsetD8Async");
-  }
-
-  // Mismatching 16-byte chunks between the output and the reference.
-  unsigned long long mismatches() {
-    const auto& d = driver::api();
-    driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
-    CUdeviceptr a = dst_.get(), b = ref_.get(), c = counter_.get();
-    unsigned long long n = dst_.size() / 16;
-    void* params[] = {&a, &b, &n, &c};
-    driver::check(d.cuLaunchKernel(compare_, static_cast<unsigned>(sm_count_ * 4), 1, 1, 256, 1, 1, 0, stream_,
-                                   params, nullptr),
-                  "cuLaunchKernel", "ktune_compare");
-    driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", "verification");
-    unsigned long long bad = 0;
-    driver::check(d.cuMemcpyDtoH(&bad, counter_.get(), 8), "cuMemcpyDtoH");
-    return bad;
-  }
-
- private:
-  CUstream stream_;
-  const DeviceBuffer& dst_;
-  const DeviceBuffer& ref_;
-  std::size_t bytes_;
-  DeviceBuffer counter_;
-  std::unique_ptr<Module> module_;
-  CUfunction compare_ = nullptr;
-  int sm_count_;
-};
 
 nlohmann::json timing_json(const TimingStats& s) {
   return {{"median_us", s.median_us}, {"min_us", s.min_us}, {"max_us", s.max_us}, {"ci_pct", s.ci_pct},
@@ -177,7 +108,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
   SearchLog slog(result.log);
 
   Timer timer(dev, stream, o.timing);
-  Verifier verifier(dev, stream, dst, ref, bytes);
+  Verifier verifier(dev, stream, dst.get(), ref.get(), bytes);
 
   // The ceiling: a device-to-device copy of the same bytes, same protocol, same process.
   const TimingStats ceiling = timer.measure([&] {
@@ -292,7 +223,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
           verifier.poison();
           launch();
           if (const auto bad = verifier.mismatches()) {
-            record(i, "wrong", std::to_string(bad) + " of " + std::to_string(dst.size() / 16) +
+            record(i, "wrong", std::to_string(bad) + " of " + std::to_string(round16(bytes) / 16) +
                                    " 16-byte chunks differ from the reference", compile_ms, &res, nullptr);
             continue;
           }

@@ -18,7 +18,7 @@ struct TransposeArgs {
 // smaller than the row, null, misaligned or overlapping pointers.
 void validate(const TransposeArgs& args);
 
-// Largest power-of-two vector width in elements (<= 16) that both pointers and both
+// Largest power-of-two vector width in elements (<= 16 bytes) that both pointers and both
 // pitches are aligned to: the alignment class that decides which `vec` is valid.
 std::int64_t transpose_alignment(const TransposeArgs& args);
 

@@ -1,0 +1,109 @@
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/space.hpp>
+#include <ktune/generator/transpose_family.hpp>
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace ktune {
+namespace {
+
+const KernelSpec& spec() { return KernelSpec::builtin("transpose"); }
+
+Problem problem(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
+  return Problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", align}}};
+}
+
+std::int64_t value_int(const Config& c, const char* name) {
+  return std::get<std::int64_t>(c[static_cast<std::size_t>(spec().tunable_index(name))]);
+}
+std::string value_str(const Config& c, const char* name) {
+  return std::get<std::string>(c[static_cast<std::size_t>(spec().tunable_index(name))]);
+}
+
+TEST(Space, F32SpaceCoversEveryLayoutAndVectorWidth) {
+  const auto configs = enumerate(spec(), DeviceLimits{}, problem(DType::f32, 8192, 2048, 4));
+  EXPECT_GE(configs.size(), 300u);
+  EXPECT_LE(configs.size(), 2000u);
+  std::set<std::pair<std::string, std::int64_t>> seen;
+  for (const auto& c : configs) seen.insert({value_str(c, "layout"), value_int(c, "vec")});
+  for (const char* layout : {"direct", "none", "pad", "xor", "shift"})
+    for (std::int64_t vec : {1, 2, 4}) EXPECT_TRUE(seen.count({layout, vec})) << layout << " vec " << vec;
+}
+
+TEST(Space, EveryConfigSatisfiesItsConstraintsAndDeviceLimits) {
+  for (DType dt : {DType::u8, DType::f16, DType::f32, DType::f64}) {
+    DeviceLimits limits;
+    for (const auto& c : enumerate(spec(), limits, problem(dt, 1000, 1000, 8))) {
+      const std::int64_t vec = value_int(c, "vec");
+      const std::int64_t threads = value_int(c, "block_x") * value_int(c, "block_y");
+      EXPECT_LE(vec * size_of(dt), 16);
+      EXPECT_EQ(8 % vec, 0);
+      EXPECT_LE(threads, limits.max_threads_per_block);
+      EXPECT_GE(threads, 64);
+      const std::int64_t pad = value_str(c, "layout") == "pad" ? vec : 0;
+      if (value_str(c, "layout") != "direct") {
+        EXPECT_LE(value_int(c, "tile_m") * (value_int(c, "tile_n") + pad) * size_of(dt), limits.max_smem_per_block);
+      }
+    }
+  }
+}
+
+TEST(Space, AlignmentDecidesVectorWidth) {
+  const auto aligned = enumerate(spec(), DeviceLimits{}, problem(DType::u8, 4096, 4096, 16));
+  const auto odd = enumerate(spec(), DeviceLimits{}, problem(DType::u8, 4097, 8191, 1));
+  std::int64_t max_vec = 0;
+  for (const auto& c : aligned) max_vec = std::max(max_vec, value_int(c, "vec"));
+  EXPECT_EQ(max_vec, 16);  // 16-byte accesses for 1-byte elements
+  for (const auto& c : odd) EXPECT_EQ(value_int(c, "vec"), 1);
+  EXPECT_LT(odd.size(), aligned.size());
+}
+
+TEST(Space, SmallerSharedMemoryLimitShrinksTheSpace) {
+  DeviceLimits small;
+  small.max_smem_per_block = 8 * 1024;
+  const auto p = problem(DType::f64, 4096, 4096, 2);
+  EXPECT_LT(enumerate(spec(), small, p).size(), enumerate(spec(), DeviceLimits{}, p).size());
+}
+
+TEST(Space, WhyInvalidNamesTheFailingRequirement) {
+  const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16},
+                                             {"vec", 4}, {"layout", "xor"}});
+  const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 100, 100, 1));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("align % vec"), std::string::npos) << *why;
+  EXPECT_FALSE(why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 100, 100, 4)));
+}
+
+TEST(Space, ConfigJsonRoundTripAndRejectsStaleConfigs) {
+  for (const auto& c : enumerate(spec(), DeviceLimits{}, problem(DType::f32, 512, 512, 4)))
+    EXPECT_EQ(config_from_json(spec(), config_to_json(spec(), c)), c);
+  EXPECT_THROW(config_from_json(spec(), nlohmann::json::parse(R"({"tile_m": 64})")), Error);
+  auto j = config_to_json(spec(), transpose_default_config(spec()));
+  j["layout"] = "diagonal";  // a value the template no longer has
+  EXPECT_THROW(config_from_json(spec(), j), Error);
+  j["layout"] = 3;
+  EXPECT_THROW(config_from_json(spec(), j), Error);
+}
+
+TEST(Space, InstantiateGivesNameAndGeometry) {
+  const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 32}, {"block_x", 8}, {"block_y", 8},
+                                             {"vec", 4}, {"layout", "xor"}});
+  const Instance inst = instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 4));
+  EXPECT_EQ(inst.name_expression, "ktune_transpose<unsigned int, 64, 32, 8, 8, 4, layout_xor>");
+  EXPECT_EQ(inst.block, (std::array<std::uint32_t, 3>{8, 8, 1}));
+  EXPECT_EQ(inst.grid[0], 16u * 94u);  // ceil(1000/64) * ceil(3000/32)
+  EXPECT_THROW(instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 1)), Error);
+  // 2^31 tiles do not fit a grid: a clear error, not a truncated launch.
+  EXPECT_THROW(instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 2147483647, 2147483647, 4)), Error);
+}
+
+TEST(Space, DefaultConfigIsValidForEveryProblem) {
+  for (DType dt : {DType::u8, DType::f16, DType::f32, DType::f64})
+    for (auto [r, c] : {std::pair{1, 1}, {3, 5}, {1, 1000000}, {65537, 3}})
+      EXPECT_FALSE(why_invalid(spec(), transpose_default_config(spec()), DeviceLimits{}, problem(dt, r, c, 1)));
+}
+
+}  // namespace
+}  // namespace ktune

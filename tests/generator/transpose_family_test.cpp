@@ -1,0 +1,75 @@
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/transpose_family.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+namespace ktune {
+namespace {
+
+TransposeArgs args(std::int64_t rows, std::int64_t cols) {
+  return {DType::f32, rows, cols, rows, cols, 0x10000000, 0x20000000};
+}
+
+void expect_error(const TransposeArgs& a, const std::string& needle) {
+  try {
+    validate(a);
+    FAIL() << "expected an error containing '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(TransposeFamily, ValidArgumentsPass) { EXPECT_NO_THROW(validate(args(3, 5))); }
+
+TEST(TransposeFamily, BadArgumentsAreClearErrors) {
+  expect_error(args(0, 5), "positive");
+  expect_error(args(5, -1), "positive");
+  expect_error(args(std::int64_t{1} << 31, 1), "below 2^31");
+  auto a = args(4, 8);
+  a.ld_src = 7;
+  expect_error(a, "ld_src 7 is smaller than cols");
+  a = args(4, 8);
+  a.ld_dst = 3;
+  expect_error(a, "ld_dst 3 is smaller than rows");
+  a = args(4, 8);
+  a.src = 0;
+  expect_error(a, "null");
+  a = args(4, 8);
+  a.dst = 0x20000002;
+  expect_error(a, "aligned to the element size");
+  a = args(4, 8);
+  a.dst = a.src + 16;
+  expect_error(a, "overlap");
+  a = args(2000000000, 2000000000);
+  a.ld_src = a.ld_dst = std::numeric_limits<std::int64_t>::max() / 2;
+  expect_error(a, "overflows");
+}
+
+TEST(TransposeFamily, AlignmentIsTheLargestSharedVectorWidth) {
+  EXPECT_EQ(transpose_alignment(args(4096, 4096)), 4);  // 16 bytes of f32
+  EXPECT_EQ(transpose_alignment(args(4097, 4096)), 1);  // ld_dst = 4097
+  EXPECT_EQ(transpose_alignment(args(4098, 4096)), 2);
+  auto a = args(4096, 4096);
+  a.src += 8;  // 8-byte aligned pointer
+  EXPECT_EQ(transpose_alignment(a), 2);
+  a = args(4096, 4096);
+  a.dtype = DType::u8;
+  EXPECT_EQ(transpose_alignment(a), 16);
+}
+
+TEST(TransposeFamily, ReferenceTransposesWithPitches) {
+  TransposeArgs a{DType::i16, 3, 5, 4, 7, 0x1000, 0x2000};  // ld_src 7, ld_dst 4
+  std::vector<std::uint16_t> src(3 * 7), dst(5 * 4, 0xffff);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint16_t>(i);
+  transpose_reference(src.data(), dst.data(), a);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 5; ++c) EXPECT_EQ(dst[static_cast<std::size_t>(c * 4 + r)], src[static_cast<std::size_t>(r * 7 + c)]);
+  for (int c = 0; c < 5; ++c) EXPECT_EQ(dst[static_cast<std::size_t>(c * 4 + 3)], 0xffff);  // padding untouched
+  EXPECT_DOUBLE_EQ(transpose_bytes(DType::f64, 3, 5), 2.0 * 3 * 5 * 8);
+}
+
+}  // namespace
+}  // namespace ktune

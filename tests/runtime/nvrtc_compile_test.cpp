@@ -1,0 +1,76 @@
+// Compiles transpose configs with NVRTC for sm_90: needs no GPU, runs in CI.
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/tuner/compile_pool.hpp>
+
+#include <gtest/gtest.h>
+
+namespace ktune {
+namespace {
+
+const KernelSpec& spec() { return KernelSpec::builtin("transpose"); }
+
+// Compiles `configs` (every stride-th one) and returns the failures.
+std::vector<std::string> compile_all(DType dtype, std::int64_t align, std::size_t stride, std::size_t* count) {
+  const Problem p{dtype, {{"rows", 8192}, {"cols", 2048}, {"align", align}}};
+  const auto configs = enumerate(spec(), DeviceLimits{}, p);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < configs.size(); i += stride)
+    names.push_back(instantiate(spec(), configs[i], DeviceLimits{}, p).name_expression);
+  CompilePool pool(spec().source(), names, 90, 0, "transpose");
+  std::vector<std::string> failures;
+  std::size_t compiled = 0;
+  while (auto b = pool.next()) {
+    for (const auto& u : b->units) {
+      EXPECT_FALSE(u.cubin.empty());
+      for (const auto& [i, lowered] : u.entries) {
+        EXPECT_EQ(lowered.rfind("_Z15ktune_transpose", 0), 0u) << lowered;
+        ++compiled;
+      }
+    }
+    for (const auto& [i, e] : b->errors) failures.push_back(names[i] + ": " + e);
+  }
+  *count = compiled;
+  EXPECT_EQ(compiled + failures.size(), names.size());
+  return failures;
+}
+
+TEST(NvrtcCompile, EveryF32ConfigCompilesForSm90) {
+  std::size_t n = 0;
+  const auto failures = compile_all(DType::f32, 4, 1, &n);
+  EXPECT_TRUE(failures.empty()) << failures.size() << " failed, first: " << failures.front();
+  EXPECT_GE(n, 300u);
+}
+
+TEST(NvrtcCompile, SampleOfOtherElementSizesCompiles) {
+  for (auto [dtype, align] : {std::pair{DType::u8, 16}, {DType::f16, 8}, {DType::f64, 2}}) {
+    std::size_t n = 0;
+    const auto failures = compile_all(dtype, align, 9, &n);
+    EXPECT_TRUE(failures.empty()) << to_string(dtype) << ": " << failures.front();
+    EXPECT_GE(n, 30u);
+  }
+}
+
+TEST(NvrtcCompile, ErrorsCarryProgramOptionsAndLog) {
+  try {
+    compile_cubin("__global__ void k() { this is not cuda; }", {"k"}, 90, "broken");
+    FAIL();
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("broken"), std::string::npos) << what;
+    EXPECT_NE(what.find("--gpu-architecture=sm_90"), std::string::npos) << what;
+    EXPECT_NE(what.find("error"), std::string::npos) << what;  // NVRTC's log
+  }
+}
+
+TEST(NvrtcCompile, BinaryKeyChangesWithEveryInput) {
+  const std::string k = binary_key("src", {"a<1>"}, 90);
+  EXPECT_EQ(k, binary_key("src", {"a<1>"}, 90));
+  EXPECT_NE(k, binary_key("src2", {"a<1>"}, 90));
+  EXPECT_NE(k, binary_key("src", {"a<2>"}, 90));
+  EXPECT_NE(k, binary_key("src", {"a<1>"}, 80));
+}
+
+}  // namespace
+}  // namespace ktune

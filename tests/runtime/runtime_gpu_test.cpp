@@ -1,0 +1,151 @@
+// The public API on the device: fallback chain, alignment re-check, stored binaries,
+// bad input, and concurrent callers.
+#include "gpu_test_support.hpp"
+
+#include <ktune/cache/database.hpp>
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/ktune.hpp>
+#include <ktune/runtime/device.hpp>
+#include <ktune/tuner/verifier.hpp>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <thread>
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RuntimeGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    KTUNE_REQUIRE_GPU();
+    dev_ = query_device_ordinal(0);
+    ctx_ = std::make_unique<PrimaryContext>(dev_.device);
+    dir_ = fs::temp_directory_path() / ("ktune-rt-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    db_path_ = dir_ / "tuning.db";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void store(std::int64_t rows, std::int64_t cols, std::int64_t align, nlohmann::json config,
+             std::string hash = KernelSpec::builtin("transpose").source_hash()) {
+    TuningRecord r;
+    r.device_key = dev_.fingerprint.key();
+    r.family = "transpose";
+    r.dtype = "f32";
+    r.shape = {rows, cols};
+    r.align = align;
+    r.config = std::move(config);
+    r.template_hash = std::move(hash);
+    r.median_us = 1;
+    Database(db_path_).put(r);
+  }
+
+  // Runs rt.transpose on fresh random data at an element offset and checks every element.
+  LaunchInfo run_and_check(Runtime& rt, std::int64_t rows, std::int64_t cols, std::int64_t offset = 0,
+                           CUstream stream = nullptr) {
+    const std::size_t n = static_cast<std::size_t>(rows * cols);
+    DeviceBuffer src((n + offset) * 4 + 16), dst((n + offset) * 4 + 16);
+    std::vector<unsigned char> host(n * 4), out(n * 4), expect(n * 4);
+    fill_random(host, static_cast<std::uint64_t>(rows * 31 + cols));
+    const auto& d = driver::api();
+    driver::check(d.cuMemcpyHtoD(src.get() + offset * 4, host.data(), host.size()), "HtoD");
+    driver::check(d.cuMemsetD8(dst.get(), 0xA5, dst.size()), "memset");
+    const LaunchInfo info =
+        rt.transpose(reinterpret_cast<void*>(dst.get() + offset * 4), reinterpret_cast<const void*>(src.get() + offset * 4),
+                     rows, cols, rows, cols, DType::f32, reinterpret_cast<Stream>(stream));
+    driver::check(d.cuCtxSynchronize(), "sync");
+    driver::check(d.cuMemcpyDtoH(out.data(), dst.get() + offset * 4, out.size()), "DtoH");
+    transpose_reference(host.data(), expect.data(), {DType::f32, rows, cols, rows, cols, 16, 1 << 30});
+    EXPECT_EQ(std::memcmp(out.data(), expect.data(), out.size()), 0) << rows << "x" << cols << " " << info.config;
+    return info;
+  }
+
+  DeviceInfo dev_;
+  std::unique_ptr<PrimaryContext> ctx_;
+  fs::path dir_, db_path_;
+};
+
+const nlohmann::json k_vec4 = {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16},
+                               {"vec", 4},     {"layout", "xor"}};
+const nlohmann::json k_vec1 = {{"tile_m", 32}, {"tile_n", 64}, {"block_x", 32}, {"block_y", 8},
+                               {"vec", 1},     {"layout", "shift"}};
+
+TEST_F(RuntimeGpu, EmptyDatabaseFallsBackToSafeDefault) {
+  Runtime rt({db_path_.string(), false});
+  const LaunchInfo info = run_and_check(rt, 333, 517);
+  EXPECT_EQ(info.match, MatchLevel::fallback);
+  EXPECT_NE(info.config.find("vec=1"), std::string::npos);
+}
+
+TEST_F(RuntimeGpu, ExactThenNearestThenAlignmentRecheck) {
+  store(512, 768, 4, k_vec4);
+  store(100, 100, 1, k_vec1);
+  Runtime rt({db_path_.string(), false});
+  LaunchInfo info = run_and_check(rt, 512, 768);
+  EXPECT_EQ(info.match, MatchLevel::exact);
+  EXPECT_NE(info.config.find("vec=4"), std::string::npos) << info.config;
+  info = run_and_check(rt, 500, 760);  // aligned to 4, nearest is 512x768
+  EXPECT_EQ(info.match, MatchLevel::nearest);
+  EXPECT_EQ(info.tuned_shape, "512x768 align 4");
+  // Same shape, pointers offset by one element: the vec-4 winner must not launch.
+  info = run_and_check(rt, 512, 768, 1);
+  EXPECT_EQ(info.match, MatchLevel::nearest);
+  EXPECT_NE(info.config.find("vec=1"), std::string::npos) << info.config;
+}
+
+TEST_F(RuntimeGpu, StaleTemplateRecordsAreNotUsed) {
+  store(512, 768, 4, k_vec4, "0000000000000000");
+  Runtime rt({db_path_.string(), false});
+  EXPECT_EQ(run_and_check(rt, 512, 768).match, MatchLevel::fallback);
+}
+
+TEST_F(RuntimeGpu, CompiledBinaryIsStoredAndReusedByTheNextRuntime) {
+  store(512, 768, 4, k_vec4);
+  { Runtime rt({db_path_.string(), false}); run_and_check(rt, 512, 768); }
+  Runtime ro({db_path_.string(), true});  // read-only: could not compile-and-store anyway
+  EXPECT_EQ(run_and_check(ro, 512, 768).match, MatchLevel::exact);
+}
+
+TEST_F(RuntimeGpu, BadInputIsAnErrorAndLaunchesNothing) {
+  Runtime rt({db_path_.string(), false});
+  DeviceBuffer buf(1 << 20);
+  void* p = reinterpret_cast<void*>(buf.get());
+  void* q = reinterpret_cast<void*>(buf.get() + (1 << 19));
+  EXPECT_THROW(rt.transpose(nullptr, q, 4, 4, 4, 4, DType::f32), Error);
+  EXPECT_THROW(rt.transpose(p, q, 0, 4, 4, 4, DType::f32), Error);
+  EXPECT_THROW(rt.transpose(p, q, 4, 4, 4, 3, DType::f32), Error);  // ld_src < cols
+  EXPECT_THROW(rt.transpose(p, p, 4, 4, 4, 4, DType::f32), Error);  // in place
+  EXPECT_THROW(rt.transpose(static_cast<char*>(p) + 2, q, 4, 4, 4, 4, DType::f32), Error);  // not element aligned
+}
+
+TEST_F(RuntimeGpu, ConcurrentCallersFromManyThreads) {
+  store(256, 384, 4, k_vec4);
+  Runtime rt({db_path_.string(), false});
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      driver::check(driver::api().cuCtxSetCurrent(ctx_->get()), "cuCtxSetCurrent");
+      CUstream s = nullptr;
+      driver::check(driver::api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+      for (int i = 0; i < 20; ++i) {
+        if (::testing::Test::HasFailure()) {
+          ++failures;
+          break;
+        }
+        run_and_check(rt, 256 + (t % 2) * 7, 384, 0, s);
+      }
+      driver::api().cuStreamDestroy(s);
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
+}  // namespace ktune

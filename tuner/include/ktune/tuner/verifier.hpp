@@ -1,0 +1,34 @@
+#pragma once
+#include <ktune/runtime/device.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace ktune {
+
+// Fresh random bytes with no zero byte anywhere (zeros hide unwritten outputs).
+void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed);
+inline std::size_t round16(std::size_t n) { return (n + 15) / 16 * 16; }
+
+// Checks a kernel's output on the device against an uploaded reference: poison the
+// output before the run, compare every byte after it (exact match).
+class Verifier {
+ public:
+  // dst and ref are allocated with round16(bytes); only the first `bytes` of dst are
+  // poisoned, the tail must equal ref's.
+  Verifier(const DeviceInfo& dev, CUstream stream, CUdeviceptr dst, CUdeviceptr ref, std::size_t bytes);
+  void poison() const;
+  // Number of 16-byte chunks that differ from the reference (synchronizes the stream).
+  unsigned long long mismatches();
+
+ private:
+  CUstream stream_;
+  CUdeviceptr dst_, ref_;
+  std::size_t bytes_;
+  DeviceBuffer counter_;
+  std::unique_ptr<Module> module_;
+  CUfunction compare_ = nullptr;
+  int sm_count_;
+};
+
+}  // namespace ktune

@@ -1,0 +1,64 @@
+#include <ktune/tuner/verifier.hpp>
+
+#include <ktune/runtime/nvrtc_compiler.hpp>
+
+#include <cstring>
+
+namespace ktune {
+namespace {
+
+constexpr const char* k_compare_source = R"(
+extern "C" __global__ void ktune_compare(const uint4* a, const uint4* b, unsigned long long n,
+                                         unsigned long long* mismatches) {
+  unsigned long long bad = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const uint4 x = a[i], y = b[i];
+    bad += (x.x != y.x) | (x.y != y.y) | (x.z != y.z) | (x.w != y.w);
+  }
+  if (bad) atomicAdd(mismatches, bad);
+}
+)";
+
+}  // namespace
+
+void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed) {
+  std::uint64_t s = seed;
+  for (std::size_t i = 0; i < bytes.size(); i += 8) {
+    s += 0x9e3779b97f4a7c15ull;  // splitmix64
+    std::uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    z |= 0x0101010101010101ull;
+    std::memcpy(&bytes[i], &z, std::min<std::size_t>(8, bytes.size() - i));
+  }
+}
+
+Verifier::Verifier(const DeviceInfo& dev, CUstream stream, CUdeviceptr dst, CUdeviceptr ref, std::size_t bytes)
+    : stream_(stream), dst_(dst), ref_(ref), bytes_(bytes), counter_(8), sm_count_(dev.fingerprint.sm_count) {
+  const CompileOutput out = compile_cubin(k_compare_source, {"ktune_compare"}, dev.arch, "ktune_compare");
+  module_ = std::make_unique<Module>(out.cubin, "ktune_compare");
+  compare_ = module_->function(out.lowered_names.front());
+}
+
+void Verifier::poison() const {
+  driver::check(driver::api().cuMemsetD8Async(dst_, 0xA5, bytes_, stream_), "cuMemsetD8Async", "poison");
+}
+
+unsigned long long Verifier::mismatches() {
+  const auto& d = driver::api();
+  driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
+  CUdeviceptr a = dst_, b = ref_, c = counter_.get();
+  unsigned long long n = round16(bytes_) / 16;
+  void* params[] = {&a, &b, &n, &c};
+  driver::check(d.cuLaunchKernel(compare_, static_cast<unsigned>(sm_count_ * 4), 1, 1, 256, 1, 1, 0, stream_, params,
+                                 nullptr),
+                "cuLaunchKernel", "ktune_compare");
+  driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", "verification");
+  unsigned long long bad = 0;
+  driver::check(d.cuMemcpyDtoH(&bad, counter_.get(), 8), "cuMemcpyDtoH");
+  return bad;
+}
+
+}  // namespace ktune
