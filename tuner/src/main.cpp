@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -64,6 +65,16 @@ void print_table(const TuneResult& r, int top) {
               r.stored ? "winner stored" : "kept the faster stored record", r.log.c_str());
 }
 
+void append_summary(const std::string& file, const ProblemArgs& p, const TuneResult& r) {
+  nlohmann::json j{{"family", p.family}, {"dtype", p.dtype}, {"shape", p.shape}, {"device", r.device_name},
+                   {"configs", r.space_size}, {"seconds", r.seconds}, {"compile_seconds", r.compile_seconds},
+                   {"ceiling_gbps", r.ceiling_gbps}, {"ceiling_us", r.ceiling_us}, {"log", r.log.string()}};
+  if (!r.ranked.empty())
+    j["winner"] = {{"config", r.ranked[0].config}, {"median_us", r.ranked[0].median_us}, {"gbps", r.ranked[0].gbps},
+                   {"ceiling_fraction", r.ranked[0].ceiling_fraction}};
+  std::ofstream(file, std::ios::app) << j.dump() << '\n';
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ktune: generate, compile, time, verify and store the best CUDA kernels for this GPU"};
   app.require_subcommand(1);
@@ -71,7 +82,7 @@ int run(int argc, char** argv) {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false;
-  std::string database, log_dir;
+  std::string database, log_dir, summary;
   auto* tune = app.add_subcommand("tune", "tune a family for one problem on the GPU and store the winner");
   add_problem_options(tune, tp);
   tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str();
@@ -80,6 +91,7 @@ int run(int argc, char** argv) {
   tune->add_flag("--dry-run", dry_run, "no GPU needed: enumerate and compile every config for sm_90");
   tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
   tune->add_option("--log-dir", log_dir, "where the search log goes (default: next to the database, logs/)");
+  tune->add_option("--summary", summary, "append a one-line JSON summary of the run to this file (for bench/)");
   tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")->capture_default_str();
 
   ProblemArgs sp;
@@ -123,8 +135,10 @@ int run(int argc, char** argv) {
     opt.timing.cold = !hot;
     opt.database = database;
     opt.log_dir = log_dir;
-    print_table(tune_transpose(opt), opt.top_k + 3);
-    return 0;
+    const TuneResult result = tune_transpose(opt);
+    print_table(result, opt.top_k + 3);
+    if (!summary.empty()) append_summary(summary, tp, result);
+    return result.ranked.empty() ? 1 : 0;
   }
   if (*space) {
     const auto [dtype, rows, cols] = parse_problem(sp);

@@ -90,11 +90,12 @@ std::vector<float> Timer::sample(const std::function<void()>& launch, int reps) 
   return out;
 }
 
-TimingStats Timer::measure(const std::function<void()>& launch) {
+TimingStats Timer::measure(const std::function<void()>& launch, double hopeless_us) {
   sample(launch, protocol_.warmup);
   std::vector<float> all = sample(launch, protocol_.min_reps);
   TimingStats s = summarize(all);
-  while (s.ci_pct > protocol_.target_ci_pct && s.samples < protocol_.max_reps) {
+  while (s.ci_pct > protocol_.target_ci_pct && s.samples < protocol_.max_reps &&
+         !(hopeless_us > 0 && s.median_us > hopeless_us)) {
     const auto more = sample(launch, protocol_.min_reps);
     all.insert(all.end(), more.begin(), more.end());
     s = summarize(all);

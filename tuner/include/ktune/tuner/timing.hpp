@@ -33,8 +33,10 @@ class Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  // `launch` enqueues the work on the stream. Repeats until the CI target or the cap.
-  TimingStats measure(const std::function<void()>& launch);
+  // `launch` enqueues the work on the stream. Repeats until the CI target or the cap;
+  // a candidate whose median is already above `hopeless_us` stops at min_reps (its
+  // exact time cannot change the outcome).
+  TimingStats measure(const std::function<void()>& launch, double hopeless_us = 0);
   // Exactly `reps` timed repetitions (no warm-up): for interleaved re-timing.
   std::vector<float> sample(const std::function<void()>& launch, int reps);
   const TimingProtocol& protocol() const { return protocol_; }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole GPU pass in one call (build here, run there):
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|all]
+# gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
+# then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer).
+# Writes at most 8 files into OUT_DIR; prints a short summary last.
+set -uo pipefail
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|all]}
+what=${2:-all}
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${KTUNE_BUILD:-$here/build}
+mkdir -p "$out"
+# ctest files hold the absolute paths of the machine that configured the build.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
+if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
+export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-$(mktemp -d)/ktune}
+status=0
+note() { echo "$*" | tee -a "$out/summary.txt"; }
+
+{ date -u; nvidia-smi; nvidia-smi -q -d CLOCK | sed -n 1,40p; } > "$out/device.txt" 2>&1
+note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1)"
+
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  (cd "$build" && ctest -L gpu --output-on-failure --timeout 1200) > "$out/ctest-gpu.log" 2>&1
+  rc=$?; [ $rc = 0 ] || status=1
+  note "ctest -L gpu: rc=$rc; $(grep -E 'tests passed|Skipped|Failed' "$out/ctest-gpu.log" | tr '\n' ' ')"
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/layouts_gpu_test" >> "$out/sanitizer.log" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "compute-sanitizer $tool: rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)"
+  done
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  bash "$here/bench/transpose_bench.sh" "$build" "$out" || status=1
+fi
+exit $status

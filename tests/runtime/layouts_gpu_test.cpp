@@ -1,0 +1,53 @@
+// One config of each layout, small enough to run under compute-sanitizer (memcheck,
+// racecheck): scripts/gpu-check.sh runs this program under both tools.
+#include "gpu_test_support.hpp"
+
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/runtime/device.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/transpose_launch.hpp>
+
+#include <cstring>
+
+namespace ktune {
+namespace {
+
+void run_one(const DeviceInfo& dev, const nlohmann::json& config, DType dtype, std::int64_t rows, std::int64_t cols) {
+  const KernelSpec& spec = KernelSpec::builtin("transpose");
+  const std::int64_t elem = size_of(dtype);
+  const std::size_t bytes = static_cast<std::size_t>(rows * cols * elem);
+  DeviceBuffer src(bytes), dst(bytes);
+  const TransposeArgs args{dtype, rows, cols, rows, cols, dst.get(), src.get()};
+  const Instance inst = instantiate(spec, config_from_json(spec, config), dev.limits, transpose_problem(args));
+  const CompileOutput out = compile_cubin(spec.source(), {inst.name_expression}, dev.arch, "transpose");
+  Module module(out.cubin, inst.name_expression);
+  std::vector<unsigned char> host(bytes), result(bytes), expect(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) host[i] = static_cast<unsigned char>((i * 2654435761u) >> 13 | 1);
+  const auto& d = driver::api();
+  driver::check(d.cuMemcpyHtoD(src.get(), host.data(), bytes), "HtoD");
+  driver::check(d.cuMemsetD8(dst.get(), 0xA5, bytes), "memset");
+  launch_transpose(module.function(out.lowered_names.front()), inst, args, nullptr);
+  driver::check(d.cuCtxSynchronize(), "sync", inst.name_expression);
+  driver::check(d.cuMemcpyDtoH(result.data(), dst.get(), bytes), "DtoH");
+  transpose_reference(host.data(), expect.data(), args);
+  EXPECT_EQ(std::memcmp(result.data(), expect.data(), bytes), 0) << inst.name_expression;
+}
+
+TEST(LayoutsGpu, OneConfigOfEachLayout) {
+  KTUNE_REQUIRE_GPU();
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  for (const char* layout : {"direct", "none", "pad", "xor", "shift"}) {
+    SCOPED_TRACE(layout);
+    // Vector path with partial edge tiles, and the scalar path on an odd shape.
+    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout}},
+            DType::f32, 1008, 1040);
+    run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout}},
+            DType::f32, 333, 517);
+    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 8}, {"block_y", 8}, {"vec", 8}, {"layout", layout}},
+            DType::f16, 136, 264);
+  }
+}
+
+}  // namespace
+}  // namespace ktune
