@@ -21,16 +21,18 @@ note() { echo "$*" | tee -a "$out/summary.txt"; }
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1)"
 
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  (cd "$build" && ctest -L gpu --output-on-failure --timeout 1200) > "$out/ctest-gpu.log" 2>&1
+  (cd "$build" && ctest -L gpu --output-on-failure --timeout 1200) > "$out/tests.log" 2>&1
   rc=$?; [ $rc = 0 ] || status=1
-  note "ctest -L gpu: rc=$rc; $(grep -E 'tests passed|Skipped|Failed' "$out/ctest-gpu.log" | tr '\n' ' ')"
+  note "ctest -L gpu: rc=$rc; $(grep -E 'tests passed|Skipped|Failed' "$out/tests.log" | tr '\n' ' ')"
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/layouts_gpu_test" >> "$out/sanitizer.log" 2>&1
+    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/layouts_gpu_test" >> "$out/tests.log" 2>&1
     rc=$?; [ $rc = 0 ] || status=1
-    note "compute-sanitizer $tool: rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)"
+    note "compute-sanitizer $tool: rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/tests.log" | tail -1)"
   done
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash "$here/bench/transpose_bench.sh" "$build" "$out" || status=1
+  # The search logs of the runs, for `ktune log` and replay tests.
+  tar -czf "$out/search-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
 fi
 exit $status

@@ -17,15 +17,17 @@
 // @require layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
 // @require layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
-// @require tile_m * tile_n <= threads * vec * max(8, vec)
+// @require tile_m * tile_n <= threads * vec * max(16, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(128, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
 // @launch  block = (block_x, block_y, 1)
 // @launch  grid  = (ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
+// @launch  smem  = smem_bytes
 //
 // Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
-// SM); more than 8 vector accesses or 128 bytes in flight per thread (or one vec x vec
-// block, when that is larger) spill or starve occupancy without adding memory parallelism. The space keeps every design of
+// SM); more than 16 vector accesses or 128 bytes in flight per thread (or one vec x vec
+// block, when that is larger) spill or starve occupancy without adding memory parallelism.
+// Shared memory is dynamic, so tiles may use more than 48 KB where the device allows. The space keeps every design of
 // shared/TECHNIQUES.md: naive 8x8 (direct, vec 1, tile = block), register tiles
 // (direct, vec 2/4), 32x32 smem with 32x8 threads, padding, XOR, shift, float4 + smem.
 //
@@ -107,7 +109,9 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
     } else {
       for (int rg = ty; rg < tile_m / vec; rg += block_y)
         for (int cg = tx; cg < tile_n / vec; cg += block_x)
+#pragma unroll
           for (int k = 0; k < vec; ++k)
+#pragma unroll
             for (int j = 0; j < vec; ++j) {
               const int r = rg * vec + k, c = cg * vec + j;
               if (r0 + r < rows && c0 + c < cols) d[c * ld_dst + r] = s[r * ld_src + c];
@@ -117,9 +121,8 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
   }
 
   constexpr int groups = tile_n / vec;
-  constexpr int smem_groups =
-      layout == layout_direct ? 1 : tile_m * (groups + (layout == layout_pad ? 1 : 0));
-  __shared__ Vec tile[smem_groups];
+  extern __shared__ __align__(16) unsigned char ktune_smem[];
+  Vec* tile = reinterpret_cast<Vec*>(ktune_smem);
 
   // Phase 1: src rows -> shared memory, lanes along column groups.
   if (full) {
@@ -133,6 +136,7 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
     for (int r = ty; r < tile_m; r += block_y)
       for (int g = tx; g < groups; g += block_x) {
         Vec v;
+#pragma unroll
         for (int j = 0; j < vec; ++j) {
           const int c = g * vec + j;
           v.v[j] = (r0 + r < rows && c0 + c < cols) ? s[r * ld_src + c] : T(0);

@@ -98,11 +98,15 @@ KernelSpec KernelSpec::parse(std::string_view source) {
       } else if (key == "require") {
         spec.requires_.push_back(Expr::parse(rest));
       } else if (key == "launch") {
-        // block = (x, y, z)  or  grid = (x, y, z)
+        // block = (x, y, z), grid = (x, y, z) or smem = bytes
         const std::size_t eq = rest.find('=');
-        if (eq == std::string::npos) fail("expected 'block = (x, y, z)' or 'grid = (x, y, z)'");
+        if (eq == std::string::npos) fail("expected 'block = (x, y, z)', 'grid = (x, y, z)' or 'smem = bytes'");
         const std::string what = trim(rest.substr(0, eq));
         std::string tuple = trim(rest.substr(eq + 1));
+        if (what == "smem") {
+          spec.smem_ = Expr::parse(tuple);
+          continue;
+        }
         if (tuple.size() < 2 || tuple.front() != '(' || tuple.back() != ')') fail("expected a (x, y, z) tuple");
         const auto parts = split_top(tuple.substr(1, tuple.size() - 2), ',');
         if (parts.size() != 3) fail("expected three dimensions");

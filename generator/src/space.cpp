@@ -148,6 +148,10 @@ Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceL
     inst.block[d] = static_cast<std::uint32_t>(b);
     inst.grid[d] = static_cast<std::uint32_t>(g);
   }
+  const std::int64_t smem = spec.smem().eval_int(scope);
+  if (smem < 0 || smem > device.max_smem_per_block)
+    throw Error("shared memory of {" + config_to_string(spec, config) + "} out of range: " + std::to_string(smem));
+  inst.smem_bytes = static_cast<std::uint32_t>(smem);
   return inst;
 }
 

@@ -36,7 +36,7 @@ DeviceInfo query_device(CUdevice dev) {
   info.arch = info.fingerprint.cc_major * 10 + info.fingerprint.cc_minor;
   info.driver_version = std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
   info.limits.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  info.limits.max_smem_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  info.limits.max_smem_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   info.limits.max_registers_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
   info.limits.max_grid_x = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
   info.limits.sm_count = info.fingerprint.sm_count;

@@ -23,22 +23,19 @@ const Loaded& load() {
       l.error = std::string("no CUDA driver: dlopen(libcuda.so.1) failed: ") + (e ? e : "?");
       return l;
     }
-    using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
-    auto get_proc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
-    if (!get_proc) {
-      l.error = "CUDA driver too old: libcuda.so.1 lacks cuGetProcAddress_v2 (need a CUDA 12+ driver)";
-      return l;
-    }
-#define KTUNE_DRIVER_RESOLVE(name)                                                                   \
-  {                                                                                                  \
-    void* fn = nullptr;                                                                              \
-    CUdriverProcAddressQueryResult status{};                                                         \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn) { \
-      l.error = "CUDA driver lacks " #name " (driver older than the CUDA " + std::to_string(CUDA_VERSION) + \
-                " headers ktune was built with?)";                                                   \
-      return l;                                                                                      \
-    }                                                                                                \
-    l.api.name = reinterpret_cast<decltype(l.api.name)>(fn);                                         \
+    // dlsym the exact symbol the headers declare (cuMemAlloc is cuMemAlloc_v2 there),
+    // as a link against libcuda would. Not cuGetProcAddress(name, CUDA_VERSION): for
+    // CUDA 13 that returns new ABIs the old declarations don't match (e.g.
+    // cuCtxSynchronize(CUcontext), cuCtxGetDevice(CUdevice*, CUcontext)).
+#define KTUNE_STRINGIFY2(x) #x
+#define KTUNE_STRINGIFY(x) KTUNE_STRINGIFY2(x)
+#define KTUNE_DRIVER_RESOLVE(name)                                                              \
+  if (void* fn = dlsym(lib, KTUNE_STRINGIFY(name))) {                                           \
+    l.api.name = reinterpret_cast<decltype(l.api.name)>(fn);                                    \
+  } else {                                                                                      \
+    l.error = "CUDA driver too old: libcuda.so.1 lacks " KTUNE_STRINGIFY(name) " (ktune was built with CUDA " + \
+              std::to_string(CUDA_VERSION / 1000) + " headers)";                                \
+    return l;                                                                                   \
   }
     KTUNE_DRIVER_FUNCTIONS(KTUNE_DRIVER_RESOLVE)
 #undef KTUNE_DRIVER_RESOLVE

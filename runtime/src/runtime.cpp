@@ -106,6 +106,7 @@ struct Runtime::Impl {
       }
       module.module = std::make_unique<Module>(binary->bytes, inst.name_expression);
       module.function = module.module->function(binary->entry);
+      prepare_function(module.function, inst);
     }
     return module.function;
   }

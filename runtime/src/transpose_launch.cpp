@@ -2,6 +2,12 @@
 
 namespace ktune {
 
+void prepare_function(CUfunction f, const Instance& inst) {
+  driver::check(driver::api().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                 static_cast<int>(inst.smem_bytes)),
+                "cuFuncSetAttribute", inst.name_expression);
+}
+
 void launch_transpose(CUfunction f, const Instance& inst, const TransposeArgs& a, CUstream stream) {
   // Must match ktune_transpose(T* dst, const T* src, int rows, int cols, long long ld_dst, long long ld_src).
   CUdeviceptr dst = a.dst, src = a.src;
@@ -9,7 +15,7 @@ void launch_transpose(CUfunction f, const Instance& inst, const TransposeArgs& a
   long long ld_dst = a.ld_dst, ld_src = a.ld_src;
   void* params[] = {&dst, &src, &rows, &cols, &ld_dst, &ld_src};
   driver::check(driver::api().cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
-                                             inst.block[2], 0, stream, params, nullptr),
+                                             inst.block[2], inst.smem_bytes, stream, params, nullptr),
                 "cuLaunchKernel", inst.name_expression);
 }
 

@@ -26,7 +26,9 @@ void run_one(const DeviceInfo& dev, const nlohmann::json& config, DType dtype, s
   const auto& d = driver::api();
   driver::check(d.cuMemcpyHtoD(src.get(), host.data(), bytes), "HtoD");
   driver::check(d.cuMemsetD8(dst.get(), 0xA5, bytes), "memset");
-  launch_transpose(module.function(out.lowered_names.front()), inst, args, nullptr);
+  const CUfunction f = module.function(out.lowered_names.front());
+  prepare_function(f, inst);
+  launch_transpose(f, inst, args, nullptr);
   driver::check(d.cuCtxSynchronize(), "sync", inst.name_expression);
   driver::check(d.cuMemcpyDtoH(result.data(), dst.get(), bytes), "DtoH");
   transpose_reference(host.data(), expect.data(), args);

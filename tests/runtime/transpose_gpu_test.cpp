@@ -47,7 +47,10 @@ TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
       ASSERT_TRUE(b->errors.empty()) << b->errors.front().second;
       for (const auto& u : b->units) {
         modules.push_back(std::make_unique<Module>(u.cubin, "test batch"));
-        for (const auto& [i, lowered] : u.entries) functions[i] = modules.back()->function(lowered);
+        for (const auto& [i, lowered] : u.entries) {
+          functions[i] = modules.back()->function(lowered);
+          prepare_function(functions[i], instantiate(spec, configs[i], dev.limits, widest));
+        }
       }
     }
     for (const Case& tc : k_cases) {

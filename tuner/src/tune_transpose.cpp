@@ -205,6 +205,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
         const CUfunction f = modules.back()->function(lowered);
         const KernelResources res = kernel_resources(f);
         const Instance& inst = instances[i];
+        prepare_function(f, inst);
         const std::uint32_t threads = inst.block[0] * inst.block[1] * inst.block[2];
         if (static_cast<std::uint32_t>(res.max_threads) < threads) {
           record(i, "rejected",
@@ -259,10 +260,11 @@ TuneResult tune_transpose(const TuneOptions& o) {
     return a.timing.median_us < b.timing.median_us;
   });
   if (k > 1) {
-    const double noise = ok[0].timing.median_us * std::max(ok[0].timing.ci_pct, 0.1) / 100.0;
+    const double best = ok[0].timing.median_us;
+    const double noise = best * std::max(ok[0].timing.ci_pct, 0.1) / 100.0;
     std::stable_sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(k), [&](const Candidate& a, const Candidate& b) {
-      const bool a_tie = a.timing.median_us - ok[0].timing.median_us <= noise;
-      const bool b_tie = b.timing.median_us - ok[0].timing.median_us <= noise;
+      const bool a_tie = a.timing.median_us - best <= noise;
+      const bool b_tie = b.timing.median_us - best <= noise;
       if (a_tie && b_tie) return a.index < b.index;
       return a.timing.median_us < b.timing.median_us;
     });

@@ -37,6 +37,8 @@ class KernelSpec {
   const std::vector<Expr>& requirements() const { return requires_; }
   const std::array<Expr, 3>& block() const { return block_; }
   const std::array<Expr, 3>& grid() const { return grid_; }
+  // Dynamic shared memory bytes per block (`// @launch smem = ...`, default 0).
+  const Expr& smem() const { return smem_; }
   const std::string& source() const { return source_; }
   // Identity of the template text: a stored result tuned on another text is stale.
   const std::string& source_hash() const { return source_hash_; }
@@ -53,6 +55,7 @@ class KernelSpec {
   std::vector<Derived> derived_;
   std::vector<Expr> requires_;
   std::array<Expr, 3> block_, grid_;
+  Expr smem_ = Expr::parse("0");
 };
 
 }  // namespace ktune

@@ -16,7 +16,7 @@ namespace ktune {
 // What constraints may read about the device (names as in @require lines).
 struct DeviceLimits {
   std::int64_t max_threads_per_block = 1024;
-  std::int64_t max_smem_per_block = 48 * 1024;  // static shared memory per block
+  std::int64_t max_smem_per_block = 227 * 1024;  // dynamic shared memory per block, opt-in (sm_90)
   std::int64_t max_registers_per_block = 64 * 1024;
   std::int64_t max_grid_x = 2147483647;
   std::int64_t sm_count = 132;
@@ -58,6 +58,7 @@ struct Instance {
   std::string name_expression;  // e.g. ktune_transpose<unsigned int, 64, 64, 16, 16, 4, layout_xor>
   std::array<std::uint32_t, 3> block{};
   std::array<std::uint32_t, 3> grid{};
+  std::uint32_t smem_bytes = 0;  // dynamic shared memory
 };
 
 // Throws ktune::Error if the config is invalid for the problem or the geometry overflows.

@@ -7,13 +7,13 @@
 
 namespace ktune::driver {
 
-// Every entry point ktune uses. Each resolves through cuGetProcAddress with the
-// CUDA_VERSION of these headers, so versioned symbols (cuMemAlloc_v2, ...) match.
+// Every entry point ktune uses, resolved by the exact symbol cuda.h declares
+// (cuMemAlloc -> cuMemAlloc_v2, ...), so each matches its declaration.
 #define KTUNE_DRIVER_FUNCTIONS(X)                                                                     \
   X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName)               \
   X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain)          \
   X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxGetDevice)                \
-  X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute) \
+  X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) \
   X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)   \
   X(cuMemsetD8) X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)        \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)     \
