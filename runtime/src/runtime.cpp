@@ -5,6 +5,7 @@
 #include <ktune/generator/log.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/device.hpp>
+#include <ktune/runtime/l2_flush.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
 
@@ -57,6 +58,7 @@ struct Runtime::Impl {
   std::map<std::pair<CUcontext, std::string>, Loaded> modules;
   std::unique_ptr<Database> db;
   bool db_failed = false;
+  std::map<CUcontext, std::unique_ptr<L2Flush>> flushes;
 
   CUcontext current_context() {
     const auto& d = driver::api();
@@ -177,6 +179,18 @@ LaunchInfo Runtime::transpose(void* dst, const void* src, std::int64_t rows, std
   }
   launch_transpose(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
   return p.info;
+}
+
+void Runtime::flush_l2(Stream stream) {
+  const CUcontext ctx = impl_->current_context();
+  std::lock_guard<std::mutex> lock(impl_->slow);
+  auto& flush = impl_->flushes[ctx];
+  if (!flush) {
+    CUdevice dev = 0;
+    driver::check(driver::api().cuCtxGetDevice(&dev), "cuCtxGetDevice");
+    flush = std::make_unique<L2Flush>(query_device(dev));
+  }
+  flush->enqueue(reinterpret_cast<CUstream>(stream));
 }
 
 Runtime& default_runtime() {

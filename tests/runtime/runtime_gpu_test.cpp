@@ -56,6 +56,7 @@ class RuntimeGpu : public ::testing::Test {
     const auto& d = driver::api();
     driver::check(d.cuMemcpyHtoD(src.get() + offset * 4, host.data(), host.size()), "HtoD");
     driver::check(d.cuMemsetD8(dst.get(), 0xA5, dst.size()), "memset");
+    driver::check(d.cuCtxSynchronize(), "sync");  // the call may use a stream that doesn't wait on these
     const LaunchInfo info =
         rt.transpose(reinterpret_cast<void*>(dst.get() + offset * 4), reinterpret_cast<const void*>(src.get() + offset * 4),
                      rows, cols, rows, cols, DType::f32, reinterpret_cast<Stream>(stream));

@@ -1,24 +1,11 @@
 #include <ktune/tuner/timing.hpp>
 
-#include <ktune/runtime/nvrtc_compiler.hpp>
 
 #include <algorithm>
 #include <cmath>
 
 namespace ktune {
 namespace {
-
-constexpr const char* k_flush_source = R"(
-extern "C" __global__ void ktune_flush(const uint4* p, unsigned long long n, unsigned* sink) {
-  unsigned acc = 0;
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x) {
-    const uint4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;  // keeps the loads; practically never taken
-}
-)";
 
 }  // namespace
 
@@ -42,29 +29,12 @@ TimingStats summarize(std::vector<float> samples) {
 }
 
 Timer::Timer(const DeviceInfo& device, CUstream stream, TimingProtocol protocol)
-    : stream_(stream), protocol_(protocol), sm_count_(device.fingerprint.sm_count) {
-  if (protocol_.cold) {
-    flush_buffer_ = DeviceBuffer(static_cast<std::size_t>(std::max<std::int64_t>(device.fingerprint.l2_bytes, 1 << 20)) * 2);
-    flush_sink_ = DeviceBuffer(64);
-    driver::check(driver::api().cuMemsetD8(flush_buffer_.get(), 0x5a, flush_buffer_.size()), "cuMemsetD8");
-    const CompileOutput out = compile_cubin(k_flush_source, {"ktune_flush"}, device.arch, "ktune_flush");
-    module_ = std::make_unique<Module>(out.cubin, "ktune_flush");
-    flush_kernel_ = module_->function(out.lowered_names.front());
-  }
+    : stream_(stream), protocol_(protocol) {
+  if (protocol_.cold) flush_ = std::make_unique<L2Flush>(device);
 }
 
 Timer::~Timer() {
   for (CUevent e : events_) driver::api().cuEventDestroy(e);
-}
-
-void Timer::flush() {
-  if (!protocol_.cold) return;
-  CUdeviceptr p = flush_buffer_.get(), sink = flush_sink_.get();
-  unsigned long long n = flush_buffer_.size() / 16;
-  void* params[] = {&p, &n, &sink};
-  driver::check(driver::api().cuLaunchKernel(flush_kernel_, static_cast<unsigned>(sm_count_ * 4), 1, 1, 512, 1, 1, 0,
-                                             stream_, params, nullptr),
-                "cuLaunchKernel", "ktune_flush");
 }
 
 std::vector<float> Timer::sample(const std::function<void()>& launch, int reps) {
@@ -75,7 +45,7 @@ std::vector<float> Timer::sample(const std::function<void()>& launch, int reps) 
     events_.push_back(e);
   }
   for (int i = 0; i < reps; ++i) {
-    flush();
+    if (flush_) flush_->enqueue(stream_);
     driver::check(d.cuEventRecord(events_[2 * i], stream_), "cuEventRecord");
     launch();
     driver::check(d.cuEventRecord(events_[2 * i + 1], stream_), "cuEventRecord");

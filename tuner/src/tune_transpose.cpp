@@ -95,6 +95,8 @@ TuneResult tune_transpose(const TuneOptions& o) {
     driver::check(d.cuMemcpyHtoD(ref.get(), expect.data(), expect.size()), "cuMemcpyHtoD");
     // The 16-byte tail past the matrix must compare equal too.
     driver::check(d.cuMemsetD8(dst.get(), 0, dst.size()), "cuMemsetD8");
+    // Pageable copies and memsets may still be in flight; the tuner's stream doesn't wait on them.
+    driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
   TuneResult result;

@@ -48,6 +48,10 @@ class Runtime {
   LaunchInfo transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
                        std::int64_t ld_src, DType dtype, Stream stream = nullptr);
 
+  // Enqueues the tuner's L2 flush (a read of twice the L2 size) on `stream`, so an
+  // application can time ktune's kernels cold exactly as `ktune tune` did.
+  void flush_l2(Stream stream = nullptr);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -1,5 +1,6 @@
 #pragma once
 #include <ktune/runtime/device.hpp>
+#include <ktune/runtime/l2_flush.hpp>
 
 #include <functional>
 #include <vector>
@@ -23,9 +24,8 @@ struct TimingProtocol {
   double target_ci_pct = 1.0;  // stop once the median is known this well
 };
 
-// Times device work with events around the work only. Cold mode reads a buffer of
-// twice the L2 size before each repetition (a read, so the L2 holds clean lines and
-// the timed kernel pays no write-back of the flush).
+// Times device work with events around the work only. Cold mode flushes the L2
+// (L2Flush: a read of twice its size) before each repetition.
 class Timer {
  public:
   Timer(const DeviceInfo& device, CUstream stream, TimingProtocol protocol);
@@ -42,14 +42,10 @@ class Timer {
   const TimingProtocol& protocol() const { return protocol_; }
 
  private:
-  void flush();
   CUstream stream_;
   TimingProtocol protocol_;
-  DeviceBuffer flush_buffer_, flush_sink_;
-  std::unique_ptr<Module> module_;
-  CUfunction flush_kernel_ = nullptr;
+  std::unique_ptr<L2Flush> flush_;  // null when timing hot
   std::vector<CUevent> events_;
-  int sm_count_;
 };
 
 }  // namespace ktune
