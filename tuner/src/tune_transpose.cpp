@@ -7,6 +7,7 @@
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
 #include <ktune/tuner/compile_pool.hpp>
+#include <ktune/tuner/device_lock.hpp>
 #include <ktune/tuner/search_log.hpp>
 #include <ktune/tuner/verifier.hpp>
 
@@ -69,6 +70,8 @@ TuneResult tune_transpose(const TuneOptions& o) {
   auto log = logger("ktune.tuner");
   const KernelSpec& spec = KernelSpec::builtin("transpose");
   const DeviceInfo dev = query_device_ordinal(o.device);
+  const std::filesystem::path db_path = o.database.empty() ? Database::default_path() : o.database;
+  const DeviceLock lock(db_path.parent_path(), dev.uuid);
   PrimaryContext context(dev.device);
   const auto& d = driver::api();
   CUstream stream = nullptr;
@@ -102,7 +105,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
   TuneResult result;
   result.space_size = space.size();
   result.device_name = dev.fingerprint.name;
-  result.database = o.database.empty() ? Database::default_path() : o.database;
+  result.database = db_path;
   const std::string shape = shape_to_string({o.rows, o.cols});
   const std::string run_id = "transpose-" + std::string(to_string(o.dtype)) + "-" + shape + "-" +
                              std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
