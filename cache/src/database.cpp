@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <mutex>
 #include <cstdlib>
 
 namespace ktune {
@@ -89,6 +90,7 @@ std::shared_ptr<spdlog::logger> log() { return logger("ktune.cache"); }
 
 struct Database::Handle {
   sqlite3* db = nullptr;
+  std::mutex mutex;  // one connection shared by a tuner's compile threads: one call at a time
   ~Handle() { sqlite3_close_v2(db); }
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -244,6 +246,7 @@ Database::Database(Database&&) noexcept = default;
 Database& Database::operator=(Database&&) noexcept = default;
 
 bool Database::put(const TuningRecord& r) {
+  std::lock_guard<std::mutex> lock(db_->mutex);
   if (read_only_) throw Error("tuning database " + path_.string() + " is open read-only");
   db_->exec("BEGIN IMMEDIATE");
   try {
@@ -288,6 +291,7 @@ std::vector<TuningRecord> read_records(Statement& q) {
 std::optional<TuningRecord> Database::get(const std::string& device_key, const std::string& family,
                                           const std::string& dtype, const std::vector<std::int64_t>& shape,
                                           std::int64_t align) const {
+  std::lock_guard<std::mutex> lock(db_->mutex);
   Statement q(db_->db, "SELECT record FROM results WHERE device_key=? AND family=? AND dtype=? AND shape=? AND align=?");
   q.bind(1, device_key).bind(2, family).bind(3, dtype).bind(4, shape_to_string(shape)).bind(5, align);
   auto records = read_records(q);
@@ -297,17 +301,20 @@ std::optional<TuningRecord> Database::get(const std::string& device_key, const s
 
 std::vector<TuningRecord> Database::find(const std::string& device_key, const std::string& family,
                                          const std::string& dtype) const {
+  std::lock_guard<std::mutex> lock(db_->mutex);
   Statement q(db_->db, "SELECT record FROM results WHERE device_key=? AND family=? AND dtype=? ORDER BY shape, align");
   q.bind(1, device_key).bind(2, family).bind(3, dtype);
   return read_records(q);
 }
 
 std::vector<TuningRecord> Database::all() const {
+  std::lock_guard<std::mutex> lock(db_->mutex);
   Statement q(db_->db, "SELECT record FROM results ORDER BY device_key, family, dtype, shape, align");
   return read_records(q);
 }
 
 void Database::put_binary(const std::string& key, const StoredBinary& binary) {
+  std::lock_guard<std::mutex> lock(db_->mutex);
   if (read_only_) return;  // a read-only database simply doesn't learn new binaries
   Statement ins(db_->db, "INSERT OR REPLACE INTO binaries VALUES(?,?,?,?)");
   ins.bind(1, key).bind(2, hex64(fnv1a64(binary.entry + '\n' + binary.bytes))).bind(3, binary.entry);
@@ -316,6 +323,7 @@ void Database::put_binary(const std::string& key, const StoredBinary& binary) {
 }
 
 std::optional<StoredBinary> Database::get_binary(const std::string& key) {
+  std::lock_guard<std::mutex> lock(db_->mutex);
   std::string hash;
   StoredBinary binary;
   {

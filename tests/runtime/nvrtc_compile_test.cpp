@@ -5,6 +5,10 @@
 #include <ktune/tuner/compile_pool.hpp>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
 
 namespace ktune {
 namespace {
@@ -50,6 +54,31 @@ TEST(NvrtcCompile, SampleOfOtherElementSizesCompiles) {
     EXPECT_TRUE(failures.empty()) << to_string(dtype) << ": " << failures.front();
     EXPECT_GE(n, 30u);
   }
+}
+
+TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ktune-store-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  Database db(dir / "tuning.db");
+  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}}};
+  const auto configs = enumerate(spec(), DeviceLimits{}, p);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < configs.size(); i += configs.size() / 12)
+    names.push_back(instantiate(spec(), configs[i], DeviceLimits{}, p).name_expression);
+  std::map<std::size_t, std::string> first, second;
+  std::size_t compiled = 0, stored = 0;
+  for (auto* lowered : {&first, &second}) {
+    CompilePool pool(spec().source(), names, 90, 2, "transpose", &db);
+    while (auto b = pool.next())
+      for (const auto& u : b->units) {
+        (u.stored ? stored : compiled) += u.entries.size();
+        for (const auto& [i, l] : u.entries) (*lowered)[i] = l;
+      }
+  }
+  EXPECT_EQ(compiled, names.size());  // first pass compiles everything...
+  EXPECT_EQ(stored, names.size());    // ...the second compiles nothing
+  EXPECT_EQ(first, second);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(NvrtcCompile, ErrorsCarryProgramOptionsAndLog) {

@@ -5,9 +5,9 @@
 namespace ktune {
 
 CompilePool::CompilePool(std::string source, std::vector<std::string> name_expressions, int arch, int threads,
-                         std::string program_name)
+                         std::string program_name, Database* store)
     : source_(std::move(source)), program_name_(std::move(program_name)), names_(std::move(name_expressions)),
-      arch_(arch) {
+      arch_(arch), store_(store) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Several instances per program amortize parsing; enough programs to keep every
   // thread busy and to hand the first candidates to the GPU early.
@@ -23,11 +23,13 @@ CompilePool::CompilePool(std::string source, std::vector<std::string> name_expre
 }
 
 CompilePool::~CompilePool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
+  cancel();
   for (auto& w : workers_) w.join();
+}
+
+void CompilePool::cancel() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stop_ = true;
 }
 
 void CompilePool::work() {
@@ -42,8 +44,33 @@ void CompilePool::work() {
     const auto compile = [&](const std::vector<std::size_t>& indices) {
       std::vector<std::string> names;
       for (auto i : indices) names.push_back(names_[i]);
+      const std::string key = store_ ? binary_key(source_, names, arch_) : std::string();
+      if (store_) {
+        if (auto stored = store_->get_binary(key)) {
+          std::vector<std::string> lowered;
+          std::size_t start = 0;
+          for (std::size_t nl; (nl = stored->entry.find('\n', start)) != std::string::npos; start = nl + 1)
+            lowered.push_back(stored->entry.substr(start, nl - start));
+          lowered.push_back(stored->entry.substr(start));
+          if (lowered.size() == indices.size()) {
+            CompiledBatch::Unit unit{std::move(stored->bytes), {}, 0, true};
+            for (std::size_t k = 0; k < indices.size(); ++k) unit.entries.emplace_back(indices[k], lowered[k]);
+            result.units.push_back(std::move(unit));
+            return;
+          }
+        }
+      }
       CompileOutput out = compile_cubin(source_, names, arch_, program_name_);
-      CompiledBatch::Unit unit{std::move(out.cubin), {}, out.milliseconds};
+      if (store_) {
+        std::string entries;
+        for (const auto& l : out.lowered_names) entries += (entries.empty() ? "" : "\n") + l;
+        try {
+          store_->put_binary(key, {out.cubin, entries});
+        } catch (const std::exception&) {
+          // A store that cannot take it (read-only, full disk) only costs a recompile later.
+        }
+      }
+      CompiledBatch::Unit unit{std::move(out.cubin), {}, out.milliseconds, false};
       for (std::size_t k = 0; k < indices.size(); ++k) unit.entries.emplace_back(indices[k], out.lowered_names[k]);
       result.units.push_back(std::move(unit));
     };

@@ -46,8 +46,9 @@ std::int64_t tuning_alignment(DType dtype, std::int64_t rows, std::int64_t cols)
 }
 
 void print_table(const TuneResult& r, int top) {
-  std::printf("\n%s, transpose: %zu configs, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (compile %.1f s)\n",
-              r.device_name.c_str(), r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.compile_seconds);
+  std::printf("\n%s, transpose: %zu configs, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (search %.1f s)%s\n",
+              r.device_name.c_str(), r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.search_seconds,
+              r.interrupted ? ", INTERRUPTED: best so far" : "");
   std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", "GB/s", "% memcpy", "+-%", "regs", "config");
   for (int i = 0; i < std::min<int>(top, static_cast<int>(r.ranked.size())); ++i) {
     const auto& c = r.ranked[static_cast<std::size_t>(i)];
@@ -67,7 +68,7 @@ void print_table(const TuneResult& r, int top) {
 
 void append_summary(const std::string& file, const ProblemArgs& p, const TuneResult& r) {
   nlohmann::json j{{"family", p.family}, {"dtype", p.dtype}, {"shape", p.shape}, {"device", r.device_name},
-                   {"configs", r.space_size}, {"seconds", r.seconds}, {"compile_seconds", r.compile_seconds},
+                   {"configs", r.space_size}, {"seconds", r.seconds}, {"search_seconds", r.search_seconds},
                    {"ceiling_gbps", r.ceiling_gbps}, {"ceiling_us", r.ceiling_us}, {"log", r.log.string()}};
   if (!r.ranked.empty())
     j["winner"] = {{"config", r.ranked[0].config}, {"median_us", r.ranked[0].median_us}, {"gbps", r.ranked[0].gbps},
@@ -87,6 +88,13 @@ int run(int argc, char** argv) {
   add_problem_options(tune, tp);
   tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str();
   tune->add_option("--top-k", opt.top_k, "finalists re-timed interleaved")->capture_default_str()->check(CLI::Range(1, 100));
+  tune->add_option("--strategy", opt.strategy, "exhaustive | random | model (static-model ranked) | anneal")
+      ->capture_default_str()
+      ->check(CLI::IsMember(strategy_names()));
+  tune->add_option("--budget-evals", opt.budget.evals, "stop after this many candidates (0: no limit)");
+  tune->add_option("--budget-seconds", opt.budget.seconds, "stop searching after this many seconds (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  tune->add_option("--seed", opt.seed, "seed of the random and anneal strategies")->capture_default_str();
   tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
   tune->add_flag("--dry-run", dry_run, "no GPU needed: enumerate and compile every config for sm_90");
   tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");

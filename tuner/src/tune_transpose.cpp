@@ -8,10 +8,13 @@
 #include <ktune/runtime/transpose_launch.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/device_lock.hpp>
+#include <ktune/tuner/search.hpp>
 #include <ktune/tuner/search_log.hpp>
 #include <ktune/tuner/verifier.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -25,6 +28,28 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr const char* k_tool_version = "ktune 0.1.0";
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  g_interrupted = true;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+// Ctrl-C during a tuning run stops the search; the run then re-times what it has,
+// stores the best so far and closes its log.
+class SigintGuard {
+ public:
+  SigintGuard() : previous_(std::signal(SIGINT, on_sigint)) { g_interrupted = false; }
+  ~SigintGuard() { std::signal(SIGINT, previous_); }
+  SigintGuard(const SigintGuard&) = delete;
+  SigintGuard& operator=(const SigintGuard&) = delete;
+
+ private:
+  void (*previous_)(int);
+};
+
+bool interrupted() { return g_interrupted.load(); }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -72,6 +97,8 @@ TuneResult tune_transpose(const TuneOptions& o) {
   const DeviceInfo dev = query_device_ordinal(o.device);
   const std::filesystem::path db_path = o.database.empty() ? Database::default_path() : o.database;
   const DeviceLock lock(db_path.parent_path(), dev.uuid);
+  Database db(db_path);  // opened first: a broken file is set aside before any work
+  const SigintGuard sigint;
   PrimaryContext context(dev.device);
   const auto& d = driver::api();
   CUstream stream = nullptr;
@@ -133,7 +160,9 @@ TuneResult tune_transpose(const TuneOptions& o) {
               {"versions", {{"tool", k_tool_version}, {"nvrtc", nvrtc_version()}, {"driver", dev.driver_version}}},
               {"template_hash", spec.source_hash()},
               {"space_size", space.size()},
-              {"strategy", "exhaustive"},
+              {"strategy", o.strategy},
+              {"seed", o.seed},
+              {"budget", {{"evals", o.budget.evals}, {"seconds", o.budget.seconds}}},
               {"timing",
                {{"l2", o.timing.cold ? "cold" : "hot"},
                 {"warmup", o.timing.warmup},
@@ -153,8 +182,10 @@ TuneResult tune_transpose(const TuneOptions& o) {
     instances.push_back(instantiate(spec, c, dev.limits, problem));
     names.push_back(instances.back().name_expression);
   }
-  const auto compile_start = Clock::now();
-  CompilePool pool(spec.source(), names, dev.arch, o.compile_threads, "transpose");
+  const auto search_start = Clock::now();
+  const SearchSpace search_space(spec, space, o.dtype);
+  const auto strategy = make_strategy(o.strategy, search_space, o.seed);
+  const std::size_t planned = o.budget.evals ? std::min(o.budget.evals, space.size()) : space.size();
 
   struct Candidate {
     std::size_t index;
@@ -164,10 +195,11 @@ TuneResult tune_transpose(const TuneOptions& o) {
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<Candidate> ok;
   std::vector<CandidateResult> all(space.size());
-  Progress progress(o.progress, space.size());
+  Progress progress(o.progress, planned);
   std::size_t done = 0, failed = 0;
   double best_us = 0;
 
+  // Logs one candidate and returns its evaluation for the strategy.
   const auto record = [&](std::size_t i, const std::string& status, const std::string& reason, double compile_ms,
                           const KernelResources* res, const TimingStats* t) {
     CandidateResult& r = all[i];
@@ -175,7 +207,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
     r.status = status;
     r.reason = reason;
     nlohmann::json line{{"type", "candidate"}, {"index", i}, {"config", config_to_json(spec, space[i])},
-                        {"status", status}, {"compile_ms", compile_ms}};
+                        {"status", status}, {"compile_ms", compile_ms}, {"t_s", seconds_since(search_start)}};
     if (!reason.empty()) line["reason"] = reason;
     if (res) {
       r.registers = res->registers;
@@ -198,53 +230,72 @@ TuneResult tune_transpose(const TuneOptions& o) {
     ++done;
     if (status != "ok") ++failed;
     else if (best_us == 0 || r.median_us < best_us) best_us = r.median_us;
-    progress.update(done, failed, best_us, best_us > 0 ? result.ceiling_us / best_us : 0, done == space.size());
+    progress.update(done, failed, best_us, best_us > 0 ? result.ceiling_us / best_us : 0, done == planned);
+    return Evaluation{i, t ? std::optional<double>(t->median_us) : std::nullopt};
   };
 
-  while (auto batch = pool.next()) {
-    for (const auto& [i, error] : batch->errors) record(i, "compile_error", error, 0, nullptr, nullptr);
-    for (auto& unit : batch->units) {
-      modules.push_back(std::make_unique<Module>(unit.cubin, "transpose batch"));
-      const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
-      for (const auto& [i, lowered] : unit.entries) {
-        const CUfunction f = modules.back()->function(lowered);
-        const KernelResources res = kernel_resources(f);
-        const Instance& inst = instances[i];
-        prepare_function(f, inst);
-        const std::uint32_t threads = inst.block[0] * inst.block[1] * inst.block[2];
-        if (static_cast<std::uint32_t>(res.max_threads) < threads) {
-          record(i, "rejected",
-                 "needs " + std::to_string(res.registers) + " registers/thread: at most " +
-                     std::to_string(res.max_threads) + " threads per block, config has " + std::to_string(threads),
-                 compile_ms, &res, nullptr);
-          continue;
-        }
-        if (res.local_bytes > 0) {
-          record(i, "rejected", "spills " + std::to_string(res.local_bytes) + " bytes to local memory", compile_ms,
-                 &res, nullptr);
-          continue;
-        }
-        const auto launch = [&, f] { launch_transpose(f, inst, args, stream); };
-        try {
-          verifier.poison();
-          launch();
-          if (const auto bad = verifier.mismatches()) {
-            record(i, "wrong", std::to_string(bad) + " of " + std::to_string(round16(bytes) / 16) +
-                                   " 16-byte chunks differ from the reference", compile_ms, &res, nullptr);
-            continue;
-          }
-          const TimingStats t = timer.measure(launch, best_us * 1.25);
-          ok.push_back({i, f, t});
-          record(i, "ok", "", compile_ms, &res, &t);
-        } catch (const Error& e) {
-          // A faulting kernel poisons the context: nothing after it can be trusted.
-          record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
-          if (std::string(e.what()).find("ILLEGAL") != std::string::npos) throw;
-        }
+  // Resource checks, verification, timing of one compiled candidate.
+  const auto evaluate_one = [&](std::size_t i, CUfunction f, double compile_ms) {
+    const KernelResources res = kernel_resources(f);
+    const Instance& inst = instances[i];
+    prepare_function(f, inst);
+    const std::uint32_t threads = inst.block[0] * inst.block[1] * inst.block[2];
+    if (static_cast<std::uint32_t>(res.max_threads) < threads)
+      return record(i, "rejected",
+                    "needs " + std::to_string(res.registers) + " registers/thread: at most " +
+                        std::to_string(res.max_threads) + " threads per block, config has " + std::to_string(threads),
+                    compile_ms, &res, nullptr);
+    if (res.local_bytes > 0)
+      return record(i, "rejected", "spills " + std::to_string(res.local_bytes) + " bytes to local memory", compile_ms,
+                    &res, nullptr);
+    const auto launch = [&, f] { launch_transpose(f, inst, args, stream); };
+    try {
+      verifier.poison();
+      launch();
+      if (const auto bad = verifier.mismatches())
+        return record(i, "wrong",
+                      std::to_string(bad) + " of " + std::to_string(round16(bytes) / 16) +
+                          " 16-byte chunks differ from the reference",
+                      compile_ms, &res, nullptr);
+      const TimingStats t = timer.measure(launch, best_us * 1.25);
+      ok.push_back({i, f, t});
+      return record(i, "ok", "", compile_ms, &res, &t);
+    } catch (const Error& e) {
+      // A faulting kernel poisons the context: nothing after it can be trusted.
+      if (std::string(e.what()).find("ILLEGAL") != std::string::npos) throw;
+      return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
+    }
+  };
+
+  const auto stop_now = [&] {
+    return interrupted() || (o.budget.seconds > 0 && seconds_since(search_start) >= o.budget.seconds);
+  };
+  // Compiles a proposal on the pool and evaluates batches as they arrive, so the GPU
+  // times one batch while the CPU compiles the next.
+  const auto evaluate = [&](const std::vector<std::size_t>& proposal, std::size_t) {
+    std::vector<std::string> batch_names;
+    for (auto i : proposal) batch_names.push_back(instances[i].name_expression);
+    CompilePool pool(spec.source(), batch_names, dev.arch, o.compile_threads, "transpose", &db);
+    std::vector<Evaluation> out;
+    while (!stop_now()) {
+      auto batch = pool.next();
+      if (!batch) break;
+      for (const auto& [k, error] : batch->errors)
+        out.push_back(record(proposal[k], "compile_error", error, 0, nullptr, nullptr));
+      for (auto& unit : batch->units) {
+        modules.push_back(std::make_unique<Module>(unit.cubin, "transpose batch"));
+        const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
+        for (const auto& [k, lowered] : unit.entries)
+          out.push_back(evaluate_one(proposal[k], modules.back()->function(lowered), compile_ms));
       }
     }
-  }
-  result.compile_seconds = seconds_since(compile_start);
+    pool.cancel();  // a budget or Ctrl-C: compile nothing more
+    return out;
+  };
+  const std::size_t batch = strategy->adaptive() ? 16 : space.size();
+  run_search(*strategy, o.budget, batch, evaluate, stop_now);
+  result.interrupted = interrupted();
+  result.search_seconds = seconds_since(search_start);
 
   // Finalists: re-time the top-k round-robin so drift hits them all alike.
   std::sort(ok.begin(), ok.end(), [](const Candidate& a, const Candidate& b) {
@@ -287,7 +338,8 @@ TuneResult tune_transpose(const TuneOptions& o) {
   result.seconds = seconds_since(t0);
 
   nlohmann::json closing{{"type", "closing"}, {"finished", utc_now()}, {"seconds", result.seconds},
-                         {"compile_seconds", result.compile_seconds}, {"evaluated", done}, {"failed", failed}};
+                         {"search_seconds", result.search_seconds}, {"evaluated", done}, {"failed", failed},
+                         {"interrupted", result.interrupted}};
   if (!ok.empty()) {
     const auto& w = ok.front();
     closing["winner"] = {{"index", w.index}, {"config", config_to_json(spec, space[w.index])},
@@ -315,12 +367,14 @@ TuneResult tune_transpose(const TuneOptions& o) {
     rec.nvrtc_version = nvrtc_version();
     rec.driver_version = dev.driver_version;
     rec.tuned_at = utc_now();
-    Database db(result.database);
     result.stored = db.put(rec);
     // Keep the winner's CUBIN so an application's first call loads it without NVRTC.
     const std::string& name = instances[w.index].name_expression;
-    const CompileOutput out = compile_cubin(spec.source(), {name}, dev.arch, "transpose");
-    db.put_binary(binary_key(spec.source(), {name}, dev.arch), {out.cubin, out.lowered_names.front()});
+    const std::string key = binary_key(spec.source(), {name}, dev.arch);
+    if (!db.get_binary(key)) {
+      const CompileOutput out = compile_cubin(spec.source(), {name}, dev.arch, "transpose");
+      db.put_binary(key, {out.cubin, out.lowered_names.front()});
+    }
     closing["stored"] = result.stored;
   }
   slog.write(closing);

@@ -41,7 +41,7 @@ std::string shape_to_string(const std::vector<std::int64_t>& shape);  // "8192x2
 // Parses "8192x2048"; nullopt when malformed or not positive.
 std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text);
 
-// A compiled kernel binary and the (mangled) name of its entry function.
+// A compiled kernel binary and the (mangled) names of its entry functions, one per line.
 struct StoredBinary {
   std::string bytes;
   std::string entry;

@@ -1,4 +1,5 @@
 #pragma once
+#include <ktune/cache/database.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 
 #include <condition_variable>
@@ -16,7 +17,8 @@ struct CompiledBatch {
   struct Unit {  // one CUBIN and the candidates in it
     std::string cubin;
     std::vector<std::pair<std::size_t, std::string>> entries;  // candidate index, lowered name
-    double milliseconds = 0;
+    double milliseconds = 0;  // NVRTC time; 0 when it came from the binary store
+    bool stored = false;      // read back from the binary store, not compiled
   };
   std::vector<Unit> units;
   std::vector<std::pair<std::size_t, std::string>> errors;  // candidate index, NVRTC error
@@ -27,8 +29,10 @@ struct CompiledBatch {
 // program is retried one instance at a time, so each candidate gets its own error.
 class CompilePool {
  public:
+  // With `store`, each program is looked up by binary_key() first and saved after
+  // compiling, so a second run over the same space compiles nothing.
   CompilePool(std::string source, std::vector<std::string> name_expressions, int arch, int threads,
-              std::string program_name);
+              std::string program_name, Database* store = nullptr);
   ~CompilePool();  // joins the workers
   CompilePool(const CompilePool&) = delete;
   CompilePool& operator=(const CompilePool&) = delete;
@@ -36,12 +40,15 @@ class CompilePool {
   // The next finished batch, or nullopt when all were handed out.
   std::optional<CompiledBatch> next();
   std::size_t batch_count() const { return batches_.size(); }
+  // Workers finish the program in hand and start no other; call next() no more.
+  void cancel();
 
  private:
   void work();
   std::string source_, program_name_;
   std::vector<std::string> names_;
   int arch_;
+  Database* store_;
   std::vector<std::vector<std::size_t>> batches_;
   std::size_t next_batch_ = 0, delivered_ = 0;
   std::deque<CompiledBatch> done_;

@@ -1,5 +1,6 @@
 #pragma once
 #include <ktune/generator/dtype.hpp>
+#include <ktune/tuner/search.hpp>
 #include <ktune/tuner/timing.hpp>
 
 #include <cstdint>
@@ -15,6 +16,9 @@ struct TuneOptions {
   std::int64_t rows = 8192, cols = 2048;
   int device = 0;
   int top_k = 5;
+  std::string strategy = "exhaustive";  // see strategy_names()
+  Budget budget;                        // evaluations and/or seconds; 0: none
+  std::uint64_t seed = 1;               // for random and anneal
   int compile_threads = 0;  // 0: one per hardware thread
   TimingProtocol timing;
   std::filesystem::path database;  // empty: Database::default_path()
@@ -35,15 +39,19 @@ struct TuneResult {
   std::vector<CandidateResult> failed;
   std::size_t space_size = 0;
   double ceiling_gbps = 0, ceiling_us = 0;
-  double seconds = 0, compile_seconds = 0;
+  double seconds = 0;
+  double search_seconds = 0;  // compile, verify and time, overlapped
   bool stored = false;
+  bool interrupted = false;  // Ctrl-C: the best so far was kept
   std::filesystem::path database, log;
   std::string device_name;
 };
 
-// Enumerate, compile (thread pool, overlapping with timing), verify every candidate
-// (exact match on random data, poisoned output), time (cold L2 by default), measure
-// the device-to-device memcpy ceiling, re-time the top-k interleaved, log and store.
+// Enumerate, let the strategy propose candidates within the budget, compile them
+// (thread pool, overlapping with timing), verify each (exact match on random data,
+// poisoned output), time (cold L2 by default), measure the device-to-device memcpy
+// ceiling, re-time the top-k interleaved, log and store. Ctrl-C stops the search and
+// keeps the best so far.
 TuneResult tune_transpose(const TuneOptions& options);
 
 struct DryRunResult {

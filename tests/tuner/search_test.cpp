@@ -1,0 +1,149 @@
+// Strategies replayed on recorded exhaustive runs of the transpose family (H200,
+// tests/data): the log is a perfect simulator of the space it covers.
+#include <ktune/generator/error.hpp>
+#include <ktune/tuner/recorded_run.hpp>
+#include <ktune/tuner/search.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+namespace ktune {
+namespace {
+
+const std::string k_data = KTUNE_TEST_DATA_DIR;
+
+struct Replay {
+  RecordedRun run;
+  SearchSpace space;
+  explicit Replay(const std::string& name)
+      : run(read_search_log(k_data + "/" + name)),
+        space(KernelSpec::builtin("transpose"), run.configs, run.dtype) {}
+
+  // Best time found by `strategy` within `evals` evaluations, and how many it used.
+  std::pair<double, std::size_t> search(const std::string& strategy, std::size_t evals, std::uint64_t seed = 1) {
+    auto s = make_strategy(strategy, space, seed);
+    std::set<std::size_t> seen;
+    const auto history = run_search(*s, {evals, 0}, 16, [&](const std::vector<std::size_t>& idx, std::size_t) {
+      std::vector<Evaluation> out;
+      for (auto i : idx) {
+        EXPECT_TRUE(seen.insert(i).second) << strategy << " proposed " << i << " twice";
+        out.push_back({i, run.median_us[i]});
+      }
+      return out;
+    });
+    double best = 1e300;
+    for (const auto& e : history)
+      if (e.median_us) best = std::min(best, *e.median_us);
+    return {best, history.size()};
+  }
+};
+
+const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl", "transpose-f32-16384x16384.jsonl",
+                              "transpose-f16-8192x4096.jsonl", "transpose-f32-8191x4097.jsonl"};
+
+TEST(SearchReplay, RecordedLogsAreComplete) {
+  for (const char* name : k_logs) {
+    Replay r(name);
+    EXPECT_EQ(r.run.bad_lines, 0u) << name;
+    EXPECT_TRUE(r.run.closing) << name;
+    EXPECT_EQ(r.run.configs.size(), r.run.header.at("space_size").get<std::size_t>()) << name;
+    ASSERT_TRUE(r.run.best()) << name;
+  }
+}
+
+// The bar: each learning strategy finds a config within 3% of the best while
+// timing at most 25% of the space.
+TEST(SearchReplay, LearningStrategiesFindWithin3PercentIn25PercentOfTheSpace) {
+  for (const char* name : k_logs) {
+    Replay r(name);
+    const double best = *r.run.median_us[*r.run.best()];
+    const std::size_t budget = r.space.size() / 4;
+    for (const char* strategy : {"model", "anneal"})
+      for (std::uint64_t seed : {1, 2, 3}) {
+        const auto [found, used] = r.search(strategy, budget, seed);
+        EXPECT_LE(used, budget);
+        EXPECT_LE(found, best * 1.03) << strategy << " seed " << seed << " on " << name << ": " << found << " vs "
+                                      << best;
+      }
+  }
+}
+
+TEST(SearchReplay, ExhaustiveVisitsEverythingOnceAndFindsTheBest) {
+  Replay r(k_logs[0]);
+  const auto [found, used] = r.search("exhaustive", 0);
+  EXPECT_EQ(used, r.space.size());
+  EXPECT_DOUBLE_EQ(found, *r.run.median_us[*r.run.best()]);
+}
+
+TEST(SearchReplay, EveryStrategyHonorsTheEvaluationBudget) {
+  Replay r(k_logs[1]);
+  for (const auto& strategy : strategy_names())
+    for (std::size_t budget : {1u, 17u, 100u}) EXPECT_EQ(r.search(strategy, budget).second, budget) << strategy;
+}
+
+TEST(SearchReplay, TimeBudgetAndStopAreHonored) {
+  Replay r(k_logs[0]);
+  auto s = make_strategy("random", r.space, 7);
+  int calls = 0;
+  const auto history = run_search(*s, {0, 1e-9}, 8, [&](const std::vector<std::size_t>& idx, std::size_t) {
+    ++calls;
+    return std::vector<Evaluation>(idx.size());
+  });
+  EXPECT_LE(history.size(), 8u);  // the clock ran out after at most one batch
+  auto s2 = make_strategy("exhaustive", r.space, 7);
+  std::size_t evaluated = 0;
+  const auto h2 = run_search(
+      *s2, {}, 8,
+      [&](const std::vector<std::size_t>& idx, std::size_t) {
+        evaluated += idx.size();
+        return std::vector<Evaluation>(idx.size());
+      },
+      [&] { return evaluated >= 40; });  // e.g. Ctrl-C
+  EXPECT_EQ(h2.size(), 40u);
+}
+
+TEST(SearchReplay, RandomIsASeededPermutation) {
+  Replay r(k_logs[0]);
+  auto a = make_strategy("random", r.space, 42), b = make_strategy("random", r.space, 42),
+       c = make_strategy("random", r.space, 43);
+  const auto pa = a->propose({}, 50), pb = b->propose({}, 50), pc = c->propose({}, 50);
+  EXPECT_EQ(pa, pb);
+  EXPECT_NE(pa, pc);
+  EXPECT_THROW(make_strategy("genetic-ish", r.space, 1), Error);
+}
+
+TEST(SearchReplay, NeighboursDifferInOneTunable) {
+  Replay r(k_logs[0]);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < r.space.size(); ++i)
+    for (auto j : r.space.neighbours(i)) {
+      int diff = 0;
+      for (std::size_t t = 0; t < r.space.config(i).size(); ++t) diff += r.space.config(i)[t] != r.space.config(j)[t];
+      EXPECT_EQ(diff, 1);
+      ++total;
+    }
+  EXPECT_GT(total, r.space.size());  // a connected-enough graph to walk
+}
+
+TEST(RecordedRun, TruncatedAndCorruptLinesAreSkipped) {
+  const std::string tmp = testing::TempDir() + "/partial.jsonl";
+  {
+    std::ifstream in(k_data + "/" + k_logs[0]);
+    std::ofstream out(tmp);
+    std::string line;
+    for (int i = 0; i < 10 && std::getline(in, line); ++i) out << line << '\n';
+    out << "{\"type\": \"candidate\", \"config\": {\"tile_m\"\n";  // cut mid-write
+    out << "garbage\n";
+  }
+  const RecordedRun run = read_search_log(tmp);
+  EXPECT_EQ(run.configs.size(), 9u);
+  EXPECT_EQ(run.bad_lines, 2u);
+  EXPECT_FALSE(run.closing);  // a run in progress (or killed) reads as partial
+  std::ofstream(tmp) << "{\"type\": \"candidate\"}\n";
+  EXPECT_THROW(read_search_log(tmp), Error);
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,30 @@
+#pragma once
+// A tuning run read back from its search log (JSON Lines).
+#include <ktune/generator/space.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ktune {
+
+struct RecordedRun {
+  nlohmann::json header;   // the run's first line
+  std::optional<nlohmann::json> closing;  // absent while a run is in progress or was killed
+  DType dtype = DType::f32;
+  std::vector<Config> configs;                 // candidates in log order
+  std::vector<std::optional<double>> median_us;  // nullopt: failed
+  std::size_t bad_lines = 0;                   // truncated or corrupt lines, skipped
+
+  // Index of the fastest candidate; nullopt when none succeeded.
+  std::optional<std::size_t> best() const;
+};
+
+// Reads a search log of a family the build knows. Corrupt or truncated lines are
+// counted and skipped; a missing header or an unknown family throws ktune::Error.
+RecordedRun read_search_log(const std::filesystem::path& path);
+
+}  // namespace ktune

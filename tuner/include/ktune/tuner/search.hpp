@@ -1,0 +1,71 @@
+#pragma once
+// Search strategies: each proposes the next configs to time from the history so far.
+// The tuner evaluates proposals on the GPU; tests evaluate them by replaying a
+// recorded exhaustive log (a perfect simulator of the same space).
+#include <ktune/generator/space.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+// One timed (or failed) candidate: its index in the space and median time.
+struct Evaluation {
+  std::size_t index = 0;
+  std::optional<double> median_us;  // nullopt: failed to compile, launch or verify
+};
+
+// The space a strategy searches, with what strategies need precomputed: each config's
+// neighbours (one tunable moved one step) and its static-model score.
+class SearchSpace {
+ public:
+  SearchSpace(const KernelSpec& spec, std::vector<Config> configs, DType dtype);
+  std::size_t size() const { return configs_.size(); }
+  const Config& config(std::size_t i) const { return configs_[i]; }
+  const std::vector<std::size_t>& neighbours(std::size_t i) const { return neighbours_[i]; }
+  // Higher is predicted faster (transpose_model_score).
+  double model_score(std::size_t i) const { return scores_[i]; }
+
+ private:
+  std::vector<Config> configs_;
+  std::vector<std::vector<std::size_t>> neighbours_;
+  std::vector<double> scores_;
+};
+
+// A cheap static model of a transpose config, no GPU and no compile: wider accesses,
+// warps that cover whole 32-byte sectors on both the read and the write side, about
+// 64 bytes in flight per thread, few shared-memory bank conflicts (layout_model),
+// enough threads per block. Only the ranking matters.
+double transpose_model_score(const KernelSpec& spec, const Config& config, DType dtype);
+
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  // Up to `n` indices never proposed before; empty when the strategy is done.
+  virtual std::vector<std::size_t> propose(const std::vector<Evaluation>& history, std::size_t n) = 0;
+  // Whether proposals depend on results (then the tuner proposes in small batches).
+  virtual bool adaptive() const { return false; }
+};
+
+// "exhaustive" (space order), "random", "model" (model-ranked), "anneal" (simulated
+// annealing from the model's best, with restarts). Throws ktune::Error on other names.
+std::unique_ptr<SearchStrategy> make_strategy(const std::string& name, const SearchSpace& space, std::uint64_t seed);
+std::vector<std::string> strategy_names();
+
+struct Budget {
+  std::size_t evals = 0;  // 0: no limit
+  double seconds = 0;     // 0: no limit
+};
+
+// Drives a strategy: proposes batches, evaluates them, stops when the strategy is done,
+// a budget is spent, or `stop()` says so. Returns the history.
+std::vector<Evaluation> run_search(
+    SearchStrategy& strategy, const Budget& budget, std::size_t batch,
+    const std::function<std::vector<Evaluation>(const std::vector<std::size_t>&, std::size_t max_evals)>& evaluate,
+    const std::function<bool()>& stop = {});
+
+}  // namespace ktune

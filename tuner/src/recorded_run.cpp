@@ -1,0 +1,53 @@
+#include <ktune/tuner/recorded_run.hpp>
+
+#include <ktune/generator/error.hpp>
+
+#include <fstream>
+
+namespace ktune {
+
+std::optional<std::size_t> RecordedRun::best() const {
+  std::optional<std::size_t> b;
+  for (std::size_t i = 0; i < median_us.size(); ++i)
+    if (median_us[i] && (!b || *median_us[i] < *median_us[*b])) b = i;
+  return b;
+}
+
+RecordedRun read_search_log(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read search log " + path.string());
+  RecordedRun run;
+  const KernelSpec* spec = nullptr;
+  std::string line;
+  while (std::getline(in, line)) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("type")) {
+      ++run.bad_lines;
+      continue;
+    }
+    try {
+      const std::string type = j.at("type");
+      if (type == "header") {
+        run.header = j;
+        spec = &KernelSpec::builtin(j.at("family").get<std::string>());
+        const auto dtype = parse_dtype(j.at("dtype").get<std::string>());
+        if (!dtype) throw Error("unknown dtype in " + path.string());
+        run.dtype = *dtype;
+      } else if (type == "candidate" && spec) {
+        Config c = config_from_json(*spec, j.at("config"));
+        std::optional<double> t;
+        if (j.at("status") == "ok") t = j.at("timing").at("median_us").get<double>();
+        run.configs.push_back(std::move(c));
+        run.median_us.push_back(t);
+      } else if (type == "closing") {
+        run.closing = j;
+      }
+    } catch (const nlohmann::json::exception&) {
+      ++run.bad_lines;
+    }
+  }
+  if (!spec) throw Error("search log " + path.string() + " has no header line");
+  return run;
+}
+
+}  // namespace ktune
