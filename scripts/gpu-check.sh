@@ -2,10 +2,11 @@
 # The whole GPU pass in one call (build here, run there):
 #   bash scripts/gpu-check.sh OUT_DIR [tests|bench|all]
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
-# then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer).
+# then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer) and
+# bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
 # Writes at most 8 files into OUT_DIR; prints a short summary last.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|all]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${KTUNE_BUILD:-$here/build}
@@ -34,5 +35,8 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   bash "$here/bench/transpose_bench.sh" "$build" "$out" || status=1
   # The search logs of the runs, for `ktune log` and replay tests.
   tar -czf "$out/search-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
+fi
+if [ "$what" = tuner ] || [ "$what" = all ]; then
+  bash "$here/bench/tuner_bench.sh" "$build" "$out" || status=1
 fi
 exit $status

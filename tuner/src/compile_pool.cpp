@@ -5,14 +5,16 @@
 namespace ktune {
 
 CompilePool::CompilePool(std::string source, std::vector<std::string> name_expressions, int arch, int threads,
-                         std::string program_name, Database* store)
+                         std::string program_name, Database* store, int instances_per_program)
     : source_(std::move(source)), program_name_(std::move(program_name)), names_(std::move(name_expressions)),
       arch_(arch), store_(store) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Several instances per program amortize parsing; enough programs to keep every
   // thread busy and to hand the first candidates to the GPU early.
   const std::size_t n = names_.size();
-  const std::size_t per = std::clamp<std::size_t>(n / (static_cast<std::size_t>(threads) * 4), 1, 8);
+  const std::size_t per = instances_per_program > 0
+                              ? static_cast<std::size_t>(instances_per_program)
+                              : std::clamp<std::size_t>(n / (static_cast<std::size_t>(threads) * 4), 1, 8);
   for (std::size_t i = 0; i < n; i += per) {
     std::vector<std::size_t> b;
     for (std::size_t j = i; j < std::min(n, i + per); ++j) b.push_back(j);

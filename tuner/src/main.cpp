@@ -3,6 +3,8 @@
 #include <ktune/generator/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/driver.hpp>
+#include <ktune/tuner/bench_transpose.hpp>
+#include <ktune/tuner/recorded_run.hpp>
 #include <ktune/tuner/tune_transpose.hpp>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <thread>
 
 namespace {
 
@@ -49,6 +52,7 @@ void print_table(const TuneResult& r, int top) {
   std::printf("\n%s, transpose: %zu configs, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (search %.1f s)%s\n",
               r.device_name.c_str(), r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.search_seconds,
               r.interrupted ? ", INTERRUPTED: best so far" : "");
+  if (r.clocks_moved) std::printf("warning: the GPU memory clock changed during the run; timings may not compare\n");
   std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", "GB/s", "% memcpy", "+-%", "regs", "config");
   for (int i = 0; i < std::min<int>(top, static_cast<int>(r.ranked.size())); ++i) {
     const auto& c = r.ranked[static_cast<std::size_t>(i)];
@@ -101,12 +105,30 @@ int run(int argc, char** argv) {
   tune->add_option("--log-dir", log_dir, "where the search log goes (default: next to the database, logs/)");
   tune->add_option("--summary", summary, "append a one-line JSON summary of the run to this file (for bench/)");
   tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")->capture_default_str();
+  tune->add_option("--instances-per-program", opt.instances_per_program,
+                   "template instances per NVRTC program (0: automatic)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
 
   ProblemArgs sp;
   std::int64_t align = 0;
   auto* space = app.add_subcommand("space", "print every valid config of a problem as JSON lines, then the count");
   add_problem_options(space, sp);
   space->add_option("--align", align, "alignment class in elements (default: from the shape, as tuning would)");
+
+  ProblemArgs bp;
+  std::vector<std::string> bench_configs, winners_of;
+  int rounds = 10;
+  bool bench_hot = false;
+  int bench_device = 0;
+  auto* bench = app.add_subcommand("bench", "time given configs of one problem together (interleaved), "
+                                            "e.g. the winners of several tuning runs");
+  add_problem_options(bench, bp);
+  bench->add_option("--config", bench_configs, "a config as JSON, e.g. '{\"tile_m\":64,...}' (repeatable)");
+  bench->add_option("--winners-of", winners_of, "search logs whose winners to time (repeatable)");
+  bench->add_option("--rounds", rounds, "interleaved rounds of repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
+  bench->add_option("--device", bench_device, "GPU ordinal")->capture_default_str();
+  bench->add_flag("--hot", bench_hot, "time with a warm L2");
 
   std::string cache_db;
   auto* cache = app.add_subcommand("cache", "inspect the tuning database");
@@ -120,9 +142,14 @@ int run(int argc, char** argv) {
   if (*tune) {
     const auto [dtype, rows, cols] = parse_problem(tp);
     if (dry_run) {
-      const auto r = dry_run_transpose(dtype, rows, cols, tuning_alignment(dtype, rows, cols), 90, opt.compile_threads);
-      std::printf("dry run (no GPU): %zu configs for %s %s, %zu compiled for sm_90 in %.1f s, %zu failed\n", r.configs,
-                  tp.dtype.c_str(), tp.shape.c_str(), r.compiled, r.seconds, r.failures.size());
+      const auto r = dry_run_transpose(dtype, rows, cols, tuning_alignment(dtype, rows, cols), 90, opt.compile_threads,
+                                       opt.instances_per_program);
+      std::printf("dry run (no GPU): %zu configs for %s %s, %zu compiled for sm_90 in %.1f s (%.1f ms per config "
+                  "on %u threads), %zu failed\n",
+                  r.configs, tp.dtype.c_str(), tp.shape.c_str(), r.compiled, r.seconds,
+                  1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.configs, 1)),
+                  opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
+                  r.failures.size());
       for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
       return r.failures.empty() ? 0 : 1;
     }
@@ -147,6 +174,38 @@ int run(int argc, char** argv) {
     print_table(result, opt.top_k + 3);
     if (!summary.empty()) append_summary(summary, tp, result);
     return result.ranked.empty() ? 1 : 0;
+  }
+  if (*bench) {
+    const auto [dtype, rows, cols] = parse_problem(bp);
+    std::vector<nlohmann::json> configs;
+    for (const auto& c : bench_configs) {
+      auto j = nlohmann::json::parse(c, nullptr, false);
+      if (j.is_discarded()) throw Error("--config is not JSON: " + c);
+      configs.push_back(j);
+    }
+    for (const auto& path : winners_of) {
+      const RecordedRun run = read_search_log(path);
+      if (!run.closing || !run.closing->contains("winner")) throw Error("search log " + path + " has no winner");
+      configs.push_back(run.closing->at("winner").at("config"));
+    }
+    std::string why;
+    if (!driver::available(&why)) throw Error("cannot bench here: " + why);
+    TimingProtocol protocol;
+    protocol.cold = !bench_hot;
+    const BenchResult r = bench_transpose(dtype, rows, cols, configs, bench_device, protocol, rounds);
+    std::printf("%s, transpose %s %s: memcpy ceiling %.0f GB/s, %d interleaved rounds\n", r.device_name.c_str(),
+                bp.dtype.c_str(), bp.shape.c_str(), r.ceiling_gbps, rounds);
+    std::printf("%10s %9s %8s %7s  %s\n", "median us", "GB/s", "% memcpy", "+-%", "config");
+    for (const auto& row : r.rows) {
+      if (row.status == "ok")
+        std::printf("%10.2f %9.0f %7.1f%% %7.2f  %s\n", row.timing.median_us, row.gbps, 100 * row.ceiling_fraction,
+                    row.timing.ci_pct, row.config.c_str());
+      else
+        std::printf("%10s %9s %8s %7s  %s: %s\n", row.status.c_str(), "", "", "", row.config.c_str(),
+                    row.reason.c_str());
+    }
+    std::printf("spread of the medians: %.2f%%\n", r.spread_pct);
+    return 0;
   }
   if (*space) {
     const auto [dtype, rows, cols] = parse_problem(sp);

@@ -6,10 +6,12 @@
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
+#include <ktune/tuner/clocks.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/device_lock.hpp>
 #include <ktune/tuner/search.hpp>
 #include <ktune/tuner/search_log.hpp>
+#include <ktune/tuner/transpose_harness.hpp>
 #include <ktune/tuner/verifier.hpp>
 
 #include <algorithm>
@@ -99,35 +101,11 @@ TuneResult tune_transpose(const TuneOptions& o) {
   const DeviceLock lock(db_path.parent_path(), dev.uuid);
   Database db(db_path);  // opened first: a broken file is set aside before any work
   const SigintGuard sigint;
-  PrimaryContext context(dev.device);
-  const auto& d = driver::api();
-  CUstream stream = nullptr;
-  driver::check(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  struct StreamGuard {
-    CUstream s;
-    ~StreamGuard() { driver::api().cuStreamDestroy(s); }
-  } stream_guard{stream};
-
-  const std::int64_t elem = size_of(o.dtype);
-  const std::size_t bytes = static_cast<std::size_t>(o.rows * o.cols * elem);
-  DeviceBuffer src(round16(bytes)), dst(round16(bytes)), ref(round16(bytes));
-  TransposeArgs args{o.dtype, o.rows, o.cols, o.rows, o.cols, dst.get(), src.get()};
-  const Problem problem = transpose_problem(args);
+  const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
+  TransposeHarness harness(dev, o.dtype, o.rows, o.cols, o.timing);
+  const Problem& problem = harness.problem();
   const std::vector<Config> space = enumerate(spec, dev.limits, problem);
   if (space.empty()) throw Error("no valid transpose config for this problem on " + dev.fingerprint.name);
-
-  // Inputs: fresh random bits, reference transposed on the CPU.
-  {
-    std::vector<unsigned char> host(round16(bytes)), expect(round16(bytes), 0);
-    fill_random(host, static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
-    transpose_reference(host.data(), expect.data(), args);
-    driver::check(d.cuMemcpyHtoD(src.get(), host.data(), host.size()), "cuMemcpyHtoD");
-    driver::check(d.cuMemcpyHtoD(ref.get(), expect.data(), expect.size()), "cuMemcpyHtoD");
-    // The 16-byte tail past the matrix must compare equal too.
-    driver::check(d.cuMemsetD8(dst.get(), 0, dst.size()), "cuMemsetD8");
-    // Pageable copies and memsets may still be in flight; the tuner's stream doesn't wait on them.
-    driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
-  }
 
   TuneResult result;
   result.space_size = space.size();
@@ -139,14 +117,9 @@ TuneResult tune_transpose(const TuneOptions& o) {
   result.log = (o.log_dir.empty() ? result.database.parent_path() / "logs" : o.log_dir) / (run_id + ".jsonl");
   SearchLog slog(result.log);
 
-  Timer timer(dev, stream, o.timing);
-  Verifier verifier(dev, stream, dst.get(), ref.get(), bytes);
-
   // The ceiling: a device-to-device copy of the same bytes, same protocol, same process.
-  const TimingStats ceiling = timer.measure([&] {
-    driver::check(d.cuMemcpyDtoDAsync(dst.get(), src.get(), bytes, stream), "cuMemcpyDtoDAsync");
-  });
-  const double moved = transpose_bytes(o.dtype, o.rows, o.cols);
+  const TimingStats ceiling = harness.time_memcpy();
+  const double moved = harness.bytes_moved();
   result.ceiling_us = ceiling.median_us;
   result.ceiling_gbps = moved / (ceiling.median_us * 1e3);
 
@@ -171,7 +144,10 @@ TuneResult tune_transpose(const TuneOptions& o) {
                 {"target_ci_pct", o.timing.target_ci_pct},
                 {"statistic", "median"}}},
               {"ceiling", {{"what", "cuMemcpyDtoDAsync"}, {"gbps", result.ceiling_gbps}, {"timing", timing_json(ceiling)}}},
-              {"started", utc_now()}});
+              {"started", utc_now()},
+              {"clocks", clocks_start ? nlohmann::json{{"sm_mhz", clocks_start->sm_mhz},
+                                                       {"memory_mhz", clocks_start->memory_mhz}}
+                                      : nlohmann::json()}});
   log->info("{} on {}: {} configs, memcpy ceiling {:.0f} GB/s", run_id, dev.fingerprint.name, space.size(),
             result.ceiling_gbps);
 
@@ -248,16 +224,9 @@ TuneResult tune_transpose(const TuneOptions& o) {
     if (res.local_bytes > 0)
       return record(i, "rejected", "spills " + std::to_string(res.local_bytes) + " bytes to local memory", compile_ms,
                     &res, nullptr);
-    const auto launch = [&, f] { launch_transpose(f, inst, args, stream); };
     try {
-      verifier.poison();
-      launch();
-      if (const auto bad = verifier.mismatches())
-        return record(i, "wrong",
-                      std::to_string(bad) + " of " + std::to_string(round16(bytes) / 16) +
-                          " 16-byte chunks differ from the reference",
-                      compile_ms, &res, nullptr);
-      const TimingStats t = timer.measure(launch, best_us * 1.25);
+      if (const auto wrong = harness.verify(f, inst)) return record(i, "wrong", *wrong, compile_ms, &res, nullptr);
+      const TimingStats t = harness.timer().measure([&, f] { harness.launch(f, inst); }, best_us * 1.25);
       ok.push_back({i, f, t});
       return record(i, "ok", "", compile_ms, &res, &t);
     } catch (const Error& e) {
@@ -275,7 +244,8 @@ TuneResult tune_transpose(const TuneOptions& o) {
   const auto evaluate = [&](const std::vector<std::size_t>& proposal, std::size_t) {
     std::vector<std::string> batch_names;
     for (auto i : proposal) batch_names.push_back(instances[i].name_expression);
-    CompilePool pool(spec.source(), batch_names, dev.arch, o.compile_threads, "transpose", &db);
+    CompilePool pool(spec.source(), batch_names, dev.arch, o.compile_threads, "transpose", &db,
+                     o.instances_per_program);
     std::vector<Evaluation> out;
     while (!stop_now()) {
       auto batch = pool.next();
@@ -306,8 +276,8 @@ TuneResult tune_transpose(const TuneOptions& o) {
   for (int round = 0; round < 5; ++round)
     for (std::size_t j = 0; j < k; ++j) {
       const auto& c = ok[j];
-      const auto s = timer.sample([&] { launch_transpose(c.function, instances[c.index], args, stream); },
-                                  o.timing.min_reps);
+      const auto s = harness.timer().sample([&] { harness.launch(c.function, instances[c.index]); },
+                                            o.timing.min_reps);
       pooled[j].insert(pooled[j].end(), s.begin(), s.end());
     }
   for (std::size_t j = 0; j < k; ++j) ok[j].timing = summarize(pooled[j]);
@@ -336,10 +306,18 @@ TuneResult tune_transpose(const TuneOptions& o) {
   for (const auto& r : all)
     if (r.status != "ok") result.failed.push_back(r);
   result.seconds = seconds_since(t0);
+  const std::optional<Clocks> clocks_end = read_clocks(dev.uuid);
+  // Memory clock moving means the timings of early and late candidates differ in kind;
+  // SM clocks float with load and are reported only.
+  result.clocks_moved = clocks_start && clocks_end && clocks_start->memory_mhz != clocks_end->memory_mhz;
 
   nlohmann::json closing{{"type", "closing"}, {"finished", utc_now()}, {"seconds", result.seconds},
                          {"search_seconds", result.search_seconds}, {"evaluated", done}, {"failed", failed},
-                         {"interrupted", result.interrupted}};
+                         {"interrupted", result.interrupted},
+                         {"clocks", clocks_end ? nlohmann::json{{"sm_mhz", clocks_end->sm_mhz},
+                                                                {"memory_mhz", clocks_end->memory_mhz}}
+                                               : nlohmann::json()},
+                         {"clocks_moved", result.clocks_moved}};
   if (!ok.empty()) {
     const auto& w = ok.front();
     closing["winner"] = {{"index", w.index}, {"config", config_to_json(spec, space[w.index])},
@@ -382,7 +360,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
 }
 
 DryRunResult dry_run_transpose(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align, int arch,
-                               int threads) {
+                               int threads, int instances_per_program) {
   const auto t0 = Clock::now();
   const KernelSpec& spec = KernelSpec::builtin("transpose");
   DeviceLimits limits;  // sm_90 defaults
@@ -393,7 +371,7 @@ DryRunResult dry_run_transpose(DType dtype, std::int64_t rows, std::int64_t cols
   for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem).name_expression);
   DryRunResult r;
   r.configs = space.size();
-  CompilePool pool(spec.source(), names, arch, threads, "transpose");
+  CompilePool pool(spec.source(), names, arch, threads, "transpose", nullptr, instances_per_program);
   while (auto batch = pool.next()) {
     for (const auto& u : batch->units) r.compiled += u.entries.size();
     for (const auto& [i, e] : batch->errors) r.failures.push_back(config_to_string(spec, space[i]) + ": " + e);

@@ -31,8 +31,9 @@ class CompilePool {
  public:
   // With `store`, each program is looked up by binary_key() first and saved after
   // compiling, so a second run over the same space compiles nothing.
+  // instances_per_program 0: enough programs to keep every thread busy, at most 8 each.
   CompilePool(std::string source, std::vector<std::string> name_expressions, int arch, int threads,
-              std::string program_name, Database* store = nullptr);
+              std::string program_name, Database* store = nullptr, int instances_per_program = 0);
   ~CompilePool();  // joins the workers
   CompilePool(const CompilePool&) = delete;
   CompilePool& operator=(const CompilePool&) = delete;

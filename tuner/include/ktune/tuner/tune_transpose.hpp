@@ -20,6 +20,7 @@ struct TuneOptions {
   Budget budget;                        // evaluations and/or seconds; 0: none
   std::uint64_t seed = 1;               // for random and anneal
   int compile_threads = 0;  // 0: one per hardware thread
+  int instances_per_program = 0;  // 0: automatic
   TimingProtocol timing;
   std::filesystem::path database;  // empty: Database::default_path()
   std::filesystem::path log_dir;   // empty: <database dir>/logs
@@ -43,6 +44,7 @@ struct TuneResult {
   double search_seconds = 0;  // compile, verify and time, overlapped
   bool stored = false;
   bool interrupted = false;  // Ctrl-C: the best so far was kept
+  bool clocks_moved = false;  // memory clock differed between start and end of the run
   std::filesystem::path database, log;
   std::string device_name;
 };
@@ -63,6 +65,6 @@ struct DryRunResult {
 // No GPU needed: enumerate for a device model (sm_90 limits) and compile every config
 // with NVRTC, `threads` in parallel.
 DryRunResult dry_run_transpose(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align, int arch,
-                               int threads);
+                               int threads, int instances_per_program = 0);
 
 }  // namespace ktune

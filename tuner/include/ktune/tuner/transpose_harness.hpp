@@ -1,0 +1,45 @@
+#pragma once
+// Everything needed to verify and time transpose kernels of one problem on one GPU:
+// context, stream, buffers with fresh random input, the CPU reference on the device,
+// the verifier and the timer. Shared by `ktune tune` and `ktune bench`.
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/tuner/timing.hpp>
+#include <ktune/tuner/verifier.hpp>
+
+#include <optional>
+#include <string>
+
+namespace ktune {
+
+class TransposeHarness {
+ public:
+  // Buffers are cuMemAlloc'd with pitch = row length, so the alignment class is the
+  // one tuning results are stored under.
+  TransposeHarness(const DeviceInfo& device, DType dtype, std::int64_t rows, std::int64_t cols,
+                   const TimingProtocol& protocol);
+  ~TransposeHarness();
+  TransposeHarness(const TransposeHarness&) = delete;
+  TransposeHarness& operator=(const TransposeHarness&) = delete;
+
+  const Problem& problem() const { return problem_; }
+  double bytes_moved() const { return transpose_bytes(args_.dtype, args_.rows, args_.cols); }
+  Timer& timer() { return *timer_; }
+
+  // The ceiling: cuMemcpyDtoDAsync of the same bytes, same protocol.
+  TimingStats time_memcpy();
+  // nullopt when the kernel's output matches the reference exactly; else why not.
+  std::optional<std::string> verify(CUfunction f, const Instance& inst);
+  void launch(CUfunction f, const Instance& inst);
+
+ private:
+  PrimaryContext context_;
+  CUstream stream_ = nullptr;
+  std::size_t bytes_;
+  DeviceBuffer src_, dst_, ref_;
+  TransposeArgs args_;
+  Problem problem_;
+  std::unique_ptr<Timer> timer_;
+  std::unique_ptr<Verifier> verifier_;
+};
+
+}  // namespace ktune

@@ -1,0 +1,57 @@
+#include <ktune/tuner/transpose_harness.hpp>
+
+#include <ktune/runtime/transpose_launch.hpp>
+
+#include <chrono>
+
+namespace ktune {
+
+TransposeHarness::TransposeHarness(const DeviceInfo& device, DType dtype, std::int64_t rows, std::int64_t cols,
+                                   const TimingProtocol& protocol)
+    : context_(device.device),
+      bytes_(static_cast<std::size_t>(rows * cols * size_of(dtype))),
+      src_(round16(bytes_)),
+      dst_(round16(bytes_)),
+      ref_(round16(bytes_)),
+      args_{dtype, rows, cols, rows, cols, dst_.get(), src_.get()},
+      problem_(transpose_problem(args_)) {
+  const auto& d = driver::api();
+  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  // Fresh random bits; the reference transposed on the CPU.
+  std::vector<unsigned char> host(round16(bytes_)), expect(round16(bytes_), 0);
+  fill_random(host, static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
+  transpose_reference(host.data(), expect.data(), args_);
+  driver::check(d.cuMemcpyHtoD(src_.get(), host.data(), host.size()), "cuMemcpyHtoD");
+  driver::check(d.cuMemcpyHtoD(ref_.get(), expect.data(), expect.size()), "cuMemcpyHtoD");
+  // The 16-byte tail past the matrix must compare equal too.
+  driver::check(d.cuMemsetD8(dst_.get(), 0, dst_.size()), "cuMemsetD8");
+  // Pageable copies and memsets may still be in flight; our stream doesn't wait on them.
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  timer_ = std::make_unique<Timer>(device, stream_, protocol);
+  verifier_ = std::make_unique<Verifier>(device, stream_, dst_.get(), ref_.get(), bytes_);
+}
+
+TransposeHarness::~TransposeHarness() {
+  timer_.reset();
+  verifier_.reset();
+  driver::api().cuStreamDestroy(stream_);
+}
+
+TimingStats TransposeHarness::time_memcpy() {
+  return timer_->measure([&] {
+    driver::check(driver::api().cuMemcpyDtoDAsync(dst_.get(), src_.get(), bytes_, stream_), "cuMemcpyDtoDAsync");
+  });
+}
+
+void TransposeHarness::launch(CUfunction f, const Instance& inst) { launch_transpose(f, inst, args_, stream_); }
+
+std::optional<std::string> TransposeHarness::verify(CUfunction f, const Instance& inst) {
+  verifier_->poison();
+  launch(f, inst);
+  if (const auto bad = verifier_->mismatches())
+    return std::to_string(bad) + " of " + std::to_string(round16(bytes_) / 16) +
+           " 16-byte chunks differ from the reference";
+  return std::nullopt;
+}
+
+}  // namespace ktune
