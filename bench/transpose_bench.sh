@@ -21,6 +21,9 @@ done
 # The separate application: must report match=exact and run at the tuner's speed.
 "$build/examples/transpose_app" 8192 2048 >> "$out/bench.log" 2>&1 || status=1
 grep transpose_app "$out/bench.log" | tail -2
+# Runtime start-up and per-call overhead, against the winner just stored.
+"$build/bench/runtime_bench" 8192 2048 >> "$out/bench.log" 2>&1 || status=1
+grep -E "^(first call|steady state)" "$out/bench.log" | tail -3
 python3 "$here/torch_transpose.py" $problems > "$out/torch.jsonl" 2>> "$out/bench.log" || status=1
 python3 "$here/report.py" "$out/summary.jsonl" "$out/torch.jsonl" | tee "$out/results.md"
 exit $status

@@ -60,6 +60,23 @@ std::string config_to_string(const KernelSpec& spec, const Config& config) {
   return s;
 }
 
+Config config_from_string(const KernelSpec& spec, const std::string& text) {
+  nlohmann::json j = nlohmann::json::object();
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find(' ', pos), text.size());
+    const std::string item = text.substr(pos, end - pos);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw Error("config '" + text + "': expected name=value pairs separated by spaces");
+    const std::string value = item.substr(eq + 1);
+    const bool number = value.find_first_not_of("0123456789") == std::string::npos && value.size() < 19;
+    j[item.substr(0, eq)] = number ? nlohmann::json(std::stoll(value)) : nlohmann::json(value);
+    pos = end + 1;
+  }
+  return config_from_json(spec, j);
+}
+
 namespace {
 
 // Names resolve in order: tunables, derived values, problem, device.

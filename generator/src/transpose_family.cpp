@@ -8,8 +8,10 @@
 namespace ktune {
 
 void validate(const TransposeArgs& a) {
-  const std::string shape = std::to_string(a.rows) + "x" + std::to_string(a.cols);
-  const auto fail = [&](const std::string& what) { throw Error("transpose " + shape + ": " + what); };
+  // Runs on every runtime call: nothing allocates unless it fails.
+  const auto fail = [&](const std::string& what) {
+    throw Error("transpose " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
+  };
   if (a.rows <= 0 || a.cols <= 0) fail("dimensions must be positive");
   constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
   if (a.rows > int_max || a.cols > int_max) fail("rows and cols must each be below 2^31");

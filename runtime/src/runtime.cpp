@@ -157,28 +157,26 @@ Runtime::Runtime() : Runtime(Options{}) {}
 Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) { impl_->options = std::move(options); }
 Runtime::~Runtime() = default;
 
-LaunchInfo Runtime::transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
-                              std::int64_t ld_src, DType dtype, Stream stream) {
-  TransposeArgs args{dtype, rows, cols, ld_dst, ld_src, reinterpret_cast<std::uintptr_t>(dst),
-                     reinterpret_cast<std::uintptr_t>(src)};
-  const Problem problem = transpose_problem(args);  // validates; throws before anything launches
+const LaunchInfo& Runtime::transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols,
+                                     std::int64_t ld_dst, std::int64_t ld_src, DType dtype, Stream stream) {
+  const TransposeArgs args{dtype, rows, cols, ld_dst, ld_src, reinterpret_cast<std::uintptr_t>(dst),
+                           reinterpret_cast<std::uintptr_t>(src)};
+  validate(args);  // throws before anything launches
   const CUcontext ctx = impl_->current_context();
-  const ProblemKey key{ctx, dtype, rows, cols, *problem.get("align")};
+  const ProblemKey key{ctx, dtype, rows, cols, transpose_alignment(args)};
+  const Prepared* p = nullptr;
   {
     std::shared_lock<std::shared_mutex> lock(impl_->mutex);
     auto it = impl_->prepared.find(key);
-    if (it != impl_->prepared.end()) {
-      launch_transpose(it->second.function, it->second.instance, args, reinterpret_cast<CUstream>(stream));
-      return it->second.info;
-    }
+    if (it != impl_->prepared.end()) p = &it->second;  // entries are never erased: stable
   }
-  Prepared p = impl_->prepare(ctx, args, problem);
-  {
+  if (!p) {
+    Prepared fresh = impl_->prepare(ctx, args, transpose_problem(args));
     std::unique_lock<std::shared_mutex> lock(impl_->mutex);
-    impl_->prepared.emplace(key, p);
+    p = &impl_->prepared.emplace(key, std::move(fresh)).first->second;
   }
-  launch_transpose(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
-  return p.info;
+  launch_transpose(p->function, p->instance, args, reinterpret_cast<CUstream>(stream));
+  return p->info;
 }
 
 void Runtime::flush_l2(Stream stream) {

@@ -80,6 +80,10 @@ TEST(Space, ConfigJsonRoundTripAndRejectsStaleConfigs) {
   for (const auto& c : enumerate(spec(), DeviceLimits{}, problem(DType::f32, 512, 512, 4)))
     EXPECT_EQ(config_from_json(spec(), config_to_json(spec(), c)), c);
   EXPECT_THROW(config_from_json(spec(), nlohmann::json::parse(R"({"tile_m": 64})")), Error);
+  for (const auto& c : enumerate(spec(), DeviceLimits{}, problem(DType::f16, 64, 64, 8)))
+    EXPECT_EQ(config_from_string(spec(), config_to_string(spec(), c)), c);
+  EXPECT_THROW(config_from_string(spec(), "tile_m=64 tile_n"), Error);
+  EXPECT_THROW(config_from_string(spec(), "tile_m=64"), Error);
   auto j = config_to_json(spec(), transpose_default_config(spec()));
   j["layout"] = "diagonal";  // a value the template no longer has
   EXPECT_THROW(config_from_json(spec(), j), Error);

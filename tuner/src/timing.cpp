@@ -37,8 +37,66 @@ Timer::~Timer() {
   for (CUevent e : events_) driver::api().cuEventDestroy(e);
 }
 
-std::vector<float> Timer::sample(const std::function<void()>& launch, int reps) {
+namespace {
+
+// An instantiated CUDA graph captured from `body` on `stream`; destroyed with it.
+class Graph {
+ public:
+  Graph(CUstream stream, const std::function<void()>& body) {
+    const auto& d = driver::api();
+    driver::check(d.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+    CUgraph graph = nullptr;
+    try {
+      body();
+    } catch (...) {
+      d.cuStreamEndCapture(stream, &graph);  // leave the stream usable
+      if (graph) d.cuGraphDestroy(graph);
+      throw;
+    }
+    driver::check(d.cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
+    const CUresult rc = d.cuGraphInstantiate(&exec_, graph, 0);
+    d.cuGraphDestroy(graph);
+    driver::check(rc, "cuGraphInstantiate");
+  }
+  ~Graph() {
+    if (exec_) driver::api().cuGraphExecDestroy(exec_);
+  }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  void launch(CUstream stream) const { driver::check(driver::api().cuGraphLaunch(exec_, stream), "cuGraphLaunch"); }
+
+ private:
+  CUgraphExec exec_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<float> Timer::sample(const std::function<void()>& launch, int reps, int batch) {
   const auto& d = driver::api();
+  if (batch > 1) {
+    const Graph work(stream_, [&] {
+      for (int k = 0; k < batch; ++k) {
+        if (flush_) flush_->enqueue(stream_);
+        launch();
+      }
+    });
+    std::unique_ptr<Graph> flushes;
+    if (flush_)
+      flushes = std::make_unique<Graph>(stream_, [&] {
+        for (int k = 0; k < batch; ++k) flush_->enqueue(stream_);
+      });
+    const auto timed = [&](const Graph* g) -> std::function<void()> {
+      return [this, g] {
+        if (g) g->launch(stream_);
+      };
+    };
+    const auto with = sample(timed(&work), reps, 1);
+    // No flush graph (hot): nothing to subtract.
+    const auto without = flushes ? sample(timed(flushes.get()), reps, 1) : std::vector<float>(with.size(), 0.0f);
+    std::vector<float> out(with.size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = (with[i] - without[i]) / static_cast<float>(batch);
+    return out;
+  }
   while (events_.size() < 2 * static_cast<std::size_t>(reps)) {
     CUevent e = nullptr;
     driver::check(d.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -64,12 +122,20 @@ TimingStats Timer::measure(const std::function<void()>& launch, double hopeless_
   sample(launch, protocol_.warmup);
   std::vector<float> all = sample(launch, protocol_.min_reps);
   TimingStats s = summarize(all);
+  int batch = 1;
+  if (s.median_us < protocol_.batch_below_us) {
+    // Short kernel: about 200 us of work per sample, from scratch in batches.
+    batch = std::clamp(static_cast<int>(200.0 / std::max(s.median_us, 0.5)), 4, 64);
+    all = sample(launch, protocol_.min_reps, batch);
+    s = summarize(all);
+  }
   while (s.ci_pct > protocol_.target_ci_pct && s.samples < protocol_.max_reps &&
          !(hopeless_us > 0 && s.median_us > hopeless_us)) {
-    const auto more = sample(launch, protocol_.min_reps);
+    const auto more = sample(launch, protocol_.min_reps, batch);
     all.insert(all.end(), more.begin(), more.end());
     s = summarize(all);
   }
+  s.batch = batch;
   return s;
 }
 

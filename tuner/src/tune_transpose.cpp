@@ -65,7 +65,7 @@ std::string utc_now() {
 
 nlohmann::json timing_json(const TimingStats& s) {
   return {{"median_us", s.median_us}, {"min_us", s.min_us}, {"max_us", s.max_us}, {"ci_pct", s.ci_pct},
-          {"samples", s.samples}};
+          {"samples", s.samples}, {"batch", s.batch}};
 }
 
 class Progress {
@@ -262,8 +262,8 @@ TuneResult tune_transpose(const TuneOptions& o) {
     pool.cancel();  // a budget or Ctrl-C: compile nothing more
     return out;
   };
-  const std::size_t batch = strategy->adaptive() ? 16 : space.size();
-  run_search(*strategy, o.budget, batch, evaluate, stop_now);
+  const std::size_t proposal_size = strategy->adaptive() ? 16 : space.size();
+  run_search(*strategy, o.budget, proposal_size, evaluate, stop_now);
   result.interrupted = interrupted();
   result.search_seconds = seconds_since(search_start);
 
@@ -277,10 +277,14 @@ TuneResult tune_transpose(const TuneOptions& o) {
     for (std::size_t j = 0; j < k; ++j) {
       const auto& c = ok[j];
       const auto s = harness.timer().sample([&] { harness.launch(c.function, instances[c.index]); },
-                                            o.timing.min_reps);
+                                            o.timing.min_reps, c.timing.batch);
       pooled[j].insert(pooled[j].end(), s.begin(), s.end());
     }
-  for (std::size_t j = 0; j < k; ++j) ok[j].timing = summarize(pooled[j]);
+  for (std::size_t j = 0; j < k; ++j) {
+    const int batch = ok[j].timing.batch;
+    ok[j].timing = summarize(pooled[j]);
+    ok[j].timing.batch = batch;
+  }
   // Lowest median wins; medians within the winner's noise tie and break by space order.
   std::sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(k), [](const Candidate& a, const Candidate& b) {
     return a.timing.median_us < b.timing.median_us;

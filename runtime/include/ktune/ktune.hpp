@@ -45,7 +45,8 @@ class Runtime {
   // pitches in elements. Throws ktune::Error on invalid arguments (nothing launched).
   // A stored config that needs wider alignment than these pointers/pitches have is
   // never launched: the nearest valid tuned config, or the safe default, is.
-  LaunchInfo transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
+  // The returned reference stays valid as long as the Runtime.
+  const LaunchInfo& transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
                        std::int64_t ld_src, DType dtype, Stream stream = nullptr);
 
   // Enqueues the tuner's L2 flush (a read of twice the L2 size) on `stream`, so an
@@ -60,7 +61,7 @@ class Runtime {
 // The process-wide runtime (default database), created at first use.
 Runtime& default_runtime();
 
-inline LaunchInfo transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
+inline const LaunchInfo& transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
                             std::int64_t ld_src, DType dtype, Stream stream = nullptr) {
   return default_runtime().transpose(dst, src, rows, cols, ld_dst, ld_src, dtype, stream);
 }

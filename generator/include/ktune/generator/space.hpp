@@ -42,8 +42,9 @@ nlohmann::json config_to_json(const KernelSpec& spec, const Config& config);
 // Throws ktune::Error when the JSON does not name exactly the spec's tunables with
 // declared values (e.g. a record stored before the template changed).
 Config config_from_json(const KernelSpec& spec, const nlohmann::json& json);
-// "tile_m=64 tile_n=64 ..." for logs and tables.
+// "tile_m=64 tile_n=64 ..." for logs and tables, and back (same checks as from JSON).
 std::string config_to_string(const KernelSpec& spec, const Config& config);
+Config config_from_string(const KernelSpec& spec, const std::string& text);
 
 // Why `config` is not valid for (device, problem): the first failing @require, or
 // nullopt when it is valid.

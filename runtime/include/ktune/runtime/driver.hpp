@@ -17,7 +17,8 @@ namespace ktune::driver {
   X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)   \
   X(cuMemsetD8) X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)        \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)     \
-  X(cuGetErrorName) X(cuGetErrorString) X(cuPointerGetAttribute)
+  X(cuGetErrorName) X(cuGetErrorString) X(cuPointerGetAttribute) X(cuStreamBeginCapture)                 \
+  X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
 
 struct Api {
 #define KTUNE_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -11,6 +11,7 @@ struct TimingStats {
   double median_us = 0, min_us = 0, max_us = 0;
   double ci_pct = 0;  // half-width of the ~95% confidence interval of the median, % of it
   int samples = 0;
+  int batch = 1;  // kernels per timed sample (CUDA graph) for short kernels
   std::vector<float> raw_us;
 };
 
@@ -22,6 +23,7 @@ struct TimingProtocol {
   int min_reps = 10;
   int max_reps = 60;
   double target_ci_pct = 1.0;  // stop once the median is known this well
+  double batch_below_us = 20;  // shorter kernels are timed in CUDA-graph batches
 };
 
 // Times device work with events around the work only. Cold mode flushes the L2
@@ -37,8 +39,11 @@ class Timer {
   // a candidate whose median is already above `hopeless_us` stops at min_reps (its
   // exact time cannot change the outcome).
   TimingStats measure(const std::function<void()>& launch, double hopeless_us = 0);
-  // Exactly `reps` timed repetitions (no warm-up): for interleaved re-timing.
-  std::vector<float> sample(const std::function<void()>& launch, int reps);
+  // Exactly `reps` timed samples (no warm-up), each the time of one kernel: for
+  // interleaved re-timing. With batch > 1 a sample is a CUDA graph of `batch`
+  // (flush, kernel) pairs, minus a graph of `batch` flushes timed right after it,
+  // divided by `batch`: launch gaps and event resolution vanish from short kernels.
+  std::vector<float> sample(const std::function<void()>& launch, int reps, int batch = 1);
   const TimingProtocol& protocol() const { return protocol_; }
 
  private:

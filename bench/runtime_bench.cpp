@@ -1,0 +1,99 @@
+// Runtime start-up and steady-state cost (issue 4's figures), on the GPU:
+//   runtime_bench [ROWS COLS]    (default 8192 2048; uses $KTUNE_CACHE_DIR's database)
+// 1. First call for a problem whose winner is stored: Runtime construction, database
+//    open, lookup, CUBIN load (no NVRTC) and the launch, timed on the host after the
+//    application's own context and buffers exist.
+// 2. The same first call in a runtime whose database has no binary (NVRTC compiles).
+// 3. Steady state: host time per call of ktune::transpose against a raw cuLaunchKernel
+//    of the same function, 100k calls each, small problem so the host is the bottleneck.
+#include <ktune/ktune.hpp>
+#include <ktune/cache/database.hpp>
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/runtime/device.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/transpose_launch.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+using Clock = std::chrono::steady_clock;
+using namespace ktune;
+
+namespace {
+
+double us_since(Clock::time_point t) { return std::chrono::duration<double, std::micro>(Clock::now() - t).count(); }
+
+// Host microseconds per call over `calls` calls, synchronizing (untimed) every 256.
+template <typename F>
+double host_us_per_call(F&& call, int calls) {
+  double total = 0;
+  for (int done = 0; done < calls;) {
+    const auto t = Clock::now();
+    for (int i = 0; i < 256 && done < calls; ++i, ++done) call();
+    total += us_since(t);
+    driver::check(driver::api().cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+  return total / calls;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::int64_t rows = argc > 2 ? std::atoll(argv[1]) : 8192, cols = argc > 2 ? std::atoll(argv[2]) : 2048;
+  std::string why;
+  if (!driver::available(&why)) {
+    std::printf("[  SKIPPED ] runtime_bench: %s\n", why.c_str());
+    return 0;
+  }
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);  // the application's context, as cudart would make it
+  DeviceBuffer src(static_cast<std::size_t>(rows * cols * 4)), dst(static_cast<std::size_t>(rows * cols * 4));
+  void* d = reinterpret_cast<void*>(dst.get());
+  const void* s = reinterpret_cast<const void*>(src.get());
+
+  const std::string db = Database::default_path().string();
+  {
+    const auto t = Clock::now();
+    Runtime rt({db, true});
+    const LaunchInfo& info = rt.transpose(d, s, rows, cols, rows, cols, DType::f32);
+    const double first = us_since(t);
+    driver::check(driver::api().cuCtxSynchronize(), "sync");
+    std::printf("first call, stored winner (%s, %s): %.2f ms (runtime construction, database, lookup, CUBIN load, "
+                "launch)\n",
+                std::string(to_string(info.match)).c_str(), info.config.c_str(), first / 1e3);
+  }
+  {
+    const std::filesystem::path empty = std::filesystem::temp_directory_path() / "ktune-runtime-bench-empty.db";
+    std::filesystem::remove(empty);
+    const auto t = Clock::now();
+    Runtime rt({empty.string(), false});
+    const LaunchInfo& info = rt.transpose(d, s, rows, cols, rows, cols, DType::f32);
+    std::printf("first call, nothing stored (%s): %.2f ms (includes NVRTC)\n", std::string(to_string(info.match)).c_str(),
+                us_since(t) / 1e3);
+    driver::check(driver::api().cuCtxSynchronize(), "sync");
+    std::filesystem::remove(empty);
+  }
+
+  // Steady state on a small problem: the host, not the GPU, is the bottleneck.
+  const std::int64_t n = 64;
+  Runtime rt({db, true});
+  const LaunchInfo& info = rt.transpose(d, s, n, n, n, n, DType::f32);
+  const KernelSpec& spec = KernelSpec::builtin("transpose");
+  const TransposeArgs args{DType::f32, n, n, n, n, dst.get(), src.get()};
+  const Instance inst = instantiate(spec, config_from_string(spec, info.config), dev.limits, transpose_problem(args));
+  const CompileOutput out = compile_cubin(spec.source(), {inst.name_expression}, dev.arch, "transpose");
+  Module module(out.cubin, "raw");
+  const CUfunction f = module.function(out.lowered_names.front());
+  prepare_function(f, inst);
+  constexpr int calls = 100000;
+  host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, 2000);  // warm-up
+  const double raw = host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, calls);
+  const double api = host_us_per_call([&] { rt.transpose(d, s, n, n, n, n, DType::f32); }, calls);
+  const double raw2 = host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, calls);
+  std::printf("steady state, %dx%d f32, %d calls each: raw cuLaunchKernel %.3f us/call (again: %.3f), "
+              "ktune::Runtime::transpose %.3f us/call: overhead %.3f us\n",
+              static_cast<int>(n), static_cast<int>(n), calls, raw, raw2, api, api - std::min(raw, raw2));
+  return 0;
+}
