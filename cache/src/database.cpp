@@ -313,6 +313,39 @@ std::vector<TuningRecord> Database::all() const {
   return read_records(q);
 }
 
+std::size_t Database::prune(const std::function<bool(const TuningRecord&)>& stale) {
+  if (read_only_) throw Error("tuning database " + path_.string() + " is open read-only");
+  std::size_t removed = 0;
+  for (const auto& r : all()) {
+    if (!stale(r)) continue;
+    std::lock_guard<std::mutex> lock(db_->mutex);
+    Statement del(db_->db, "DELETE FROM results WHERE device_key=? AND family=? AND dtype=? AND shape=? AND align=?");
+    del.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape_to_string(r.shape)).bind(5, r.align);
+    del.step();
+    removed += static_cast<std::size_t>(sqlite3_changes(db_->db));
+  }
+  return removed;
+}
+
+nlohmann::json Database::export_json() const {
+  nlohmann::json records = nlohmann::json::array();
+  for (const auto& r : all()) records.push_back(r.to_json());
+  return {{"ktune_schema", k_schema_version}, {"records", records}};
+}
+
+std::size_t Database::import_json(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array())
+    throw Error("not a ktune export: expected {\"ktune_schema\": N, \"records\": [...]}");
+  if (doc.value("ktune_schema", -1) != k_schema_version)
+    throw Error("export has schema " + doc.value("ktune_schema", nlohmann::json(-1)).dump() + ", this ktune reads " +
+                std::to_string(k_schema_version));
+  std::vector<TuningRecord> records;
+  for (const auto& j : doc["records"]) records.push_back(TuningRecord::from_json(j));  // all or nothing
+  std::size_t stored = 0;
+  for (const auto& r : records) stored += put(r) ? 1 : 0;
+  return stored;
+}
+
 void Database::put_binary(const std::string& key, const StoredBinary& binary) {
   std::lock_guard<std::mutex> lock(db_->mutex);
   if (read_only_) return;  // a read-only database simply doesn't learn new binaries

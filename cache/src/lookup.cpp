@@ -47,4 +47,17 @@ LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vect
   return result;
 }
 
+LookupResult lookup_config(const Database& db, const std::string& device_key, const KernelSpec& spec,
+                           const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape) {
+  const auto usable = [&](const TuningRecord& r) {
+    try {
+      return !why_invalid(spec, config_from_json(spec, r.config), limits, problem);
+    } catch (const std::exception&) {
+      return false;  // the template's tunables changed since it was stored
+    }
+  };
+  return lookup(db.find(device_key, spec.family(), std::string(to_string(problem.dtype))), shape,
+                problem.get("align").value_or(1), spec.source_hash(), usable);
+}
+
 }  // namespace ktune

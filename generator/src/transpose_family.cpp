@@ -48,6 +48,11 @@ Problem transpose_problem(const TransposeArgs& args) {
   return Problem{args.dtype, {{"rows", args.rows}, {"cols", args.cols}, {"align", transpose_alignment(args)}}};
 }
 
+Problem transpose_problem_unpitched(DType dtype, std::int64_t rows, std::int64_t cols) {
+  const TransposeArgs args{dtype, rows, cols, rows, cols, 256, 256};
+  return Problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", transpose_alignment(args)}}};
+}
+
 double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols) {
   return 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * size_of(dtype);
 }

@@ -122,20 +122,11 @@ struct Runtime::Impl {
     const DeviceInfo& dev = dit->second;
     const KernelSpec& spec = KernelSpec::builtin("transpose");
     const std::vector<std::int64_t> shape{args.rows, args.cols};
-    const std::int64_t align = *problem.get("align");
+    const std::int64_t align = problem.get("align").value_or(1);
 
     LookupResult found;
-    if (Database* store = database()) {
-      const auto usable = [&](const TuningRecord& r) {
-        try {
-          return !why_invalid(spec, config_from_json(spec, r.config), dev.limits, problem);
-        } catch (const Error&) {
-          return false;
-        }
-      };
-      found = lookup(store->find(dev.fingerprint.key(), "transpose", std::string(to_string(args.dtype))), shape,
-                     align, spec.source_hash(), usable);
-    }
+    if (Database* store = database())
+      found = lookup_config(*store, dev.fingerprint.key(), spec, dev.limits, problem, shape);
     Prepared p;
     Config config = found.record ? config_from_json(spec, found.record->config) : transpose_default_config(spec);
     p.instance = instantiate(spec, config, dev.limits, problem);

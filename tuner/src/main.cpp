@@ -1,4 +1,6 @@
 // The `ktune` command line: tune, space, cache.
+#include "cache_cli.hpp"
+
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
@@ -41,11 +43,6 @@ std::tuple<DType, std::int64_t, std::int64_t> parse_problem(const ProblemArgs& p
   if (!shape || shape->size() != 2)
     throw Error("bad --shape '" + p.shape + "': expected ROWSxCOLS with positive integers, e.g. 8192x2048");
   return {*dtype, (*shape)[0], (*shape)[1]};
-}
-
-// The alignment class tuning runs in: cuMemAlloc'd buffers, pitch = row length.
-std::int64_t tuning_alignment(DType dtype, std::int64_t rows, std::int64_t cols) {
-  return transpose_alignment({dtype, rows, cols, rows, cols, 1 << 20, 1 << 21});
 }
 
 void print_table(const TuneResult& r, int top) {
@@ -130,19 +127,14 @@ int run(int argc, char** argv) {
   bench->add_option("--device", bench_device, "GPU ordinal")->capture_default_str();
   bench->add_flag("--hot", bench_hot, "time with a warm L2");
 
-  std::string cache_db;
-  auto* cache = app.add_subcommand("cache", "inspect the tuning database");
-  cache->require_subcommand(1);
-  auto* list = cache->add_subcommand("list", "list stored results");
-  list->add_option("--database", cache_db, "tuning database file");
-  auto* where = cache->add_subcommand("path", "print where results and logs are stored");
+  add_cache_commands(app);
 
   CLI11_PARSE(app, argc, argv);
 
   if (*tune) {
     const auto [dtype, rows, cols] = parse_problem(tp);
     if (dry_run) {
-      const auto r = dry_run_transpose(dtype, rows, cols, tuning_alignment(dtype, rows, cols), 90, opt.compile_threads,
+      const auto r = dry_run_transpose(dtype, rows, cols, *transpose_problem_unpitched(dtype, rows, cols).get("align"), 90, opt.compile_threads,
                                        opt.instances_per_program);
       std::printf("dry run (no GPU): %zu configs for %s %s, %zu compiled for sm_90 in %.1f s (%.1f ms per config "
                   "on %u threads), %zu failed\n",
@@ -210,26 +202,12 @@ int run(int argc, char** argv) {
   if (*space) {
     const auto [dtype, rows, cols] = parse_problem(sp);
     const KernelSpec& spec = KernelSpec::builtin(sp.family);
-    const std::int64_t al = align > 0 ? align : tuning_alignment(dtype, rows, cols);
+    const std::int64_t al = align > 0 ? align : *transpose_problem_unpitched(dtype, rows, cols).get("align");
     const Problem problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", al}}};
     const auto configs = enumerate(spec, DeviceLimits{}, problem);
     for (const auto& c : configs) std::cout << config_to_json(spec, c).dump() << '\n';
-    std::cout << "{\"count\": " << configs.size() << ", \"cartesian\": " << spec.cartesian_size() << "}\n";
-    return 0;
-  }
-  if (*where) {
-    std::printf("database: %s\nlogs: %s\n", Database::default_path().c_str(),
-                (Database::default_dir() / "logs").c_str());
-    return 0;
-  }
-  if (*list) {
-    Database db(cache_db.empty() ? Database::default_path() : std::filesystem::path(cache_db));
-    const auto records = db.all();
-    for (const auto& r : records)
-      std::printf("%-40s %-10s %-5s %-12s align %-2lld %9.2f us %6.0f GB/s %5.1f%%  %s\n", r.device_key.c_str(),
-                  r.family.c_str(), r.dtype.c_str(), shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
-                  r.median_us, r.gbps, 100 * r.ceiling_fraction, r.config.dump().c_str());
-    std::printf("%zu record(s) in %s\n", records.size(), db.path().c_str());
+    std::cout << "{\"count\": " << configs.size() << ", \"cartesian\": " << spec.cartesian_size()
+              << ", \"template_hash\": \"" << spec.source_hash() << "\"}\n";
     return 0;
   }
   return 0;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,14 @@ class Database {
   std::vector<TuningRecord> find(const std::string& device_key, const std::string& family,
                                  const std::string& dtype) const;
   std::vector<TuningRecord> all() const;
+  // Deletes the records `stale` selects; returns how many.
+  std::size_t prune(const std::function<bool(const TuningRecord&)>& stale);
+
+  // Human-readable interchange: {"ktune_schema": N, "records": [...]}.
+  nlohmann::json export_json() const;
+  // Puts every record (keeping the faster per key, as put does); returns how many were
+  // stored. Throws ktune::Error on malformed input before storing anything.
+  std::size_t import_json(const nlohmann::json& doc);
 
   // Compiled binaries, keyed by the hash of what produced them. A blob whose content
   // hash no longer matches is reported (returns nullopt) and deleted.

@@ -1,6 +1,7 @@
 #pragma once
 #include <ktune/cache/database.hpp>
 #include <ktune/cache/match_level.hpp>
+#include <ktune/generator/space.hpp>
 
 #include <functional>
 
@@ -19,5 +20,10 @@ struct LookupResult {
 LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vector<std::int64_t>& shape,
                     std::int64_t align, const std::string& template_hash,
                     const std::function<bool(const TuningRecord&)>& usable);
+
+// The chain above over a database, for one family: a record is usable when its config
+// still parses against the family's template and is valid for (device, problem).
+LookupResult lookup_config(const Database& db, const std::string& device_key, const KernelSpec& spec,
+                           const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape);
 
 }  // namespace ktune

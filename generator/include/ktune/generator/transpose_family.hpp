@@ -25,6 +25,10 @@ std::int64_t transpose_alignment(const TransposeArgs& args);
 // The problem as constraints see it (rows, cols, align); validates first.
 Problem transpose_problem(const TransposeArgs& args);
 
+// The problem as tuning runs see it: cuMemAlloc'd buffers (256-byte aligned) with
+// pitch = row length. For `ktune space` and `ktune cache explain`.
+Problem transpose_problem_unpitched(DType dtype, std::int64_t rows, std::int64_t cols);
+
 // Bytes a transpose must move (each element read once and written once).
 double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols);
 

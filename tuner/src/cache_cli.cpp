@@ -1,0 +1,162 @@
+#include "cache_cli.hpp"
+
+#include <ktune/cache/lookup.hpp>
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/runtime/device.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CacheArgs {
+  std::string database, family = "transpose", dtype, shape, file, device_key;
+  int device = 0;
+  bool all_devices = false;
+};
+
+fs::path db_path(const CacheArgs& a) { return a.database.empty() ? Database::default_path() : fs::path(a.database); }
+
+void print_record(const TuningRecord& r) {
+  std::printf("%-40s %-10s %-5s %-12s align %-2lld %9.2f us %6.0f GB/s %5.1f%%  %s\n", r.device_key.c_str(),
+              r.family.c_str(), r.dtype.c_str(), shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
+              r.median_us, r.gbps, 100 * r.ceiling_fraction, r.config.dump().c_str());
+}
+
+bool matches(const TuningRecord& r, const CacheArgs& a) {
+  return (a.family.empty() || r.family == a.family) && (a.dtype.empty() || r.dtype == a.dtype) &&
+         (a.shape.empty() || shape_to_string(r.shape) == a.shape);
+}
+
+// The device whose records `explain` resolves: --device-key without a GPU (sm_90 limits
+// assumed), else the GPU's own fingerprint and limits.
+std::pair<std::string, DeviceLimits> target_device(const CacheArgs& a) {
+  if (!a.device_key.empty()) return {a.device_key, DeviceLimits{}};
+  std::string why;
+  if (!driver::available(&why)) throw Error("explain needs a GPU or --device-key KEY (see `ktune cache list`): " + why);
+  const DeviceInfo dev = query_device_ordinal(a.device);
+  return {dev.fingerprint.key(), dev.limits};
+}
+
+void explain(const CacheArgs& a) {
+  const auto dtype = parse_dtype(a.dtype.empty() ? "f32" : a.dtype);
+  if (!dtype) throw Error("unknown dtype '" + a.dtype + "' (known: " + std::string(dtype_names()) + ")");
+  const auto shape = parse_shape(a.shape);
+  if (!shape || shape->size() != 2) throw Error("explain needs --shape ROWSxCOLS");
+  const auto [key, limits] = target_device(a);
+  const KernelSpec& spec = KernelSpec::builtin(a.family);
+  // cuMemAlloc'd buffers with pitch = row length: the class an application usually has.
+  const Problem problem = transpose_problem_unpitched(*dtype, (*shape)[0], (*shape)[1]);
+  Database db(db_path(a), true);
+  const LookupResult r = lookup_config(db, key, spec, limits, problem, *shape);
+  std::printf("device %s, %s %s %s (alignment class %lld):\n", key.c_str(), a.family.c_str(),
+              std::string(to_string(*dtype)).c_str(), a.shape.c_str(),
+              static_cast<long long>(problem.get("align").value_or(1)));
+  if (r.record) {
+    std::printf("  %s: tuned %s align %lld, %.2f us, %s\n", std::string(to_string(r.level)).c_str(),
+                shape_to_string(r.record->shape).c_str(), static_cast<long long>(r.record->align), r.record->median_us,
+                r.record->config.dump().c_str());
+  } else {
+    std::printf("  fallback: no usable tuned record; the safe default %s\n",
+                config_to_string(spec, transpose_default_config(spec)).c_str());
+  }
+  if (r.stale) std::printf("  (%zu record(s) tuned on another template version ignored)\n", r.stale);
+}
+
+}  // namespace
+
+void add_cache_commands(CLI::App& app) {
+  auto args = std::make_shared<CacheArgs>();
+  auto* cache = app.add_subcommand("cache", "inspect, share and maintain the tuning database");
+  cache->require_subcommand(1);
+  const auto with_db = [&](CLI::App* c) {
+    c->add_option("--database", args->database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
+    return c;
+  };
+  const auto with_filter = [&](CLI::App* c) {
+    c->add_option("--family", args->family, "kernel family")->capture_default_str();
+    c->add_option("--dtype", args->dtype, "element type");
+    c->add_option("--shape", args->shape, "ROWSxCOLS");
+    return c;
+  };
+
+  with_db(cache->add_subcommand("list", "list stored results"))->callback([args] {
+    Database db(db_path(*args), true);
+    const auto records = db.all();
+    for (const auto& r : records) print_record(r);
+    std::printf("%zu record(s) in %s\n", records.size(), db.path().c_str());
+  });
+
+  auto* show = with_filter(with_db(cache->add_subcommand("show", "print matching records as JSON")));
+  show->callback([args] {
+    Database db(db_path(*args), true);
+    for (const auto& r : db.all())
+      if (matches(r, *args)) std::cout << r.to_json().dump(2) << '\n';
+  });
+
+  auto* ex = with_filter(with_db(cache->add_subcommand("explain", "which stored result a call would use, and why")));
+  ex->add_option("--device", args->device, "GPU ordinal")->capture_default_str();
+  ex->add_option("--device-key", args->device_key, "a device key from `ktune cache list` (no GPU needed)");
+  ex->callback([args] { explain(*args); });
+
+  auto* exp = with_db(cache->add_subcommand("export", "write all records as JSON (readable, diffable)"));
+  exp->add_option("-o,--output", args->file, "file to write (default: stdout)");
+  exp->callback([args] {
+    const std::string text = Database(db_path(*args), true).export_json().dump(2) + "\n";
+    if (args->file.empty()) {
+      std::cout << text;
+      return;
+    }
+    // Write aside and rename: a reader never sees half a file.
+    const std::string tmp = args->file + ".tmp";
+    std::ofstream(tmp) << text;
+    fs::rename(tmp, args->file);
+  });
+
+  auto* imp = with_db(cache->add_subcommand("import", "add the records of a JSON export (the faster record wins)"));
+  imp->add_option("file", args->file, "JSON file written by `ktune cache export`")->required();
+  imp->callback([args] {
+    std::ifstream in(args->file);
+    if (!in) throw Error("cannot read " + args->file);
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (doc.is_discarded()) throw Error(args->file + " is not JSON");
+    Database db(db_path(*args));
+    const std::size_t stored = db.import_json(doc);
+    std::printf("%zu of %zu record(s) stored in %s (others: a faster record was already there)\n", stored,
+                doc["records"].size(), db.path().c_str());
+  });
+
+  auto* merge = with_db(cache->add_subcommand("merge", "add the records of another database (the faster record wins)"));
+  merge->add_option("other", args->file, "another tuning database file")->required()->check(CLI::ExistingFile);
+  merge->callback([args] {
+    const nlohmann::json doc = Database(args->file, true).export_json();
+    Database db(db_path(*args));
+    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc), doc["records"].size(),
+                args->file.c_str(), db.path().c_str());
+  });
+
+  auto* prune = with_db(cache->add_subcommand("prune", "delete records tuned on a template version that changed"));
+  prune->callback([args] {
+    Database db(db_path(*args));
+    const std::size_t n = db.prune([](const TuningRecord& r) {
+      try {
+        return r.template_hash != KernelSpec::builtin(r.family).source_hash();
+      } catch (const Error&) {
+        return false;  // a family this build doesn't know: keep it for a build that does
+      }
+    });
+    std::printf("pruned %zu stale record(s) from %s\n", n, db.path().c_str());
+  });
+
+  cache->add_subcommand("path", "print where results and logs are stored")->callback([] {
+    std::printf("database: %s\nlogs: %s\n", Database::default_path().c_str(), (Database::default_dir() / "logs").c_str());
+  });
+}
+
+}  // namespace ktune
