@@ -100,6 +100,9 @@ TuneResult tune_transpose(const TuneOptions& o) {
   const std::filesystem::path db_path = o.database.empty() ? Database::default_path() : o.database;
   const DeviceLock lock(db_path.parent_path(), dev.uuid);
   Database db(db_path);  // opened first: a broken file is set aside before any work
+  // Every candidate's program goes to a store of its own: tuning.db stays small, so an
+  // application's first call opens and checks it in a few milliseconds.
+  Database programs(db_path.parent_path() / "programs.db");
   const SigintGuard sigint;
   const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
   TransposeHarness harness(dev, o.dtype, o.rows, o.cols, o.timing);
@@ -244,7 +247,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
   const auto evaluate = [&](const std::vector<std::size_t>& proposal, std::size_t) {
     std::vector<std::string> batch_names;
     for (auto i : proposal) batch_names.push_back(instances[i].name_expression);
-    CompilePool pool(spec.source(), batch_names, dev.arch, o.compile_threads, "transpose", &db,
+    CompilePool pool(spec.source(), batch_names, dev.arch, o.compile_threads, "transpose", &programs,
                      o.instances_per_program);
     std::vector<Evaluation> out;
     while (!stop_now()) {
