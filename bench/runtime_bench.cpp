@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
                 static_cast<double>(std::filesystem::file_size(db)) / 1e6);
   }
   {
-    const std::filesystem::path empty = std::filesystem::temp_directory_path() / "ktune-runtime-bench-empty.db";
+    const std::filesystem::path empty = Database::default_dir() / "runtime-bench-empty.db";
     std::filesystem::remove(empty);
     const auto t = Clock::now();
     Runtime rt({empty.string(), false});

@@ -179,6 +179,24 @@ std::string now_tag() {
 
 }  // namespace
 
+void create_private_directory(const fs::path& dir) {
+  if (dir.empty() || fs::exists(dir)) return;
+  create_private_directory(dir.parent_path());
+  fs::create_directory(dir);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+}
+
+namespace {
+
+// Group- or world-writable: someone else could plant a binary.
+bool writable_by_others(const fs::path& p) {
+  std::error_code ec;
+  const auto perms = fs::status(p, ec).permissions();
+  return !ec && (perms & (fs::perms::group_write | fs::perms::others_write)) != fs::perms::none;
+}
+
+}  // namespace
+
 fs::path Database::default_dir() {
   if (const char* d = std::getenv("KTUNE_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "ktune";
@@ -187,11 +205,11 @@ fs::path Database::default_dir() {
 }
 
 Database::Database(const fs::path& path, bool read_only) : path_(path), read_only_(read_only) {
-  if (!read_only && !path.parent_path().empty() && !fs::exists(path.parent_path())) {
-    fs::create_directories(path.parent_path());
-    // Owner-only: a stored CUBIN is code that will run on the GPU.
-    fs::permissions(path.parent_path(), fs::perms::owner_all, fs::perm_options::replace);
-  }
+  if (!read_only) create_private_directory(path.parent_path());
+  for (const fs::path& p : {path, path.parent_path().empty() ? fs::path(".") : path.parent_path()})
+    if (writable_by_others(p))
+      throw Error("tuning database: " + p.string() + " is writable by other users; refusing to load code from it (chmod go-w " +
+                  p.string() + ")");
   const auto try_open = [&]() -> std::optional<std::string> {
     db_ = std::make_unique<Handle>();
     const int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
@@ -227,7 +245,10 @@ Database::Database(const fs::path& path, bool read_only) : path_(path), read_onl
     return std::nullopt;
   };
   auto problem = try_open();
-  if (!problem) return;
+  if (!problem) {
+    if (!read_only) fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+    return;
+  }
   if (read_only) throw Error("tuning database " + path.string() + " is unusable: " + *problem);
   // Set the broken file aside (never delete what a user might want back) and start empty.
   db_.reset();

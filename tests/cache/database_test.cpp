@@ -137,6 +137,23 @@ TEST_F(DatabaseTest, ReadOnlyNeverWritesOrMovesFiles) {
   EXPECT_THROW(ro.put(record(6, 1.0)), Error);
 }
 
+TEST_F(DatabaseTest, DatabaseWritableByOthersIsRefused) {
+  { Database db(db_path()); }
+  EXPECT_EQ(fs::status(db_path()).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(db_path(), fs::perms::others_write, fs::perm_options::add);
+  try {
+    Database db(db_path(), true);
+    FAIL() << "a world-writable database was opened";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("writable by other users"), std::string::npos) << e.what();
+  }
+  fs::permissions(db_path(), fs::perms::others_write, fs::perm_options::remove);
+  fs::permissions(db_path().parent_path(), fs::perms::group_write, fs::perm_options::add);
+  EXPECT_THROW(Database(db_path(), true), Error);
+  fs::permissions(db_path().parent_path(), fs::perms::group_write, fs::perm_options::remove);
+  EXPECT_NO_THROW(Database(db_path(), true));
+}
+
 TEST_F(DatabaseTest, BinaryWithBadHashIsDiscarded) {
   Database db(db_path());
   db.put_binary("k1", {std::string("\x7f" "ELF cubin bytes", 15), "_Z3foov"});

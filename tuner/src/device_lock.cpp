@@ -1,5 +1,6 @@
 #include <ktune/tuner/device_lock.hpp>
 
+#include <ktune/cache/database.hpp>
 #include <ktune/generator/error.hpp>
 
 #include <fcntl.h>
@@ -13,8 +14,7 @@ namespace ktune {
 
 DeviceLock::DeviceLock(const std::filesystem::path& dir, const std::string& device_id)
     : path_(dir / ("tuning-" + device_id + ".lock")) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  create_private_directory(dir);
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd_ < 0) throw Error("cannot open lock file " + path_.string() + ": " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {

@@ -1,12 +1,12 @@
 #include <ktune/tuner/search_log.hpp>
 
+#include <ktune/cache/database.hpp>
 #include <ktune/generator/error.hpp>
 
 namespace ktune {
 
 SearchLog::SearchLog(std::filesystem::path path) : path_(std::move(path)) {
-  std::error_code ec;
-  std::filesystem::create_directories(path_.parent_path(), ec);
+  create_private_directory(path_.parent_path());
   out_.open(path_, std::ios::out | std::ios::trunc);
   if (!out_) throw Error("cannot write search log " + path_.string());
 }

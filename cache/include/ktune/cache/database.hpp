@@ -38,6 +38,10 @@ struct TuningRecord {
   static TuningRecord from_json(const nlohmann::json& j);  // throws ktune::Error
 };
 
+// Creates `dir` (and parents) owner-only when missing: stored CUBINs are code that
+// runs on the GPU.
+void create_private_directory(const std::filesystem::path& dir);
+
 std::string shape_to_string(const std::vector<std::int64_t>& shape);  // "8192x2048"
 // Parses "8192x2048"; nullopt when malformed or not positive.
 std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text);
@@ -58,7 +62,9 @@ class Database {
   static std::filesystem::path default_path() { return default_dir() / "tuning.db"; }
 
   // Creates the file (and an owner-only directory) when missing. read_only opens an
-  // existing database without ever writing or setting it aside.
+  // existing database without ever writing or setting it aside. A database file or
+  // directory that other users may write is refused (ktune::Error): loading a CUBIN
+  // from it would run their code.
   explicit Database(const std::filesystem::path& path, bool read_only = false);
   ~Database();
   Database(Database&&) noexcept;
