@@ -30,6 +30,24 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     rc=$?; [ $rc = 0 ] || status=1
     note "compute-sanitizer $tool: rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/tests.log" | tail -1)"
   done
+  # Bad input on the real device: each must fail with its message, and nothing else.
+  ktune="$build/tuner/ktune"
+  expect_error() {  # message, command...
+    local msg=$1; shift
+    if "$@" > "$out/bad.txt" 2>&1; then note "bad input accepted: $*"; status=1;
+    elif grep -q "$msg" "$out/bad.txt"; then note "bad input ok: $* -> $(grep -m1 "$msg" "$out/bad.txt" | cut -c1-150)";
+    else note "bad input, wrong message: $* -> $(head -c 300 "$out/bad.txt")"; status=1; fi
+    cat "$out/bad.txt" >> "$out/tests.log"; rm -f "$out/bad.txt"
+  }
+  expect_error "of GPU memory to tune" "$ktune" tune transpose --shape 200000x200000
+  expect_error "does not exist" "$ktune" tune transpose --device 7
+  expect_error "rows and cols must each be below 2^31" "$ktune" tune transpose --shape 3000000000x2
+  "$ktune" tune transpose --shape 16384x16384 > "$out/first-tuner.txt" 2>&1 &
+  first=$!
+  sleep 3
+  expect_error "is tuning on this GPU" "$ktune" tune transpose --shape 1024x1024
+  wait $first || { note "the first tuner failed"; status=1; }
+  cat "$out/first-tuner.txt" >> "$out/tests.log"; rm -f "$out/first-tuner.txt"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash "$here/bench/transpose_bench.sh" "$build" "$out" || status=1

@@ -7,29 +7,45 @@
 
 namespace ktune {
 
-void validate(const TransposeArgs& a) {
-  // Runs on every runtime call: nothing allocates unless it fails.
-  const auto fail = [&](const std::string& what) {
-    throw Error("transpose " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
-  };
-  if (a.rows <= 0 || a.cols <= 0) fail("dimensions must be positive");
+namespace {
+
+[[noreturn]] void fail(const TransposeArgs& a, const std::string& what) {
+  throw Error("transpose " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
+}
+
+// The extents (bytes) src and dst must have; checks sizes and pitches.
+std::pair<std::int64_t, std::int64_t> checked_extents(const TransposeArgs& a) {
+  if (a.rows <= 0 || a.cols <= 0) fail(a, "dimensions must be positive");
   constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
-  if (a.rows > int_max || a.cols > int_max) fail("rows and cols must each be below 2^31");
-  if (a.ld_src < a.cols) fail("ld_src " + std::to_string(a.ld_src) + " is smaller than cols");
-  if (a.ld_dst < a.rows) fail("ld_dst " + std::to_string(a.ld_dst) + " is smaller than rows");
+  if (a.rows > int_max || a.cols > int_max) fail(a, "rows and cols must each be below 2^31");
+  if (a.ld_src < a.cols) fail(a, "ld_src " + std::to_string(a.ld_src) + " is smaller than cols");
+  if (a.ld_dst < a.rows) fail(a, "ld_dst " + std::to_string(a.ld_dst) + " is smaller than rows");
   const std::int64_t elem = size_of(a.dtype);
   std::int64_t src_bytes = 0, dst_bytes = 0;
   // Last element of the last row, plus one: the extent each buffer must have.
   if (__builtin_mul_overflow(a.rows - 1, a.ld_src, &src_bytes) || __builtin_add_overflow(src_bytes, a.cols, &src_bytes) ||
       __builtin_mul_overflow(src_bytes, elem, &src_bytes) || __builtin_mul_overflow(a.cols - 1, a.ld_dst, &dst_bytes) ||
       __builtin_add_overflow(dst_bytes, a.rows, &dst_bytes) || __builtin_mul_overflow(dst_bytes, elem, &dst_bytes))
-    fail("buffer size overflows 64 bits");
-  if (a.src == 0 || a.dst == 0) fail("null pointer");
+    fail(a, "buffer size overflows 64 bits");
+  return {src_bytes, dst_bytes};
+}
+
+}  // namespace
+
+std::int64_t transpose_extent_bytes(DType dtype, std::int64_t rows, std::int64_t cols) {
+  return checked_extents({dtype, rows, cols, rows, cols, 0, 0}).first;
+}
+
+void validate(const TransposeArgs& a) {
+  // Runs on every runtime call: nothing allocates unless it fails.
+  const auto [src_bytes, dst_bytes] = checked_extents(a);
+  const std::int64_t elem = size_of(a.dtype);
+  if (a.src == 0 || a.dst == 0) fail(a, "null pointer");
   if (a.src % static_cast<std::uintptr_t>(elem) || a.dst % static_cast<std::uintptr_t>(elem))
-    fail("pointers must be aligned to the element size (" + std::to_string(elem) + " bytes)");
+    fail(a, "pointers must be aligned to the element size (" + std::to_string(elem) + " bytes)");
   const bool disjoint = a.dst + static_cast<std::uintptr_t>(dst_bytes) <= a.src ||
                         a.src + static_cast<std::uintptr_t>(src_bytes) <= a.dst;
-  if (!disjoint) fail("src and dst overlap (transpose is out of place)");
+  if (!disjoint) fail(a, "src and dst overlap (transpose is out of place)");
 }
 
 std::int64_t transpose_alignment(const TransposeArgs& a) {

@@ -1,15 +1,37 @@
 #include <ktune/tuner/transpose_harness.hpp>
 
+#include <ktune/generator/error.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
+
+#include <unistd.h>
 
 #include <chrono>
 
 namespace ktune {
+namespace {
+
+// Checks before allocating: three device buffers and two host copies of the matrix
+// (input and reference) must fit, or the tuner says so instead of dying mid-way.
+std::size_t checked_bytes(DType dtype, std::int64_t rows, std::int64_t cols) {
+  const auto bytes = static_cast<double>(transpose_extent_bytes(dtype, rows, cols));
+  std::size_t free = 0, total = 0;
+  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
+  const double host = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const auto gb = [](double b) { return std::to_string(static_cast<long long>(b / 1e9 + 0.5)) + " GB"; };
+  const std::string what = "transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " " +
+                           std::string(to_string(dtype)) + " needs ";
+  if (3 * bytes > 0.95 * static_cast<double>(free))
+    throw Error(what + "3 x " + gb(bytes) + " of GPU memory to tune (" + gb(static_cast<double>(free)) + " free)");
+  if (2 * bytes > 0.8 * host) throw Error(what + "2 x " + gb(bytes) + " of host memory to verify (" + gb(host) + ")");
+  return static_cast<std::size_t>(bytes);
+}
+
+}  // namespace
 
 TransposeHarness::TransposeHarness(const DeviceInfo& device, DType dtype, std::int64_t rows, std::int64_t cols,
                                    const TimingProtocol& protocol)
     : context_(device.device),
-      bytes_(static_cast<std::size_t>(rows * cols * size_of(dtype))),
+      bytes_(checked_bytes(dtype, rows, cols)),
       src_(round16(bytes_)),
       dst_(round16(bytes_)),
       ref_(round16(bytes_)),

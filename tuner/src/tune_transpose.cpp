@@ -14,16 +14,14 @@
 #include <ktune/tuner/transpose_harness.hpp>
 #include <ktune/tuner/verifier.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <chrono>
-#include <cstring>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
-#include <map>
-#include <random>
-#include <unistd.h>
 
 namespace ktune {
 namespace {
@@ -61,7 +59,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
 }
-
 
 nlohmann::json timing_json(const TimingStats& s) {
   return {{"median_us", s.median_us}, {"min_us", s.min_us}, {"max_us", s.max_us}, {"ci_pct", s.ci_pct},

@@ -18,6 +18,10 @@ struct TransposeArgs {
 // smaller than the row, null, misaligned or overlapping pointers.
 void validate(const TransposeArgs& args);
 
+// Bytes of an unpitched rows x cols matrix; throws ktune::Error like validate() on bad
+// sizes or overflow.
+std::int64_t transpose_extent_bytes(DType dtype, std::int64_t rows, std::int64_t cols);
+
 // Largest power-of-two vector width in elements (<= 16 bytes) that both pointers and both
 // pitches are aligned to: the alignment class that decides which `vec` is valid.
 std::int64_t transpose_alignment(const TransposeArgs& args);
