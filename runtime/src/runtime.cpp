@@ -94,7 +94,12 @@ struct Runtime::Impl {
     auto& module = modules[{ctx, key}];
     if (!module.module) {
       Database* store = database();
-      std::optional<StoredBinary> binary = store ? store->get_binary(key) : std::nullopt;
+      std::optional<StoredBinary> binary;
+      try {
+        if (store) binary = store->get_binary(key);
+      } catch (const std::exception& e) {  // a damaged store costs a compile, not the call
+        logger("ktune.runtime")->warn("stored binary unreadable ({}); compiling", e.what());
+      }
       if (!binary) {
         CompileOutput out = compile_cubin(spec.source(), {inst.name_expression}, dev.arch, spec.family());
         binary = StoredBinary{out.cubin, out.lowered_names.front()};
@@ -125,8 +130,13 @@ struct Runtime::Impl {
     const std::int64_t align = problem.get("align").value_or(1);
 
     LookupResult found;
-    if (Database* store = database())
-      found = lookup_config(*store, dev.fingerprint.key(), spec, dev.limits, problem, shape);
+    try {
+      if (Database* store = database())
+        found = lookup_config(*store, dev.fingerprint.key(), spec, dev.limits, problem, shape);
+    } catch (const std::exception& e) {  // a database failing mid-read: the safe default, not an error
+      logger("ktune.runtime")->warn("tuning database lookup failed ({}); using the safe default", e.what());
+      found = LookupResult{};
+    }
     Prepared p;
     Config config = found.record ? config_from_json(spec, found.record->config) : transpose_default_config(spec);
     p.instance = instantiate(spec, config, dev.limits, problem);
