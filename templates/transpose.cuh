@@ -7,11 +7,14 @@
 // @tune    block_y = 2, 4, 8, 16, 32
 // @tune    vec     = 1, 2, 4, 8, 16
 // @tune    layout  = direct, none, pad, xor, shift
+// @tune    realign = 0, 1
 // @derive  threads    = block_x * block_y
 // @derive  smem_bytes = layout == "direct" ? 0 : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
 // @require vec * elem_bytes <= 16
-// @require vec == 1 || align % vec == 0
+// @require vec == 1 || align % vec == 0 || realign == 1
+// @require realign == 0 || align < vec && vec * elem_bytes == 16 && elem_bytes >= 4 && layout != "direct"
+// @require realign == 0 || block_x * vec == tile_m && block_x <= 32
 // @require tile_m % vec == 0 && tile_n % vec == 0
 // @require layout == "direct" || (tile_n / vec) % block_x == 0 && tile_m % block_y == 0
 // @require layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
@@ -24,6 +27,7 @@
 // @launch  grid  = (ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
 // @launch  smem  = smem_bytes
 //
+// A tunable added later lists the old behaviour first, so older search logs replay.
 // Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
 // SM); more than 16 vector accesses or 128 bytes in flight per thread (or one vec x vec
 // block, when that is larger) spill or starve occupancy without adding memory parallelism.
@@ -49,6 +53,15 @@
 // Swizzling on r / vec instead of r matters: the lanes of a warp that read a
 // vec x vec block sit vec rows apart, so the swizzle must vary with the block row.
 // The host twin of this function (generator/layout_model) counts bank conflicts.
+//
+// realign = 1 keeps 16-byte global accesses when pointers or pitches are not 16-byte
+// aligned (e.g. 8191 columns): each row is read as the aligned 16-byte chunks that
+// cover it and shifted into place in registers (two loads per group, the second an L1
+// hit), and each dst row is written as aligned chunks assembled with a warp shuffle
+// from the neighbouring lane, with scalar stores only for the partial chunks at the
+// tile's two ends. The shuffle needs one tile row per row of lanes (block_x * vec ==
+// tile_m, block_x <= 32). Reads may reach vec - 1 elements past the tile, so edge tile
+// columns take the scalar path.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 
@@ -56,6 +69,51 @@ template <typename T, int V>
 struct alignas(sizeof(T) * V) KtuneVec {
   T v[V];
 };
+
+// Elements [m, m + V) of the pair (a, b), for a run-time m in [0, V).
+template <typename T, int V>
+__device__ __forceinline__ KtuneVec<T, V> ktune_funnel(const KtuneVec<T, V>& a, const KtuneVec<T, V>& b, int m) {
+  KtuneVec<T, V> out;
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    T x = a.v[k];
+#pragma unroll
+    for (int mm = 1; mm < V; ++mm)
+      if (m == mm) x = k + mm < V ? a.v[k + mm] : b.v[k + mm - V];
+    out.v[k] = x;
+  }
+  return out;
+}
+
+// 16-byte load and store that stay single instructions even when the value is then
+// taken apart element by element (which otherwise splits them into scalars).
+template <typename Vec>
+__device__ __forceinline__ Vec ktune_load16(const Vec* p) {
+  static_assert(sizeof(Vec) == 16, "16-byte vectors only");
+  union {
+    uint4 raw;
+    Vec v;
+  } u;
+  u.raw = __ldg(reinterpret_cast<const uint4*>(p));
+  return u.v;
+}
+
+template <typename Vec>
+__device__ __forceinline__ void ktune_store16(Vec* p, const Vec& v) {
+  static_assert(sizeof(Vec) == 16, "16-byte vectors only");
+  union {
+    Vec v;
+    uint4 raw;
+  } u;
+  u.v = v;
+  *reinterpret_cast<uint4*>(p) = u.raw;
+}
+
+// How many elements past a 16-byte boundary p points.
+template <typename T, int V>
+__device__ __forceinline__ int ktune_misalignment(const T* p) {
+  return static_cast<int>((reinterpret_cast<unsigned long long>(p) / sizeof(T)) % V);
+}
 
 template <int layout, int tile_n, int vec>
 __device__ __forceinline__ int ktune_smem_group(int r, int g) {
@@ -66,7 +124,7 @@ __device__ __forceinline__ int ktune_smem_group(int r, int g) {
   return r * groups + g;
 }
 
-template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout>
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign>
 __global__ void __launch_bounds__(block_x * block_y)
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
@@ -125,7 +183,18 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
   Vec* tile = reinterpret_cast<Vec*>(ktune_smem);
 
   // Phase 1: src rows -> shared memory, lanes along column groups.
-  if (full) {
+  if (realign && full && c0 > 0 && c0 + tile_n + vec <= cols) {
+#pragma unroll
+    for (int r = ty; r < tile_m; r += block_y) {
+      const T* row = s + r * ld_src;
+      const int m = ktune_misalignment<T, vec>(row);
+      const Vec* chunks = reinterpret_cast<const Vec*>(row - m);
+#pragma unroll
+      for (int g = tx; g < groups; g += block_x)
+        tile[ktune_smem_group<layout, tile_n, vec>(r, g)] =
+            ktune_funnel<T, vec>(ktune_load16(chunks + g), ktune_load16(chunks + g + 1), m);
+    }
+  } else if (full && !realign) {
 #pragma unroll
     for (int r = ty; r < tile_m; r += block_y)
 #pragma unroll
@@ -161,7 +230,31 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
 #pragma unroll
         for (int k = 0; k < vec; ++k) out.v[k] = in[k].v[j];
         const int c = cg * vec + j;
-        if (full) {
+        if (realign && full) {
+          // Lane rg holds dst elements [rg * vec, rg * vec + vec) of row c; the aligned
+          // chunk that ends inside them starts in the previous lane's.
+          T* row = d + c * ld_dst;
+          const int m = ktune_misalignment<T, vec>(row);
+          Vec prev;
+#pragma unroll
+          for (int k = 0; k < vec; ++k) prev.v[k] = __shfl_up_sync(0xffffffffu, out.v[k], 1);
+          if (m == 0) {
+            ktune_store16(reinterpret_cast<Vec*>(row + rg * vec), out);
+          } else {
+            if (rg > 0) {
+              ktune_store16(reinterpret_cast<Vec*>(row + rg * vec - m), ktune_funnel<T, vec>(prev, out, vec - m));
+            } else {
+#pragma unroll
+              for (int k = 0; k < vec; ++k)
+                if (k < vec - m) row[k] = out.v[k];
+            }
+            if (rg == tile_m / vec - 1) {
+#pragma unroll
+              for (int k = 0; k < vec; ++k)
+                if (k >= vec - m) row[rg * vec + k] = out.v[k];
+            }
+          }
+        } else if (full) {
           *reinterpret_cast<Vec*>(d + c * ld_dst + rg * vec) = out;
         } else if (c0 + c < cols) {
 #pragma unroll

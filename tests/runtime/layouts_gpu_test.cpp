@@ -8,6 +8,7 @@
 #include <ktune/runtime/transpose_launch.hpp>
 
 #include <cstring>
+#include <string>
 
 namespace ktune {
 namespace {
@@ -42,12 +43,17 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
   for (const char* layout : {"direct", "none", "pad", "xor", "shift"}) {
     SCOPED_TRACE(layout);
     // Vector path with partial edge tiles, and the scalar path on an odd shape.
-    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout}},
+    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout}, {"realign", 0}},
             DType::f32, 1008, 1040);
-    run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout}},
+    run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout}, {"realign", 0}},
             DType::f32, 333, 517);
-    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 8}, {"block_y", 8}, {"vec", 8}, {"layout", layout}},
+    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 8}, {"block_y", 8}, {"vec", 8}, {"layout", layout}, {"realign", 0}},
             DType::f16, 136, 264);
+    // 16-byte accesses at odd pitches (1021 columns: rows start anywhere in a chunk).
+    if (std::string(layout) != "direct")
+      run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout},
+                    {"realign", 1}},
+              DType::f32, 333, 1021);
   }
 }
 

@@ -47,6 +47,24 @@ TEST(NvrtcCompile, EveryF32ConfigCompilesForSm90) {
   EXPECT_GE(n, 300u);
 }
 
+TEST(NvrtcCompile, EveryRealignedConfigCompiles) {
+  // Realigned configs exist only where pointers or pitches are not 16-byte aligned.
+  for (DType dtype : {DType::f32, DType::f64}) {
+    const Problem p{dtype, {{"rows", 8191}, {"cols", 4097}, {"align", 1}}};
+    std::vector<std::string> names;
+    for (const auto& c : enumerate(spec(), DeviceLimits{}, p))
+      if (std::get<std::int64_t>(c.back()) == 1) names.push_back(instantiate(spec(), c, DeviceLimits{}, p).name_expression);
+    EXPECT_GE(names.size(), 20u) << to_string(dtype);
+    CompilePool pool(spec().source(), names, 90, 0, "transpose");
+    std::size_t compiled = 0;
+    while (auto b = pool.next()) {
+      for (const auto& u : b->units) compiled += u.entries.size();
+      for (const auto& [i, e] : b->errors) ADD_FAILURE() << names[i] << ": " << e;
+    }
+    EXPECT_EQ(compiled, names.size());
+  }
+}
+
 TEST(NvrtcCompile, SampleOfOtherElementSizesCompiles) {
   for (auto [dtype, align] : {std::pair{DType::u8, 16}, {DType::f16, 8}, {DType::f64, 2}}) {
     std::size_t n = 0;

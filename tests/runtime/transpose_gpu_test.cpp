@@ -9,6 +9,7 @@
 #include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/verifier.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -24,7 +25,7 @@ struct Case {
 const std::vector<Case> k_cases = {
     {1, 1, 1, 1},         {3, 5, 5, 3},         {33, 65, 65, 33},     {1000, 1, 1, 1000},
     {1, 1000, 1000, 1},   {4097, 8191, 8191, 4097}, {33, 65, 70, 37}, {1008, 1040, 1040, 1008},
-    {48, 80, 96, 64},     {16, 16, 16, 16},
+    {48, 80, 96, 64},     {16, 16, 16, 16},     {129, 1021, 1021, 129}, {300, 700, 703, 301},
 };
 
 TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
@@ -35,11 +36,18 @@ TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
   std::size_t runs = 0;
   for (DType dtype : {DType::u8, DType::f16, DType::f32, DType::f64}) {
     const std::int64_t elem = size_of(dtype);
-    // The widest alignment class holds every config; each case filters by its own.
-    const Problem widest{dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 16}}};
-    const auto configs = enumerate(spec, dev.limits, widest);
+    // The widest alignment class holds every config but the realigned ones, which
+    // exist only below it; each case filters the union by its own class.
+    const Problem widest{dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 16 / elem}}};
+    const Problem narrowest{dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 1}}};
+    auto configs = enumerate(spec, dev.limits, widest);
+    for (const auto& c : enumerate(spec, dev.limits, narrowest))
+      if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
     std::vector<std::string> names;
-    for (const auto& c : configs) names.push_back(instantiate(spec, c, dev.limits, widest).name_expression);
+    for (const auto& c : configs) {
+      const Problem& p = why_invalid(spec, c, dev.limits, widest) ? narrowest : widest;
+      names.push_back(instantiate(spec, c, dev.limits, p).name_expression);
+    }
     CompilePool pool(spec.source(), names, dev.arch, 0, "transpose");
     std::vector<std::unique_ptr<Module>> modules;
     std::vector<CUfunction> functions(configs.size(), nullptr);
@@ -49,7 +57,8 @@ TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
         modules.push_back(std::make_unique<Module>(u.cubin, "test batch"));
         for (const auto& [i, lowered] : u.entries) {
           functions[i] = modules.back()->function(lowered);
-          prepare_function(functions[i], instantiate(spec, configs[i], dev.limits, widest));
+          prepare_function(functions[i], instantiate(spec, configs[i], dev.limits,
+                                                     why_invalid(spec, configs[i], dev.limits, widest) ? narrowest : widest));
         }
       }
     }

@@ -34,7 +34,16 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
         if (!dtype) throw Error("unknown dtype in " + path.string());
         run.dtype = *dtype;
       } else if (type == "candidate" && spec) {
-        Config c = config_from_json(*spec, j.at("config"));
+        // A log from before a tunable was added: templates list a new tunable's old
+        // behaviour first, so that value stands for the missing one.
+        nlohmann::json config = j.at("config");
+        for (const auto& t : spec->tunables())
+          if (!config.contains(t.name)) {
+            const Value& old = t.values.front();
+            if (const auto* i = std::get_if<std::int64_t>(&old)) config[t.name] = *i;
+            else config[t.name] = std::get<std::string>(old);
+          }
+        Config c = config_from_json(*spec, config);
         std::optional<double> t;
         if (j.at("status") == "ok") t = j.at("timing").at("median_us").get<double>();
         run.configs.push_back(std::move(c));

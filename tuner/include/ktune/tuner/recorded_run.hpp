@@ -25,6 +25,8 @@ struct RecordedRun {
 
 // Reads a search log of a family the build knows. Corrupt or truncated lines are
 // counted and skipped; a missing header or an unknown family throws ktune::Error.
+// Tunables added to the template after the log was written take their first declared
+// value (a new tunable lists the old behaviour first).
 RecordedRun read_search_log(const std::filesystem::path& path);
 
 }  // namespace ktune
