@@ -87,26 +87,33 @@ __device__ __forceinline__ KtuneVec<T, V> ktune_funnel(const KtuneVec<T, V>& a, 
 
 // 16-byte load and store that stay single instructions even when the value is then
 // taken apart element by element (which otherwise splits them into scalars).
+// (Only realign uses them, always with 16-byte vectors; other widths copy plainly.)
 template <typename Vec>
 __device__ __forceinline__ Vec ktune_load16(const Vec* p) {
-  static_assert(sizeof(Vec) == 16, "16-byte vectors only");
-  union {
-    uint4 raw;
-    Vec v;
-  } u;
-  u.raw = __ldg(reinterpret_cast<const uint4*>(p));
-  return u.v;
+  if constexpr (sizeof(Vec) == 16) {
+    union {
+      uint4 raw;
+      Vec v;
+    } u;
+    u.raw = __ldg(reinterpret_cast<const uint4*>(p));
+    return u.v;
+  } else {
+    return *p;
+  }
 }
 
 template <typename Vec>
 __device__ __forceinline__ void ktune_store16(Vec* p, const Vec& v) {
-  static_assert(sizeof(Vec) == 16, "16-byte vectors only");
-  union {
-    Vec v;
-    uint4 raw;
-  } u;
-  u.v = v;
-  *reinterpret_cast<uint4*>(p) = u.raw;
+  if constexpr (sizeof(Vec) == 16) {
+    union {
+      Vec v;
+      uint4 raw;
+    } u;
+    u.v = v;
+    *reinterpret_cast<uint4*>(p) = u.raw;
+  } else {
+    *p = v;
+  }
 }
 
 // How many elements past a 16-byte boundary p points.
