@@ -48,6 +48,18 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   expect_error "is tuning on this GPU" "$ktune" tune transpose --shape 1024x1024
   wait $first || { note "the first tuner failed"; status=1; }
   cat "$out/first-tuner.txt" >> "$out/tests.log"; rm -f "$out/first-tuner.txt"
+  # Ctrl-C mid-search: exit 0, the best so far stored, the log closed as interrupted.
+  "$ktune" tune transpose --shape 8192x8192 --database "$KTUNE_CACHE_DIR/sigint.db" > "$out/sigint.txt" 2>&1 &
+  tuner=$!
+  sleep 6
+  kill -INT $tuner
+  if wait $tuner && grep -q "INTERRUPTED" "$out/sigint.txt" && "$ktune" cache list --database "$KTUNE_CACHE_DIR/sigint.db" | grep -q 8192x8192 \
+     && grep -q '"interrupted":true' "$(grep -o '/[^ ]*\.jsonl' "$out/sigint.txt" | tail -1)"; then
+    note "ctrl-c ok: $(grep -E 'INTERRUPTED' "$out/sigint.txt")"
+  else
+    note "ctrl-c FAILED: $(tail -c 400 "$out/sigint.txt")"; status=1
+  fi
+  cat "$out/sigint.txt" >> "$out/tests.log"; rm -f "$out/sigint.txt"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash "$here/bench/transpose_bench.sh" "$build" "$out" || status=1
