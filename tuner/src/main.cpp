@@ -46,8 +46,8 @@ std::tuple<DType, std::int64_t, std::int64_t> parse_problem(const ProblemArgs& p
 }
 
 void print_table(const TuneResult& r, int top) {
-  std::printf("\n%s, transpose: %zu configs, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (search %.1f s)%s\n",
-              r.device_name.c_str(), r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.search_seconds,
+  std::printf("\n%s, transpose: %zu of %zu configs evaluated, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (search %.1f s)%s\n",
+              r.device_name.c_str(), r.evaluated, r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.search_seconds,
               r.interrupted ? ", INTERRUPTED: best so far" : "");
   if (r.clocks_moved) std::printf("warning: the GPU memory clock changed during the run; timings may not compare\n");
   std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", "GB/s", "% memcpy", "+-%", "regs", "config");

@@ -308,7 +308,8 @@ TuneResult tune_transpose(const TuneOptions& o) {
     result.ranked.push_back(r);
   }
   for (const auto& r : all)
-    if (r.status != "ok") result.failed.push_back(r);
+    if (!r.status.empty() && r.status != "ok") result.failed.push_back(r);  // empty: never proposed
+  result.evaluated = done;
   result.seconds = seconds_since(t0);
   const std::optional<Clocks> clocks_end = read_clocks(dev.uuid);
   // Memory clock moving means the timings of early and late candidates differ in kind;

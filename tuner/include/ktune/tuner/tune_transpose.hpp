@@ -39,6 +39,7 @@ struct TuneResult {
   std::vector<CandidateResult> ranked;  // ok candidates, fastest first (finalists re-timed)
   std::vector<CandidateResult> failed;
   std::size_t space_size = 0;
+  std::size_t evaluated = 0;  // less than space_size under a budget, another strategy or Ctrl-C
   double ceiling_gbps = 0, ceiling_us = 0;
   double seconds = 0;
   double search_seconds = 0;  // compile, verify and time, overlapped
