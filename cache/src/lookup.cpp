@@ -9,6 +9,7 @@ std::string_view to_string(MatchLevel level) {
   switch (level) {
     case MatchLevel::exact: return "exact";
     case MatchLevel::nearest: return "nearest";
+    case MatchLevel::same_arch: return "same_arch";
     case MatchLevel::fallback: break;
   }
   return "fallback";
@@ -56,8 +57,25 @@ LookupResult lookup_config(const Database& db, const std::string& device_key, co
       return false;  // the template's tunables changed since it was stored
     }
   };
-  return lookup(db.find(device_key, spec.family(), std::string(to_string(problem.dtype))), shape,
-                problem.get("align").value_or(1), spec.source_hash(), usable);
+  const std::string dtype(to_string(problem.dtype));
+  const std::int64_t align = problem.get("align").value_or(1);
+  LookupResult r = lookup(db.find(device_key, spec.family(), dtype), shape, align, spec.source_hash(), usable);
+  if (r.record) return r;
+  // Another device model of the same compute capability: its winners compile for this
+  // arch and are usually far better than the safe default.
+  const auto arch = [](const std::string& key) {
+    const std::size_t a = key.find("|sm_");
+    return a == std::string::npos ? std::string() : key.substr(a, key.find('|', a + 1) - a);
+  };
+  std::vector<TuningRecord> others;
+  for (auto& rec : db.all())
+    if (rec.device_key != device_key && !arch(device_key).empty() && arch(rec.device_key) == arch(device_key) &&
+        rec.family == spec.family() && rec.dtype == dtype)
+      others.push_back(std::move(rec));
+  LookupResult o = lookup(others, shape, align, spec.source_hash(), usable);
+  o.stale += r.stale;
+  if (o.record) o.level = MatchLevel::same_arch;
+  return o;
 }
 
 }  // namespace ktune

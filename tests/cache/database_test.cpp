@@ -201,14 +201,14 @@ TEST_F(DatabaseTest, KilledWriterLeavesAHealthyDatabase) {
     Database db(db_path());
     db.put(record(999999, 1.0));
   }
-  for (int round = 0; round < 10; ++round) {
+  for (int round = 0; round < 50; ++round) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       Database db(db_path());
       for (int i = 0;; ++i) db.put(record(round * 100000 + i + 1, 1.0));
     }
-    usleep(static_cast<useconds_t>(20000 + 7000 * round));
+    usleep(static_cast<useconds_t>(5000 + (round * 7919) % 150000));  // kill points spread over 5-155 ms
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
     Database db(db_path());

@@ -55,6 +55,7 @@ TEST(Lookup, FallbackWhenNothingUsableAndStaleTemplatesIgnored) {
 TEST(Lookup, NamesOfLevels) {
   EXPECT_EQ(to_string(MatchLevel::exact), "exact");
   EXPECT_EQ(to_string(MatchLevel::nearest), "nearest");
+  EXPECT_EQ(to_string(MatchLevel::same_arch), "same_arch");
   EXPECT_EQ(to_string(MatchLevel::fallback), "fallback");
 }
 

@@ -51,6 +51,8 @@ JSON
 "$ktune" cache explain --device-key "$dev" --shape 4096x4096 | grep -q "1 record(s) tuned on another template" \
   || fail "explain stale"
 "$ktune" cache explain --device-key "other|sm_80|1sm|1MiB|1MiB" --shape 64x64 | grep -q "fallback" || fail "explain fallback"
+"$ktune" cache explain --device-key "NVIDIA H100 80GB HBM3|sm_90|132sm|81559MiB|50MiB" --shape 8192x2048 \
+  | grep -q "same_arch: tuned 8192x2048" || fail "explain same_arch: another sm_90 model's record"
 
 # Prune removes only the stale record.
 "$ktune" cache prune | grep -q "pruned 1 stale" || fail "prune"

@@ -16,13 +16,16 @@ struct LookupResult {
 // Fallback chain over the records of one device, family and dtype: the exact problem
 // -> the nearest tuned problem (squared distance of log sizes per dimension, so aspect
 // ratio counts) that `usable` accepts for this call -> fallback. Records tuned on
-// another template (hash) are never used.
+// another template (hash) are never used. (lookup_config adds `same_arch` before the
+// fallback.)
 LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vector<std::int64_t>& shape,
                     std::int64_t align, const std::string& template_hash,
                     const std::function<bool(const TuningRecord&)>& usable);
 
 // The chain above over a database, for one family: a record is usable when its config
-// still parses against the family's template and is valid for (device, problem).
+// still parses against the family's template and is valid for (device, problem). When
+// this device has nothing usable, the nearest usable record of another device model
+// with the same compute capability answers, at level `same_arch`.
 LookupResult lookup_config(const Database& db, const std::string& device_key, const KernelSpec& spec,
                            const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape);
 

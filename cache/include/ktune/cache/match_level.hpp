@@ -4,7 +4,7 @@
 namespace ktune {
 
 // Which level of the fallback chain answered a lookup.
-enum class MatchLevel { exact, nearest, fallback };
+enum class MatchLevel { exact, nearest, same_arch, fallback };
 std::string_view to_string(MatchLevel level);
 
 }  // namespace ktune
