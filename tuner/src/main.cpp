@@ -1,5 +1,6 @@
 // The `ktune` command line: tune, space, cache.
 #include "cache_cli.hpp"
+#include "log_cli.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/error.hpp>
@@ -128,6 +129,7 @@ int run(int argc, char** argv) {
   bench->add_flag("--hot", bench_hot, "time with a warm L2");
 
   add_cache_commands(app);
+  add_log_commands(app);
 
   CLI11_PARSE(app, argc, argv);
 

@@ -17,6 +17,8 @@ struct RecordedRun {
   DType dtype = DType::f32;
   std::vector<Config> configs;                 // candidates in log order
   std::vector<std::optional<double>> median_us;  // nullopt: failed
+  std::vector<nlohmann::json> candidates;      // the candidate lines themselves
+  std::optional<Config> winner;                // from the closing line, when there is one
   std::size_t bad_lines = 0;                   // truncated or corrupt lines, skipped
 
   // Index of the fastest candidate; nullopt when none succeeded.

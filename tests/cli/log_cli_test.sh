@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `ktune log` on the recorded H200 runs in tests/data (no GPU needed):
+#   log_cli_test.sh PATH_TO_KTUNE DATA_DIR
+set -euo pipefail
+ktune=${1:?usage: log_cli_test.sh KTUNE DATA_DIR}
+data=${2:?usage: log_cli_test.sh KTUNE DATA_DIR}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+out=$("$ktune" log --dir "$data" list)
+[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 4 ] || fail "list: expected 4 runs"
+echo "$out" | head -1 | grep -q "f16" || fail "list: newest first"
+
+out=$("$ktune" log --dir "$data" show transpose-f32-8192x2048)
+echo "$out" | grep -q "winner (re-timed with the finalists): 34.56 us, tile_m=32 tile_n=128 block_x=8 block_y=32 vec=4 layout=xor realign=0" \
+  || fail "show: winner"
+echo "$out" | grep -q "1142 of 1142 configs evaluated, complete" || fail "show: totals"
+echo "$out" | grep -q "^  vec: best 4, 2 " || fail "show: vec effect"
+echo "$out" | grep -qE "^  layout: best (xor|shift|pad)" || fail "show: layout effect"
+echo "$out" | grep -q "^noise: winner" || fail "show: noise"
+echo "$out" | grep -q "^strongest interaction: " || fail "show: interaction"
+echo "$out" | grep -q "^best so far:" || fail "show: convergence"
+echo "$out" | grep -q "rejected: spills" || fail "show: failures grouped by reason"
+
+"$ktune" log export "$data/transpose-f32-8192x2048.jsonl" --csv "$dir/run.csv" > /dev/null
+[ "$(wc -l < "$dir/run.csv")" = 1143 ] || fail "export: one row per candidate plus a header"
+head -1 "$dir/run.csv" | grep -q "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,median_us" || fail "export: header"
+[ "$(grep -c ',ok,' "$dir/run.csv")" = 1126 ] || fail "export: ok rows"
+
+# A run cut mid-write (killed tuner): partial, the broken line counted, still readable.
+head -c 200000 "$data/transpose-f32-8192x2048.jsonl" > "$dir/cut.jsonl"
+printf "\ngarbage\n" >> "$dir/cut.jsonl"  # the cut line, then another broken one
+out=$("$ktune" log show "$dir/cut.jsonl")
+echo "$out" | grep -q "partial (running or killed), 2 corrupt line(s) skipped" || fail "show: partial log"
+
+if "$ktune" log --dir "$data" show no-such-run 2> "$dir/err"; then fail "unknown run accepted"; fi
+grep -q "no search log 'no-such-run'" "$dir/err" || fail "unknown run message"
+echo "log CLI: all checks passed"

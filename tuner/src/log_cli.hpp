@@ -1,0 +1,9 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace ktune {
+
+// `ktune log list|show|export`: what a tuning run tried and why the winner won.
+void add_log_commands(CLI::App& app);
+
+}  // namespace ktune
