@@ -2,7 +2,8 @@
 # Installs the Debian packages ktune builds with (when missing) and builds Release into build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages="cmake g++ make libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgtest-dev"
+# clang and libclang-rt-14-dev: libFuzzer, for the database fuzz test.
+packages="cmake g++ make libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgtest-dev clang libclang-rt-14-dev"
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -1,0 +1,36 @@
+// libFuzzer target: arbitrary bytes as a tuning database file, and as an export to
+// import. Whatever the bytes, opening, reading and importing either work or throw
+// ktune::Error; nothing crashes, hangs or throws anything else.
+#include <ktune/cache/database.hpp>
+#include <ktune/generator/error.hpp>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const fs::path dir = fs::temp_directory_path() / ("ktune-fuzz-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  ktune::create_private_directory(dir);
+  const fs::path db = dir / "tuning.db";
+  std::ofstream(db, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  try {
+    ktune::Database d(db);  // a broken file is set aside, an empty database replaces it
+    (void)d.all();
+    (void)d.get_binary("k");
+    (void)d.export_json();
+  } catch (const ktune::Error&) {
+  }
+  const auto doc = nlohmann::json::parse(data, data + size, nullptr, false);
+  if (!doc.is_discarded()) {
+    try {
+      ktune::Database d(dir / "import.db");
+      d.import_json(doc);
+    } catch (const ktune::Error&) {
+    }
+  }
+  return 0;
+}
