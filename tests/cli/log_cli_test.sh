@@ -9,7 +9,7 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 out=$("$ktune" log --dir "$data" list)
-[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 4 ] || fail "list: expected 4 runs"
+[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 4 ] || fail "list: expected 4 runs"  # golden/ is a subfolder
 echo "$out" | head -1 | grep -q "f16" || fail "list: newest first"
 
 out=$("$ktune" log --dir "$data" show transpose-f32-8192x2048)
@@ -27,6 +27,13 @@ echo "$out" | grep -q "rejected: spills" || fail "show: failures grouped by reas
 [ "$(wc -l < "$dir/run.csv")" = 1143 ] || fail "export: one row per candidate plus a header"
 head -1 "$dir/run.csv" | grep -q "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,median_us" || fail "export: header"
 [ "$(grep -c ',ok,' "$dir/run.csv")" = 1126 ] || fail "export: ok rows"
+
+# Golden files pin both export formats (a hand-written three-candidate log: ok,
+# compile error with quotes and a newline in its reason, rejected).
+"$ktune" log export "$data/golden/mini.jsonl" --csv "$dir/mini.csv" --kernel-tuner "$dir/mini.kt.json" > /dev/null
+cmp "$dir/mini.csv" "$data/golden/mini.csv" || fail "CSV export differs from the golden file"
+cmp "$dir/mini.kt.json" "$data/golden/mini.kernel_tuner.json" || fail "Kernel Tuner export differs from the golden file"
+if "$ktune" log export "$data/golden/mini.jsonl" 2> "$dir/err"; then fail "export without a format accepted"; fi
 
 # A run cut mid-write (killed tuner): partial, the broken line counted, still readable.
 head -c 200000 "$data/transpose-f32-8192x2048.jsonl" > "$dir/cut.jsonl"

@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct LogArgs {
-  std::string dir, run, csv;
+  std::string dir, run, csv, kernel_tuner;
   int top = 10;
 };
 
@@ -167,6 +167,93 @@ void show(const LogArgs& a) {
   std::printf("\n");
 }
 
+void write_csv(const RecordedRun& r, const KernelSpec& spec, const std::string& file) {
+  std::ofstream out(file);
+  if (!out) throw Error("cannot write " + file);
+  out << "index,status";
+  for (const auto& t : spec.tunables()) out << ',' << t.name;
+  out << ",median_us,ci_pct,gbps,ceiling_fraction,registers,smem_bytes,spill_bytes,compile_ms,reason\n";
+  for (std::size_t i = 0; i < r.configs.size(); ++i) {
+    const auto& c = r.candidates[i];
+    out << c.value("index", 0) << ',' << c.value("status", "");
+    for (const auto& v : r.configs[i]) out << ',' << to_string(v);
+    const bool timed = c.contains("timing");
+    std::string reason = c.value("reason", "");
+    std::replace(reason.begin(), reason.end(), '"', '\'');
+    std::replace(reason.begin(), reason.end(), '\n', ' ');
+    out << ',' << (timed ? std::to_string(c["timing"].value("median_us", 0.0)) : "") << ','
+        << (timed ? std::to_string(c["timing"].value("ci_pct", 0.0)) : "") << ','
+        << (timed ? std::to_string(c.value("gbps", 0.0)) : "") << ','
+        << (timed ? std::to_string(c.value("ceiling_fraction", 0.0)) : "") << ',' << c.value("registers", 0) << ','
+        << c.value("smem_bytes", 0) << ',' << c.value("spill_bytes", 0) << ',' << c.value("compile_ms", 0.0) << ",\""
+        << reason << "\"\n";
+  }
+}
+
+// Kernel Tuner's cache file, schema 1.0.0: times in milliseconds, keys the
+// comma-joined parameter values. The schema allows only numbers in keys, so symbolic
+// tunables (layout) are written as their index in the declared list; the names are
+// kept in "ktune_symbols".
+void write_kernel_tuner(const RecordedRun& r, const KernelSpec& spec, const std::string& file) {
+  const auto& h = r.header;
+  nlohmann::json doc{{"schema_version", "1.0.0"},
+                     {"device_name", h.contains("device") ? h["device"].value("name", "") : ""},
+                     {"kernel_name", spec.entry()},
+                     {"problem_size", h.at("shape")},
+                     {"objective", "time"}};
+  nlohmann::json keys = nlohmann::json::array(), params = nlohmann::json::object(),
+                 symbols = nlohmann::json::object();
+  const auto code = [&](std::size_t t, const Value& v) -> std::int64_t {
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+    const auto& vals = spec.tunables()[t].values;
+    return std::find(vals.begin(), vals.end(), v) - vals.begin();
+  };
+  for (std::size_t t = 0; t < spec.tunables().size(); ++t) {
+    const auto& tun = spec.tunables()[t];
+    keys.push_back(tun.name);
+    params[tun.name] = nlohmann::json::array();
+    for (const auto& v : tun.values) {
+      params[tun.name].push_back(code(t, v));
+      if (std::holds_alternative<std::string>(v)) symbols[tun.name][std::to_string(code(t, v))] = to_string(v);
+    }
+  }
+  doc["tune_params_keys"] = keys;
+  doc["tune_params"] = params;
+  doc["ktune_symbols"] = symbols;
+  nlohmann::json cache = nlohmann::json::object();
+  for (std::size_t i = 0; i < r.configs.size(); ++i) {
+    const auto& c = r.candidates[i];
+    std::string key;
+    nlohmann::json entry = nlohmann::json::object();
+    for (std::size_t t = 0; t < spec.tunables().size(); ++t) {
+      key += (t ? "," : "") + std::to_string(code(t, r.configs[i][t]));
+      entry[spec.tunables()[t].name] = code(t, r.configs[i][t]);
+    }
+    const std::string status = c.value("status", "");
+    if (r.median_us[i]) {
+      const double ms = *r.median_us[i] / 1e3;
+      entry["time"] = ms;
+      entry["GB/s"] = c.value("gbps", 0.0);
+      entry["benchmark_time"] = ms * c["timing"].value("samples", 0);
+    } else {
+      entry["time"] = status == "compile_error" ? "CompilationFailedConfig"
+                      : status == "rejected"    ? "InvalidConfig"
+                                                : "RuntimeFailedConfig";
+      entry["benchmark_time"] = 0;
+    }
+    entry["compile_time"] = c.value("compile_ms", 0.0);
+    entry["verification_time"] = 0;  // not measured apart from timing
+    entry["strategy_time"] = 0;
+    entry["framework_time"] = 0;
+    entry["timestamp"] = h.value("started", "");
+    cache[key] = entry;
+  }
+  doc["cache"] = cache;
+  std::ofstream out(file);
+  if (!out) throw Error("cannot write " + file);
+  out << doc.dump(1) << '\n';
+}
+
 }  // namespace
 
 void add_log_commands(CLI::App& app) {
@@ -214,33 +301,17 @@ void add_log_commands(CLI::App& app) {
   show_cmd->add_option("--top", args->top, "rows in the top table")->capture_default_str()->check(CLI::Range(1, 1000));
   show_cmd->callback([args] { show(*args); });
 
-  auto* exp = log->add_subcommand("export", "one CSV row per candidate");
+  auto* exp = log->add_subcommand("export", "a run as CSV (one row per candidate) and/or a Kernel Tuner cache file");
   exp->add_option("run", args->run, "a run id or a log file")->required();
-  exp->add_option("--csv", args->csv, "CSV file to write")->required();
+  exp->add_option("--csv", args->csv, "CSV file to write");
+  exp->add_option("--kernel-tuner", args->kernel_tuner, "Kernel Tuner cache JSON (schema 1.0.0) to write");
   exp->callback([args] {
+    if (args->csv.empty() && args->kernel_tuner.empty()) throw Error("log export: give --csv FILE and/or --kernel-tuner FILE");
     const RecordedRun r = read_search_log(resolve(*args));
     const KernelSpec& spec = KernelSpec::builtin(r.header.at("family").get<std::string>());
-    std::ofstream out(args->csv);
-    if (!out) throw Error("cannot write " + args->csv);
-    out << "index,status";
-    for (const auto& t : spec.tunables()) out << ',' << t.name;
-    out << ",median_us,ci_pct,gbps,ceiling_fraction,registers,smem_bytes,spill_bytes,compile_ms,reason\n";
-    for (std::size_t i = 0; i < r.configs.size(); ++i) {
-      const auto& c = r.candidates[i];
-      out << c.value("index", 0) << ',' << c.value("status", "");
-      for (const auto& v : r.configs[i]) out << ',' << to_string(v);
-      const bool timed = c.contains("timing");
-      std::string reason = c.value("reason", "");
-      std::replace(reason.begin(), reason.end(), '"', '\'');
-      std::replace(reason.begin(), reason.end(), '\n', ' ');
-      out << ',' << (timed ? std::to_string(c["timing"].value("median_us", 0.0)) : "") << ','
-          << (timed ? std::to_string(c["timing"].value("ci_pct", 0.0)) : "") << ','
-          << (timed ? std::to_string(c.value("gbps", 0.0)) : "") << ','
-          << (timed ? std::to_string(c.value("ceiling_fraction", 0.0)) : "") << ',' << c.value("registers", 0) << ','
-          << c.value("smem_bytes", 0) << ',' << c.value("spill_bytes", 0) << ',' << c.value("compile_ms", 0.0) << ",\""
-          << reason << "\"\n";
-    }
-    std::printf("%zu candidate(s) written to %s\n", r.configs.size(), args->csv.c_str());
+    if (!args->csv.empty()) write_csv(r, spec, args->csv);
+    if (!args->kernel_tuner.empty()) write_kernel_tuner(r, spec, args->kernel_tuner);
+    std::printf("%zu candidate(s) exported\n", r.configs.size());
   });
 }
 
