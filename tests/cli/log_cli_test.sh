@@ -28,6 +28,11 @@ echo "$out" | grep -q "rejected: spills" || fail "show: failures grouped by reas
 head -1 "$dir/run.csv" | grep -q "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,median_us" || fail "export: header"
 [ "$(grep -c ',ok,' "$dir/run.csv")" = 1126 ] || fail "export: ok rows"
 
+out=$("$ktune" log --dir "$data" compare transpose-f32-8192x2048 transpose-f32-16384x16384 --top 3)
+echo "$out" | grep -q "^A transpose-f32-8192x2048" || fail "compare: A"
+echo "$out" | grep -q "1126 configs timed in both: B/A time ratio median" || fail "compare: common configs"
+echo "$out" | grep -q "^A's winner in B: rank " || fail "compare: winners' ranks"
+
 # Golden files pin both export formats (a hand-written three-candidate log: ok,
 # compile error with quotes and a newline in its reason, rejected).
 "$ktune" log export "$data/golden/mini.jsonl" --csv "$dir/mini.csv" --kernel-tuner "$dir/mini.kt.json" > /dev/null

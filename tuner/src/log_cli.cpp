@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct LogArgs {
-  std::string dir, run, csv, kernel_tuner;
+  std::string dir, run, other, csv, kernel_tuner;
   int top = 10;
 };
 
@@ -167,6 +167,60 @@ void show(const LogArgs& a) {
   std::printf("\n");
 }
 
+// Two runs side by side (two GPUs, two strategies, before/after a template change).
+void compare(const LogArgs& a) {
+  LogArgs b = a;
+  b.run = a.other;
+  const RecordedRun x = read_search_log(resolve(a)), y = read_search_log(resolve(b));
+  const KernelSpec& spec = KernelSpec::builtin(x.header.at("family").get<std::string>());
+  const auto ranked = [](const RecordedRun& r) {
+    std::vector<Ok> ok;
+    for (std::size_t i = 0; i < r.configs.size(); ++i)
+      if (r.median_us[i]) ok.push_back({i, *r.median_us[i]});
+    std::sort(ok.begin(), ok.end(), [](const Ok& p, const Ok& q) { return p.us < q.us; });
+    return ok;
+  };
+  const auto rx = ranked(x), ry = ranked(y);
+  const auto describe = [&](const char* tag, const RecordedRun& r, const std::vector<Ok>& ok) {
+    const auto& h = r.header;
+    std::printf("%s %s: %s %s %s on %s, %s, %zu evaluated, %s, best %.2f us\n", tag, h.value("run", "?").c_str(),
+                h.value("family", "?").c_str(), h.value("dtype", "?").c_str(), h.at("shape").dump().c_str(),
+                h.contains("device") ? h["device"].value("name", "?").c_str() : "?", h.value("strategy", "?").c_str(),
+                r.configs.size(), state(r).c_str(), ok.empty() ? 0.0 : ok.front().us);
+  };
+  describe("A", x, rx);
+  describe("B", y, ry);
+  std::printf("\n%4s %10s  %-70s | %10s  %s\n", "rank", "A us", "A config", "B us", "B config");
+  const auto cell = [&](const RecordedRun& r, const std::vector<Ok>& ok, std::size_t k) {
+    char us[32] = "";
+    if (k < ok.size()) std::snprintf(us, sizeof us, "%.2f", ok[k].us);
+    return std::make_pair(std::string(us), k < ok.size() ? config_to_string(spec, r.configs[ok[k].i]) : std::string());
+  };
+  for (std::size_t k = 0; k < std::min<std::size_t>(static_cast<std::size_t>(a.top), std::max(rx.size(), ry.size())); ++k) {
+    const auto [ux, cx] = cell(x, rx, k);
+    const auto [uy, cy] = cell(y, ry, k);
+    std::printf("%4zu %10s  %-70s | %10s  %s\n", k + 1, ux.c_str(), cx.c_str(), uy.c_str(), cy.c_str());
+  }
+  // Configs timed in both: how B's times relate to A's.
+  std::map<Config, double> in_y;
+  for (const auto& o : ry) in_y[y.configs[o.i]] = o.us;
+  std::vector<double> ratios;
+  for (const auto& o : rx)
+    if (auto it = in_y.find(x.configs[o.i]); it != in_y.end()) ratios.push_back(it->second / o.us);
+  if (!ratios.empty())
+    std::printf("\n%zu configs timed in both: B/A time ratio median %.3f (min %.3f, max %.3f)\n", ratios.size(),
+                median_of(ratios), *std::min_element(ratios.begin(), ratios.end()),
+                *std::max_element(ratios.begin(), ratios.end()));
+  const auto rank_in = [](const Config& c, const RecordedRun& r, const std::vector<Ok>& ok) -> std::string {
+    for (std::size_t k = 0; k < ok.size(); ++k)
+      if (r.configs[ok[k].i] == c) return "rank " + std::to_string(k + 1);
+    return "not timed";
+  };
+  if (!rx.empty() && !ry.empty())
+    std::printf("A's winner in B: %s; B's winner in A: %s\n", rank_in(x.configs[rx[0].i], y, ry).c_str(),
+                rank_in(y.configs[ry[0].i], x, rx).c_str());
+}
+
 void write_csv(const RecordedRun& r, const KernelSpec& spec, const std::string& file) {
   std::ofstream out(file);
   if (!out) throw Error("cannot write " + file);
@@ -300,6 +354,12 @@ void add_log_commands(CLI::App& app) {
   show_cmd->add_option("run", args->run, "a run id from `ktune log list`, or a log file")->required();
   show_cmd->add_option("--top", args->top, "rows in the top table")->capture_default_str()->check(CLI::Range(1, 1000));
   show_cmd->callback([args] { show(*args); });
+
+  auto* cmp = log->add_subcommand("compare", "two runs side by side");
+  cmp->add_option("run", args->run, "run A (id or log file)")->required();
+  cmp->add_option("other", args->other, "run B (id or log file)")->required();
+  cmp->add_option("--top", args->top, "rows")->capture_default_str()->check(CLI::Range(1, 1000));
+  cmp->callback([args] { compare(*args); });
 
   auto* exp = log->add_subcommand("export", "a run as CSV (one row per candidate) and/or a Kernel Tuner cache file");
   exp->add_option("run", args->run, "a run id or a log file")->required();
