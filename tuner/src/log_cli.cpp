@@ -46,6 +46,15 @@ struct Ok {
   double us;
 };
 
+// The timed candidates of a run, fastest first.
+std::vector<Ok> ranked(const RecordedRun& r) {
+  std::vector<Ok> ok;
+  for (std::size_t i = 0; i < r.configs.size(); ++i)
+    if (r.median_us[i]) ok.push_back({i, *r.median_us[i]});
+  std::sort(ok.begin(), ok.end(), [](const Ok& p, const Ok& q) { return p.us < q.us; });
+  return ok;
+}
+
 void show(const LogArgs& a) {
   const RecordedRun r = read_search_log(resolve(a));
   const KernelSpec& spec = KernelSpec::builtin(r.header.at("family").get<std::string>());
@@ -59,10 +68,7 @@ void show(const LogArgs& a) {
   const double ceiling = h.contains("ceiling") ? h["ceiling"].value("gbps", 0.0) : 0.0;
   if (ceiling > 0) std::printf("memcpy ceiling %.0f GB/s\n", ceiling);
 
-  std::vector<Ok> ok;
-  for (std::size_t i = 0; i < r.configs.size(); ++i)
-    if (r.median_us[i]) ok.push_back({i, *r.median_us[i]});
-  std::sort(ok.begin(), ok.end(), [](const Ok& x, const Ok& y) { return x.us < y.us; });
+  const std::vector<Ok> ok = ranked(r);
   if (r.winner)
     std::printf("winner (re-timed with the finalists): %.2f us, %s\n",
                 r.closing->at("winner").at("timing").value("median_us", 0.0), config_to_string(spec, *r.winner).c_str());
@@ -173,13 +179,6 @@ void compare(const LogArgs& a) {
   b.run = a.other;
   const RecordedRun x = read_search_log(resolve(a)), y = read_search_log(resolve(b));
   const KernelSpec& spec = KernelSpec::builtin(x.header.at("family").get<std::string>());
-  const auto ranked = [](const RecordedRun& r) {
-    std::vector<Ok> ok;
-    for (std::size_t i = 0; i < r.configs.size(); ++i)
-      if (r.median_us[i]) ok.push_back({i, *r.median_us[i]});
-    std::sort(ok.begin(), ok.end(), [](const Ok& p, const Ok& q) { return p.us < q.us; });
-    return ok;
-  };
   const auto rx = ranked(x), ry = ranked(y);
   const auto describe = [&](const char* tag, const RecordedRun& r, const std::vector<Ok>& ok) {
     const auto& h = r.header;
