@@ -7,6 +7,7 @@
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/l2_flush.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/program_store.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
 
 #include <map>
@@ -87,32 +88,15 @@ struct Runtime::Impl {
     return db.get();
   }
 
-  // A function for one instance: in-process module, else a stored CUBIN (hash-checked
-  // by the database), else NVRTC (and the result stored for the next process).
+  // A function for one instance: in-process module, else the stored or freshly
+  // compiled program (load_or_compile), kept for the next process.
   CUfunction function(CUcontext ctx, const DeviceInfo& dev, const KernelSpec& spec, const Instance& inst) {
     const std::string key = binary_key(spec.source(), {inst.name_expression}, dev.arch);
     auto& module = modules[{ctx, key}];
     if (!module.module) {
-      Database* store = database();
-      std::optional<StoredBinary> binary;
-      try {
-        if (store) binary = store->get_binary(key);
-      } catch (const std::exception& e) {  // a damaged store costs a compile, not the call
-        logger("ktune.runtime")->warn("stored binary unreadable ({}); compiling", e.what());
-      }
-      if (!binary) {
-        CompileOutput out = compile_cubin(spec.source(), {inst.name_expression}, dev.arch, spec.family());
-        binary = StoredBinary{out.cubin, out.lowered_names.front()};
-        if (store) {
-          try {
-            store->put_binary(key, *binary);
-          } catch (const std::exception& e) {
-            logger("ktune.runtime")->warn("could not store the compiled binary: {}", e.what());
-          }
-        }
-      }
-      module.module = std::make_unique<Module>(binary->bytes, inst.name_expression);
-      module.function = module.module->function(binary->entry);
+      const Program program = load_or_compile(database(), spec.source(), {inst.name_expression}, dev.arch, spec.family());
+      module.module = std::make_unique<Module>(program.cubin, inst.name_expression);
+      module.function = module.module->function(program.entries.front());
       prepare_function(module.function, inst);
     }
     return module.function;

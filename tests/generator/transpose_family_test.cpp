@@ -28,22 +28,18 @@ TEST(TransposeFamily, BadArgumentsAreClearErrors) {
   expect_error(args(0, 5), "positive");
   expect_error(args(5, -1), "positive");
   expect_error(args(std::int64_t{1} << 31, 1), "below 2^31");
-  auto a = args(4, 8);
-  a.ld_src = 7;
-  expect_error(a, "ld_src 7 is smaller than cols");
-  a = args(4, 8);
-  a.ld_dst = 3;
-  expect_error(a, "ld_dst 3 is smaller than rows");
-  a = args(4, 8);
-  a.src = 0;
-  expect_error(a, "null");
-  a = args(4, 8);
-  a.dst = 0x20000002;
-  expect_error(a, "aligned to the element size");
-  a = args(4, 8);
-  a.dst = a.src + 16;
-  expect_error(a, "overlap");
-  a = args(2000000000, 2000000000);
+  // One field of a valid 4x8 call changed at a time.
+  const auto changed = [](auto change, const std::string& needle) {
+    auto a = args(4, 8);
+    change(a);
+    expect_error(a, needle);
+  };
+  changed([](TransposeArgs& a) { a.ld_src = 7; }, "ld_src 7 is smaller than cols");
+  changed([](TransposeArgs& a) { a.ld_dst = 3; }, "ld_dst 3 is smaller than rows");
+  changed([](TransposeArgs& a) { a.src = 0; }, "null");
+  changed([](TransposeArgs& a) { a.dst = 0x20000002; }, "aligned to the element size");
+  changed([](TransposeArgs& a) { a.dst = a.src + 16; }, "overlap");
+  auto a = args(2000000000, 2000000000);
   a.ld_src = a.ld_dst = std::numeric_limits<std::int64_t>::max() / 2;
   expect_error(a, "overflows");
 }

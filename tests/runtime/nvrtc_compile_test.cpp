@@ -99,6 +99,30 @@ TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
   std::filesystem::remove_all(dir);
 }
 
+// The runtime's path: one instance, loaded from the store once it is there, compiled
+// without a store, and a read-only store that cannot take it costs nothing but a compile.
+TEST(NvrtcCompile, LoadOrCompileSingleInstance) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ktune-program-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const Problem p{DType::f32, {{"rows", 100}, {"cols", 100}, {"align", 4}}};
+  const std::string name = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, p).name_expression;
+  const Program plain = load_or_compile(nullptr, spec().source(), {name}, 90, "transpose");
+  EXPECT_FALSE(plain.stored);
+  ASSERT_EQ(plain.entries.size(), 1u);
+  {
+    Database db(dir / "tuning.db");
+    EXPECT_FALSE(load_or_compile(&db, spec().source(), {name}, 90, "transpose").stored);
+    const Program again = load_or_compile(&db, spec().source(), {name}, 90, "transpose");
+    EXPECT_TRUE(again.stored);
+    EXPECT_EQ(again.entries, plain.entries);
+    EXPECT_EQ(again.cubin.size(), plain.cubin.size());
+  }
+  Database read_only(dir / "tuning.db", true);
+  const std::string other = instantiate(spec(), enumerate(spec(), DeviceLimits{}, p).front(), DeviceLimits{}, p).name_expression;
+  EXPECT_FALSE(load_or_compile(&read_only, spec().source(), {other}, 90, "transpose").stored);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(NvrtcCompile, ErrorsCarryProgramOptionsAndLog) {
   try {
     compile_cubin("__global__ void k() { this is not cuda; }", {"k"}, 90, "broken");

@@ -46,34 +46,9 @@ void CompilePool::work() {
     const auto compile = [&](const std::vector<std::size_t>& indices) {
       std::vector<std::string> names;
       for (auto i : indices) names.push_back(names_[i]);
-      const std::string key = store_ ? binary_key(source_, names, arch_) : std::string();
-      if (store_) {
-        if (auto stored = store_->get_binary(key)) {
-          std::vector<std::string> lowered;
-          std::size_t start = 0;
-          for (std::size_t nl; (nl = stored->entry.find('\n', start)) != std::string::npos; start = nl + 1)
-            lowered.push_back(stored->entry.substr(start, nl - start));
-          lowered.push_back(stored->entry.substr(start));
-          if (lowered.size() == indices.size()) {
-            CompiledBatch::Unit unit{std::move(stored->bytes), {}, 0, true};
-            for (std::size_t k = 0; k < indices.size(); ++k) unit.entries.emplace_back(indices[k], lowered[k]);
-            result.units.push_back(std::move(unit));
-            return;
-          }
-        }
-      }
-      CompileOutput out = compile_cubin(source_, names, arch_, program_name_);
-      if (store_) {
-        std::string entries;
-        for (const auto& l : out.lowered_names) entries += (entries.empty() ? "" : "\n") + l;
-        try {
-          store_->put_binary(key, {out.cubin, entries});
-        } catch (const std::exception&) {
-          // A store that cannot take it (read-only, full disk) only costs a recompile later.
-        }
-      }
-      CompiledBatch::Unit unit{std::move(out.cubin), {}, out.milliseconds, false};
-      for (std::size_t k = 0; k < indices.size(); ++k) unit.entries.emplace_back(indices[k], out.lowered_names[k]);
+      Program p = load_or_compile(store_, source_, names, arch_, program_name_);
+      CompiledBatch::Unit unit{std::move(p.cubin), {}, p.compile_ms, p.stored};
+      for (std::size_t k = 0; k < indices.size(); ++k) unit.entries.emplace_back(indices[k], p.entries[k]);
       result.units.push_back(std::move(unit));
     };
     try {

@@ -149,7 +149,7 @@ class AnnealStrategy : public SearchStrategy {
       return;
     }
     if (!current_ || best->first < current_t_ - 0.002) {
-      stall_ = current_ ? 0 : stall_;
+      if (current_) stall_ = 0;  // progress on a walk
       current_ = best->second;
       current_t_ = best->first;
     } else {

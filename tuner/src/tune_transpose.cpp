@@ -352,12 +352,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
     rec.tuned_at = utc_now();
     result.stored = db.put(rec);
     // Keep the winner's CUBIN so an application's first call loads it without NVRTC.
-    const std::string& name = instances[w.index].name_expression;
-    const std::string key = binary_key(spec.source(), {name}, dev.arch);
-    if (!db.get_binary(key)) {
-      const CompileOutput out = compile_cubin(spec.source(), {name}, dev.arch, "transpose");
-      db.put_binary(key, {out.cubin, out.lowered_names.front()});
-    }
+    load_or_compile(&db, spec.source(), {instances[w.index].name_expression}, dev.arch, "transpose");
     closing["stored"] = result.stored;
   }
   slog.write(closing);

@@ -1,6 +1,6 @@
 #pragma once
 #include <ktune/cache/database.hpp>
-#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/program_store.hpp>
 
 #include <condition_variable>
 #include <cstddef>
