@@ -4,6 +4,9 @@
 #include <ktune/generator/error.hpp>
 #include <ktune/tuner/recorded_run.hpp>
 
+#include "log_report.hpp"
+#include "run_analysis.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,7 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct LogArgs {
-  std::string dir, run, other, csv, kernel_tuner;
+  std::string dir, run, other, csv, kernel_tuner, report;
+  std::vector<std::string> overlay;
   int top = 10;
 };
 
@@ -31,193 +35,122 @@ fs::path resolve(const LogArgs& a) {
   return p;
 }
 
-std::string state(const RecordedRun& r) {
-  if (!r.closing) return "partial (running or killed)";
-  return r.closing->value("interrupted", false) ? "interrupted" : "complete";
+const KernelSpec& spec_of(const RecordedRun& r) { return KernelSpec::builtin(r.header.at("family").get<std::string>()); }
+
+// Best so far after 5, 10, 25, 50 and 100% of the evaluations (with the time, when logged).
+std::string convergence_line(const RecordedRun& r, const RunAnalysis& a) {
+  std::string line;
+  for (const double mark : {0.05, 0.1, 0.25, 0.5, 1.0}) {
+    const auto n = static_cast<std::size_t>(std::ceil(mark * static_cast<double>(r.configs.size())));
+    const ConvergencePoint* at = nullptr;  // the last improvement at or before n evaluations
+    for (const auto& pt : a.best_so_far)
+      if (pt.evaluations <= n) at = &pt;
+    if (!at) continue;
+    char buf[96];
+    const double t = n ? r.candidates[n - 1].value("t_s", -1.0) : -1.0;
+    std::snprintf(buf, sizeof buf, "  %g%%: %.2f us", 100 * mark, at->best_us);
+    line += buf;
+    if (t >= 0) line += " (" + std::to_string(static_cast<int>(t)) + " s)";
+  }
+  return line;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-struct Ok {
-  std::size_t i;
-  double us;
-};
-
-// The timed candidates of a run, fastest first.
-std::vector<Ok> ranked(const RecordedRun& r) {
-  std::vector<Ok> ok;
-  for (std::size_t i = 0; i < r.configs.size(); ++i)
-    if (r.median_us[i]) ok.push_back({i, *r.median_us[i]});
-  std::sort(ok.begin(), ok.end(), [](const Ok& p, const Ok& q) { return p.us < q.us; });
-  return ok;
-}
-
-void show(const LogArgs& a) {
-  const RecordedRun r = read_search_log(resolve(a));
-  const KernelSpec& spec = KernelSpec::builtin(r.header.at("family").get<std::string>());
+void show(const LogArgs& args) {
+  const RecordedRun r = read_search_log(resolve(args));
+  const KernelSpec& spec = spec_of(r);
+  const RunAnalysis a = analyze(r, spec);
   const auto& h = r.header;
   std::printf("run %s: %s %s %s on %s\n", h.value("run", "?").c_str(), h.value("family", "?").c_str(),
               h.value("dtype", "?").c_str(), h.at("shape").dump().c_str(),
               h.contains("device") ? h["device"].value("name", "?").c_str() : "?");
   std::printf("strategy %s, %zu of %s configs evaluated, %s%s\n", h.value("strategy", "?").c_str(), r.configs.size(),
-              h.contains("space_size") ? h["space_size"].dump().c_str() : "?", state(r).c_str(),
+              h.contains("space_size") ? h["space_size"].dump().c_str() : "?", run_state(r).c_str(),
               r.bad_lines ? (", " + std::to_string(r.bad_lines) + " corrupt line(s) skipped").c_str() : "");
   const double ceiling = h.contains("ceiling") ? h["ceiling"].value("gbps", 0.0) : 0.0;
   if (ceiling > 0) std::printf("memcpy ceiling %.0f GB/s\n", ceiling);
-
-  const std::vector<Ok> ok = ranked(r);
   if (r.winner)
     std::printf("winner (re-timed with the finalists): %.2f us, %s\n",
                 r.closing->at("winner").at("timing").value("median_us", 0.0), config_to_string(spec, *r.winner).c_str());
 
-  std::printf("\ntop %d\n%4s %10s %8s %8s %5s %6s %6s  %s\n", a.top, "rank", "median us", "GB/s", "% ceil", "regs",
+  std::printf("\ntop %d\n%4s %10s %8s %8s %5s %6s %6s  %s\n", args.top, "rank", "median us", "GB/s", "% ceil", "regs",
               "smem", "spill", "config");
-  for (std::size_t k = 0; k < std::min<std::size_t>(ok.size(), static_cast<std::size_t>(a.top)); ++k) {
-    const auto& line = r.candidates[ok[k].i];
-    std::printf("%4zu %10.2f %8.0f %7.1f%% %5d %6d %6d  %s\n", k + 1, ok[k].us, line.value("gbps", 0.0),
+  for (std::size_t k = 0; k < std::min<std::size_t>(a.ranked.size(), static_cast<std::size_t>(args.top)); ++k) {
+    const auto& line = r.candidates[a.ranked[k].index];
+    std::printf("%4zu %10.2f %8.0f %7.1f%% %5d %6d %6d  %s\n", k + 1, a.ranked[k].us, line.value("gbps", 0.0),
                 100 * line.value("ceiling_fraction", 0.0), line.value("registers", 0), line.value("smem_bytes", 0),
-                line.value("spill_bytes", 0), config_to_string(spec, r.configs[ok[k].i]).c_str());
+                line.value("spill_bytes", 0), config_to_string(spec, r.configs[a.ranked[k].index]).c_str());
   }
 
-  // Failures grouped by status and the first words of the reason.
-  std::map<std::string, std::pair<int, std::string>> failures;
-  for (std::size_t i = 0; i < r.configs.size(); ++i)
-    if (!r.median_us[i]) {
-      const auto& line = r.candidates[i];
-      const std::string reason = line.value("reason", "");
-      auto& f = failures[line.value("status", "?") + ": " + reason.substr(0, reason.find_first_of("0123456789(\n"))];
-      if (f.first++ == 0) f.second = config_to_string(spec, r.configs[i]) + ": " + reason.substr(0, 200);
-    }
-  std::printf("\nfailures: %s\n", failures.empty() ? "none" : "");
-  for (const auto& [what, f] : failures) std::printf("  %4d  %s\n        e.g. %s\n", f.first, what.c_str(), f.second.c_str());
+  std::printf("\nfailures: %s\n", a.failures.empty() ? "none" : "");
+  for (const auto& f : a.failures) std::printf("  %4d  %s\n        e.g. %s\n", f.count, f.what.c_str(), f.example.c_str());
 
-  if (ok.size() >= 2) {
-    // Separable when the medians differ by more than both confidence half-widths together.
-    const auto ci = [&](std::size_t i) { return r.candidates[i].at("timing").value("ci_pct", 0.0) / 100; };
-    const double w = ok[0].us, s = ok[1].us;
-    const bool separable = s - w > w * ci(ok[0].i) + s * ci(ok[1].i);
-    std::printf("\nnoise: winner %.2f us +-%.2f%%, runner-up %.2f us +-%.2f%%: %s\n", w, 100 * ci(ok[0].i), s,
-                100 * ci(ok[1].i), separable ? "separable" : "within noise (the tie breaks by space order)");
-  }
+  if (a.ranked.size() >= 2)
+    std::printf("\nnoise: winner %.2f us +-%.2f%%, runner-up %.2f us +-%.2f%%: %s\n", a.ranked[0].us, 100 * a.ci(r, 0),
+                a.ranked[1].us, 100 * a.ci(r, 1), a.separable ? "separable" : "within noise (the tie breaks by space order)");
+  if (a.ranked.empty()) return;
 
-  // Marginal effect of each tunable: best and median time at each value.
-  if (ok.empty()) return;
-  const double best = ok.front().us;
   std::printf("\nparameter effects (best / median at each value; x = slower than the overall best)\n");
-  std::map<std::string, std::map<std::string, std::vector<double>>> by;
-  for (const auto& o : ok)
-    for (std::size_t t = 0; t < spec.tunables().size(); ++t)
-      by[spec.tunables()[t].name][to_string(r.configs[o.i][t])].push_back(o.us);
-  for (const auto& t : spec.tunables()) {
-    std::vector<std::pair<double, std::string>> values;
-    for (const auto& [v, times] : by[t.name]) values.push_back({*std::min_element(times.begin(), times.end()), v});
-    std::sort(values.begin(), values.end());
-    std::string verdict = t.name + ": best " + values.front().second;
-    for (std::size_t k = 1; k < values.size(); ++k) {
-      const double x = values[k].first / values.front().first;
-      char buf[64];
-      std::snprintf(buf, sizeof buf, x < 1.01 ? ", %s within 1%%" : ", %s %.2fx", values[k].second.c_str(), x);
-      verdict += buf;
-    }
-    std::printf("  %s\n", verdict.c_str());
-    for (const auto& [b, v] : values)
-      std::printf("      %-8s best %9.2f us  median %9.2f us  (%zu timed)\n", v.c_str(), b, median_of(by[t.name][v]),
-                  by[t.name][v].size());
+  for (const auto& e : a.effects) {
+    std::printf("  %s\n", e.verdict.c_str());
+    for (const auto& l : e.levels)
+      std::printf("      %-8s best %9.2f us  median %9.2f us  (%zu timed)\n", l.value.c_str(), l.best_us, l.median_us,
+                  l.times_us.size());
   }
-
-  // The pair of tunables whose joint best departs most from what their separate bests
-  // predict (log space): where tuning one alone would mislead.
-  double strongest = -1;
-  std::string pair;
-  for (std::size_t x = 0; x < spec.tunables().size(); ++x)
-    for (std::size_t y = x + 1; y < spec.tunables().size(); ++y) {
-      std::map<std::pair<std::string, std::string>, double> cell;
-      for (const auto& o : ok) {
-        auto key = std::make_pair(to_string(r.configs[o.i][x]), to_string(r.configs[o.i][y]));
-        auto it = cell.find(key);
-        if (it == cell.end() || o.us < it->second) cell[key] = o.us;
-      }
-      double worst = 0;
-      for (const auto& [k, us] : cell) {
-        const auto& bx = by[spec.tunables()[x].name][k.first];
-        const auto& bv = by[spec.tunables()[y].name][k.second];
-        const double predicted = std::log(*std::min_element(bx.begin(), bx.end())) +
-                                 std::log(*std::min_element(bv.begin(), bv.end())) - std::log(best);
-        worst = std::max(worst, std::abs(std::log(us) - predicted));
-      }
-      if (worst > strongest) {
-        strongest = worst;
-        pair = spec.tunables()[x].name + " x " + spec.tunables()[y].name;
-      }
-    }
-  std::printf("\nstrongest interaction: %s (a joint best up to %.2fx off the product of the separate effects)\n",
-              pair.c_str(), std::exp(strongest));
-
-  // Convergence: best so far after a fraction of the evaluations, in log order.
-  std::printf("\nbest so far:");
-  double so_far = 1e300;
-  std::size_t next = 0;
-  const double marks[] = {0.05, 0.1, 0.25, 0.5, 1.0};
-  for (std::size_t i = 0; i < r.configs.size(); ++i) {
-    if (r.median_us[i]) so_far = std::min(so_far, *r.median_us[i]);
-    while (next < 5 && i + 1 >= static_cast<std::size_t>(std::ceil(marks[next] * static_cast<double>(r.configs.size())))) {
-      const double t = r.candidates[i].value("t_s", -1.0);
-      std::printf("  %g%%: %.2f us%s", 100 * marks[next], so_far,
-                  t >= 0 ? (" (" + std::to_string(static_cast<int>(t)) + " s)").c_str() : "");
-      ++next;
-    }
-  }
-  std::printf("\n");
+  if (a.effects.size() >= 2)
+    std::printf("\nstrongest interaction: %s x %s (a joint best up to %.2fx off the product of the separate effects)\n",
+                a.effects[a.interaction.x].name.c_str(), a.effects[a.interaction.y].name.c_str(), a.interaction.strength);
+  std::printf("\nbest so far:%s\n", convergence_line(r, a).c_str());
 }
 
 // Two runs side by side (two GPUs, two strategies, before/after a template change).
-void compare(const LogArgs& a) {
-  LogArgs b = a;
-  b.run = a.other;
-  const RecordedRun x = read_search_log(resolve(a)), y = read_search_log(resolve(b));
-  const KernelSpec& spec = KernelSpec::builtin(x.header.at("family").get<std::string>());
-  const auto rx = ranked(x), ry = ranked(y);
-  const auto describe = [&](const char* tag, const RecordedRun& r, const std::vector<Ok>& ok) {
+void compare(const LogArgs& args) {
+  LogArgs b = args;
+  b.run = args.other;
+  const RecordedRun x = read_search_log(resolve(args)), y = read_search_log(resolve(b));
+  const KernelSpec& spec = spec_of(x);
+  const RunAnalysis ax = analyze(x, spec), ay = analyze(y, spec_of(y));
+  const auto& rx = ax.ranked;
+  const auto& ry = ay.ranked;
+  const auto describe = [&](const char* tag, const RecordedRun& r, const RunAnalysis& a) {
     const auto& h = r.header;
     std::printf("%s %s: %s %s %s on %s, %s, %zu evaluated, %s, best %.2f us\n", tag, h.value("run", "?").c_str(),
                 h.value("family", "?").c_str(), h.value("dtype", "?").c_str(), h.at("shape").dump().c_str(),
                 h.contains("device") ? h["device"].value("name", "?").c_str() : "?", h.value("strategy", "?").c_str(),
-                r.configs.size(), state(r).c_str(), ok.empty() ? 0.0 : ok.front().us);
+                r.configs.size(), run_state(r).c_str(), a.ranked.empty() ? 0.0 : a.ranked.front().us);
   };
-  describe("A", x, rx);
-  describe("B", y, ry);
+  describe("A", x, ax);
+  describe("B", y, ay);
   std::printf("\n%4s %10s  %-70s | %10s  %s\n", "rank", "A us", "A config", "B us", "B config");
-  const auto cell = [&](const RecordedRun& r, const std::vector<Ok>& ok, std::size_t k) {
+  const auto cell = [&](const RecordedRun& r, const std::vector<Ranked>& ok, std::size_t k) {
     char us[32] = "";
     if (k < ok.size()) std::snprintf(us, sizeof us, "%.2f", ok[k].us);
-    return std::make_pair(std::string(us), k < ok.size() ? config_to_string(spec, r.configs[ok[k].i]) : std::string());
+    return std::make_pair(std::string(us), k < ok.size() ? config_to_string(spec_of(r), r.configs[ok[k].index]) : std::string());
   };
-  for (std::size_t k = 0; k < std::min<std::size_t>(static_cast<std::size_t>(a.top), std::max(rx.size(), ry.size())); ++k) {
+  for (std::size_t k = 0; k < std::min<std::size_t>(static_cast<std::size_t>(args.top), std::max(rx.size(), ry.size())); ++k) {
     const auto [ux, cx] = cell(x, rx, k);
     const auto [uy, cy] = cell(y, ry, k);
     std::printf("%4zu %10s  %-70s | %10s  %s\n", k + 1, ux.c_str(), cx.c_str(), uy.c_str(), cy.c_str());
   }
   // Configs timed in both: how B's times relate to A's.
   std::map<Config, double> in_y;
-  for (const auto& o : ry) in_y[y.configs[o.i]] = o.us;
+  for (const auto& o : ry) in_y[y.configs[o.index]] = o.us;
   std::vector<double> ratios;
   for (const auto& o : rx)
-    if (auto it = in_y.find(x.configs[o.i]); it != in_y.end()) ratios.push_back(it->second / o.us);
+    if (auto it = in_y.find(x.configs[o.index]); it != in_y.end()) ratios.push_back(it->second / o.us);
   if (!ratios.empty())
     std::printf("\n%zu configs timed in both: B/A time ratio median %.3f (min %.3f, max %.3f)\n", ratios.size(),
                 median_of(ratios), *std::min_element(ratios.begin(), ratios.end()),
                 *std::max_element(ratios.begin(), ratios.end()));
-  const auto rank_in = [](const Config& c, const RecordedRun& r, const std::vector<Ok>& ok) -> std::string {
+  const auto rank_in = [](const Config& c, const RecordedRun& r, const std::vector<Ranked>& ok) -> std::string {
     for (std::size_t k = 0; k < ok.size(); ++k)
-      if (r.configs[ok[k].i] == c) return "rank " + std::to_string(k + 1);
+      if (r.configs[ok[k].index] == c) return "rank " + std::to_string(k + 1);
     return "not timed";
   };
   if (!rx.empty() && !ry.empty())
-    std::printf("A's winner in B: %s; B's winner in A: %s\n", rank_in(x.configs[rx[0].i], y, ry).c_str(),
-                rank_in(y.configs[ry[0].i], x, rx).c_str());
+    std::printf("A's winner in B: %s; B's winner in A: %s\n", rank_in(x.configs[rx[0].index], y, ry).c_str(),
+                rank_in(y.configs[ry[0].index], x, rx).c_str());
+  std::printf("\nbest so far, A (%s):%s\nbest so far, B (%s):%s\n", x.header.value("strategy", "?").c_str(),
+              convergence_line(x, ax).c_str(), y.header.value("strategy", "?").c_str(), convergence_line(y, ay).c_str());
 }
 
 void write_csv(const RecordedRun& r, const KernelSpec& spec, const std::string& file) {
@@ -359,6 +292,22 @@ void add_log_commands(CLI::App& app) {
   cmp->add_option("other", args->other, "run B (id or log file)")->required();
   cmp->add_option("--top", args->top, "rows")->capture_default_str()->check(CLI::Range(1, 1000));
   cmp->callback([args] { compare(*args); });
+
+  auto* rep = log->add_subcommand("report", "one self-contained HTML file: the tables of `show` and plots");
+  rep->add_option("run", args->run, "a run id or a log file")->required();
+  rep->add_option("-o,--output", args->report, "HTML file to write")->required();
+  rep->add_option("--overlay", args->overlay, "other runs (ids or files) drawn on the convergence plots (repeatable)");
+  rep->add_option("--top", args->top, "rows in the top table")->capture_default_str()->check(CLI::Range(1, 1000));
+  rep->callback([args] {
+    std::vector<RecordedRun> runs{read_search_log(resolve(*args))};
+    for (const auto& o : args->overlay) {
+      LogArgs other = *args;
+      other.run = o;
+      runs.push_back(read_search_log(resolve(other)));
+    }
+    write_report(runs, args->report, args->top);
+    std::printf("report written to %s\n", args->report.c_str());
+  });
 
   auto* exp = log->add_subcommand("export", "a run as CSV (one row per candidate) and/or a Kernel Tuner cache file");
   exp->add_option("run", args->run, "a run id or a log file")->required();

@@ -3,7 +3,7 @@
 
 namespace ktune {
 
-// `ktune log list|show|export`: what a tuning run tried and why the winner won.
+// `ktune log list|show|compare|report|export`: what a tuning run tried and why the winner won.
 void add_log_commands(CLI::App& app);
 
 }  // namespace ktune

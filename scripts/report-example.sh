@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Regenerates docs/report-example/ (an HTML report and its headless-Chromium screenshot)
+# from recorded search logs of real GPU runs:
+#   bash scripts/report-example.sh [LOG [OVERLAY_LOG...]]
+# Default: the H200 exhaustive run of transpose f32 8192x2048 in tests/data.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+ktune=${KTUNE:-$here/build/tuner/ktune}
+[ -x "$ktune" ] || { echo "build first: bash scripts/setup.sh" >&2; exit 1; }
+log=${1:-$here/tests/data/transpose-f32-8192x2048.jsonl}
+shift || true
+overlay=()
+for o in "$@"; do overlay+=(--overlay "$o"); done
+out=$here/docs/report-example
+mkdir -p "$out"
+"$ktune" log report "$log" -o "$out/report.html" "${overlay[@]}"
+chrome=$(command -v chromium-headless-shell || command -v chromium || true)
+[ -n "$chrome" ] || { echo "no headless Chromium for the screenshot (apt-get install chromium-headless-shell)" >&2; exit 1; }
+"$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1240,3800 \
+  --screenshot="$out/screenshot.png" "file://$out/report.html" > /dev/null 2>&1
+/usr/bin/python3 "$here/tests/cli/check_screenshot.py" "$out/screenshot.png"
+echo "wrote $out/report.html and $out/screenshot.png"
