@@ -49,7 +49,9 @@ LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vect
 }
 
 LookupResult lookup_config(const Database& db, const std::string& device_key, const KernelSpec& spec,
-                           const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape) {
+                           const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape,
+                           const std::string& family_key, const std::string& dtype_key) {
+  const std::string family = family_key.empty() ? spec.family() : family_key;
   const auto usable = [&](const TuningRecord& r) {
     try {
       return !why_invalid(spec, config_from_json(spec, r.config), limits, problem);
@@ -57,9 +59,9 @@ LookupResult lookup_config(const Database& db, const std::string& device_key, co
       return false;  // the template's tunables changed since it was stored
     }
   };
-  const std::string dtype(to_string(problem.dtype));
+  const std::string dtype = dtype_key.empty() ? std::string(to_string(problem.dtype)) : dtype_key;
   const std::int64_t align = problem.get("align").value_or(1);
-  LookupResult r = lookup(db.find(device_key, spec.family(), dtype), shape, align, spec.source_hash(), usable);
+  LookupResult r = lookup(db.find(device_key, family, dtype), shape, align, spec.source_hash(), usable);
   if (r.record) return r;
   // Another device model of the same compute capability: its winners compile for this
   // arch and are usually far better than the safe default.
@@ -70,7 +72,7 @@ LookupResult lookup_config(const Database& db, const std::string& device_key, co
   std::vector<TuningRecord> others;
   for (auto& rec : db.all())
     if (rec.device_key != device_key && !arch(device_key).empty() && arch(rec.device_key) == arch(device_key) &&
-        rec.family == spec.family() && rec.dtype == dtype)
+        rec.family == family && rec.dtype == dtype)
       others.push_back(std::move(rec));
   LookupResult o = lookup(others, shape, align, spec.source_hash(), usable);
   o.stale += r.stale;

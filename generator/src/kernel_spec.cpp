@@ -82,8 +82,11 @@ KernelSpec KernelSpec::parse(std::string_view source) {
         const std::string rhs = trim(rest.substr(eq + 1));
         if (!is_identifier(name)) fail("'" + name + "' is not a snake_case name");
         if (key == "type") {
-          if (rhs != "element") fail("only 'element' types are supported");
+          // element: the dtype's bits type; operation: a type the family's C++ part
+          // generates (the elementwise expression).
+          if (rhs != "element" && rhs != "operation") fail("a type is 'element' or 'operation'");
           spec.type_param_ = name;
+          spec.type_kind_ = rhs;
         } else if (key == "derive") {
           spec.derived_.push_back({name, Expr::parse(rhs)});
         } else {

@@ -141,11 +141,14 @@ std::string element_bits_type(DType dtype) {
 }
 
 Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceLimits& device,
-                     const Problem& problem) {
+                     const Problem& problem, const std::string& type_argument) {
   if (auto why = why_invalid(spec, config, device, problem))
     throw Error("config {" + config_to_string(spec, config) + "} of '" + spec.family() + "' is invalid: " + *why);
+  if ((spec.type_kind() == "operation") == type_argument.empty())
+    throw Error("'" + spec.family() + "' is instantiated with " +
+                (type_argument.empty() ? "a generated operation type" : "its element type, not '" + type_argument + "'"));
   Instance inst;
-  inst.name_expression = spec.entry() + "<" + element_bits_type(problem.dtype);
+  inst.name_expression = spec.entry() + "<" + (type_argument.empty() ? element_bits_type(problem.dtype) : type_argument);
   for (std::size_t i = 0; i < config.size(); ++i) {
     inst.name_expression += ", ";
     // Symbolic values name enumerators `<tunable>_<value>` declared by the template.

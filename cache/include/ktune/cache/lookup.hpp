@@ -26,7 +26,10 @@ LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vect
 // still parses against the family's template and is valid for (device, problem). When
 // this device has nothing usable, the nearest usable record of another device model
 // with the same compute capability answers, at level `same_arch`.
+// Records are found under `family_key` and `dtype_key` (default: the spec's family and
+// the problem's dtype; elementwise keys by its normalized expression and dtype pair).
 LookupResult lookup_config(const Database& db, const std::string& device_key, const KernelSpec& spec,
-                           const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape);
+                           const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape,
+                           const std::string& family_key = {}, const std::string& dtype_key = {});
 
 }  // namespace ktune

@@ -32,6 +32,8 @@ class KernelSpec {
   const std::string& family() const { return family_; }
   const std::string& entry() const { return entry_; }
   const std::string& type_parameter() const { return type_param_; }
+  // "element" (instantiated with the dtype's bits type) or "operation" (a generated type).
+  const std::string& type_kind() const { return type_kind_; }
   const std::vector<Tunable>& tunables() const { return tunables_; }
   const std::vector<Derived>& derived() const { return derived_; }
   const std::vector<Expr>& requirements() const { return requires_; }
@@ -50,7 +52,7 @@ class KernelSpec {
   std::size_t cartesian_size() const;
 
  private:
-  std::string family_, entry_, type_param_, source_, source_hash_;
+  std::string family_, entry_, type_param_, type_kind_, source_, source_hash_;
   std::vector<Tunable> tunables_;
   std::vector<Derived> derived_;
   std::vector<Expr> requires_;

@@ -63,8 +63,10 @@ struct Instance {
 };
 
 // Throws ktune::Error if the config is invalid for the problem or the geometry overflows.
+// `type_argument` names the template's first argument for families whose type is an
+// operation (elementwise); element-typed families get the dtype's bits type.
 Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceLimits& device,
-                     const Problem& problem);
+                     const Problem& problem, const std::string& type_argument = {});
 
 // The C++ type a template's element parameter gets for a dtype: transposes and copies
 // move bits, so an unsigned integer of the element's size.

@@ -1,0 +1,145 @@
+// @kernel  elementwise
+// @entry   ktune_elementwise
+// @type    Op = operation
+// @tune    vec         = 1, 2, 4, 8
+// @tune    items       = 1, 2, 4, 8
+// @tune    block       = 64, 128, 256, 512, 1024
+// @tune    grid_stride = 0, 1
+// @tune    waves       = 1, 2, 4, 8
+// @derive  groups = max(1, ceil_div(n / vec, block * items))
+// @require vec * max_elem_bytes <= 16
+// @require align % vec == 0
+// @require vec * items * max_elem_bytes <= 64
+// @require grid_stride == 1 || waves == 1
+// @require block <= max_threads_per_block
+// @launch  block = (block, 1, 1)
+// @launch  grid  = (grid_stride == 1 ? min(groups, waves * sm_count * (2048 / block)) : groups, 1, 1)
+//
+// out_k[i] = f(in_0[i], ..., scalars) for i < n. `Op` is generated from the user's
+// expression (generator/elementwise_family): element types, counts and `eval`.
+// Each thread loads `items` vectors of `vec` elements of every input before it computes
+// and stores any (memory-level parallelism); vectors of one j are coalesced across the
+// block. grid_stride = 0: one group per thread; 1: a grid of `waves` x (2048 / block)
+// blocks per SM looping over the array. The last n % vec elements go to block 0.
+// Why the bounds: 16-byte accesses at most; 64 bytes per input in flight per thread is
+// where registers, not memory parallelism, start to limit.
+
+struct ktune_ew_args {
+  const void* in[6];
+  void* out[2];
+  double scalar[6];
+  long long n;
+};
+
+// Storage types. Halves are moved as bits and converted in registers, so no CUDA
+// header is needed at run time.
+struct ktune_half { unsigned short bits; };
+struct ktune_bfloat { unsigned short bits; };
+
+template <class S, class C> struct ktune_io {
+  static __device__ __forceinline__ C load(S v) { return C(v); }
+  static __device__ __forceinline__ S store(C v) { return S(v); }
+};
+template <class C> struct ktune_io<ktune_half, C> {
+  static __device__ __forceinline__ C load(ktune_half h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+    return C(f);
+  }
+  static __device__ __forceinline__ ktune_half store(C v) {
+    ktune_half h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(float(v)));
+    return h;
+  }
+};
+template <class C> struct ktune_io<ktune_bfloat, C> {
+  static __device__ __forceinline__ C load(ktune_bfloat b) { return C(__uint_as_float(static_cast<unsigned>(b.bits) << 16)); }
+  static __device__ __forceinline__ ktune_bfloat store(C v) {
+    ktune_bfloat b;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b.bits) : "f"(float(v)));
+    return b;
+  }
+};
+
+// The whitelisted functions of the expression language, for float and double.
+#define KTUNE_MATH1(name, f32, f64)                                            \
+  __device__ __forceinline__ float name(float x) { return f32(x); }           \
+  __device__ __forceinline__ double name(double x) { return f64(x); }
+#define KTUNE_MATH2(name, f32, f64)                                            \
+  __device__ __forceinline__ float name(float x, float y) { return f32(x, y); } \
+  __device__ __forceinline__ double name(double x, double y) { return f64(x, y); }
+KTUNE_MATH1(ktune_abs, fabsf, fabs)
+KTUNE_MATH1(ktune_exp, expf, exp)
+KTUNE_MATH1(ktune_log, logf, log)
+KTUNE_MATH1(ktune_sqrt, sqrtf, sqrt)
+KTUNE_MATH1(ktune_rsqrt, rsqrtf, rsqrt)
+KTUNE_MATH1(ktune_tanh, tanhf, tanh)
+KTUNE_MATH1(ktune_sin, sinf, sin)
+KTUNE_MATH1(ktune_cos, cosf, cos)
+KTUNE_MATH1(ktune_erf, erff, erf)
+KTUNE_MATH1(ktune_floor, floorf, floor)
+KTUNE_MATH1(ktune_ceil, ceilf, ceil)
+KTUNE_MATH2(ktune_min, fminf, fmin)
+KTUNE_MATH2(ktune_max, fmaxf, fmax)
+KTUNE_MATH2(ktune_pow, powf, pow)
+#undef KTUNE_MATH1
+#undef KTUNE_MATH2
+__device__ __forceinline__ float ktune_fma(float x, float y, float z) { return fmaf(x, y, z); }
+__device__ __forceinline__ double ktune_fma(double x, double y, double z) { return fma(x, y, z); }
+template <class C> __device__ __forceinline__ C ktune_sigmoid(C x) { return C(1) / (C(1) + ktune_exp(-x)); }
+
+template <class T, int N> struct alignas(sizeof(T) * N) ktune_vec { T v[N]; };
+
+template <class Op, int vec, int items, int block, int grid_stride, int waves>
+__global__ void __launch_bounds__(block) ktune_elementwise(const ktune_ew_args a) {
+  using In = typename Op::in_t;
+  using Out = typename Op::out_t;
+  using C = typename Op::compute_t;
+  constexpr int NI = Op::inputs, NO = Op::outputs;
+  C s[Op::scalars > 0 ? Op::scalars : 1];
+#pragma unroll
+  for (int k = 0; k < Op::scalars; ++k) s[k] = C(a.scalar[k]);
+  using VIn = ktune_vec<In, vec>;
+  using VOut = ktune_vec<Out, vec>;
+  const long long nv = a.n / vec;  // whole vectors
+  const long long step = static_cast<long long>(gridDim.x) * block * items;
+  for (long long base = static_cast<long long>(blockIdx.x) * block * items; base < nv; base += step) {
+    VIn x[items][NI];
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const long long v = base + threadIdx.x + static_cast<long long>(j) * block;
+      if (v < nv) {
+#pragma unroll
+        for (int k = 0; k < NI; ++k) x[j][k] = static_cast<const VIn*>(a.in[k])[v];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const long long v = base + threadIdx.x + static_cast<long long>(j) * block;
+      if (v < nv) {
+        VOut y[NO];
+#pragma unroll
+        for (int e = 0; e < vec; ++e) {
+          C in[NI], out[NO];
+#pragma unroll
+          for (int k = 0; k < NI; ++k) in[k] = ktune_io<In, C>::load(x[j][k].v[e]);
+          Op::eval(in, s, out);
+#pragma unroll
+          for (int k = 0; k < NO; ++k) y[k].v[e] = ktune_io<Out, C>::store(out[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < NO; ++k) static_cast<VOut*>(a.out[k])[v] = y[k];
+      }
+    }
+    if (grid_stride == 0) break;
+  }
+  const long long i = nv * vec + threadIdx.x;
+  if (vec > 1 && blockIdx.x == 0 && i < a.n) {
+    C in[NI], out[NO];
+#pragma unroll
+    for (int k = 0; k < NI; ++k) in[k] = ktune_io<In, C>::load(static_cast<const In*>(a.in[k])[i]);
+    Op::eval(in, s, out);
+#pragma unroll
+    for (int k = 0; k < NO; ++k) static_cast<Out*>(a.out[k])[i] = ktune_io<Out, C>::store(out[k]);
+  }
+}
