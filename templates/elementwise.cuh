@@ -143,3 +143,17 @@ __global__ void __launch_bounds__(block) ktune_elementwise(const ktune_ew_args a
     for (int k = 0; k < NO; ++k) static_cast<Out*>(a.out[k])[i] = ktune_io<Out, C>::store(out[k]);
   }
 }
+
+// Verification (the tuner's, not a tunable kernel): counts outputs farther than
+// tol * (1 + |ref|) from the float64 reference; NaN matches NaN.
+template <class Out>
+__global__ void ktune_elementwise_check(const Out* got, const double* ref, long long n, double tol,
+                                        unsigned long long* bad) {
+  unsigned long long count = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const double g = ktune_io<Out, double>::load(got[i]), r = ref[i];
+    if (!(g == r || (r != r && g != g) || fabs(g - r) <= tol * (1 + fabs(r)))) ++count;
+  }
+  if (count) atomicAdd(bad, count);
+}

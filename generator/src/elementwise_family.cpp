@@ -53,8 +53,9 @@ std::string elementwise_dtype_key(const ElementwiseOp& op) {
   return op.in == op.out ? std::string(to_string(op.in)) : std::string(to_string(op.in)) + ">" + std::string(to_string(op.out));
 }
 
-std::int64_t elementwise_alignment(const ElementwiseOp& op, const std::vector<std::uintptr_t>& inputs,
-                                   const std::vector<std::uintptr_t>& outputs) {
+std::int64_t elementwise_alignment(const ElementwiseOp& op, const ElementwiseArgs& args) {
+  const auto& inputs = args.inputs;
+  const auto& outputs = args.outputs;
   const auto in = static_cast<std::uintptr_t>(size_of(op.in)), out = static_cast<std::uintptr_t>(size_of(op.out));
   std::int64_t align = 16 / std::max(size_of(op.in), size_of(op.out));
   const auto fits = [&](std::int64_t v) {
@@ -72,8 +73,10 @@ Problem elementwise_problem(const ElementwiseOp& op, std::int64_t n, std::int64_
   return {op.in, {{"n", n}, {"align", align}, {"max_elem_bytes", std::max(size_of(op.in), size_of(op.out))}}};
 }
 
-void validate_elementwise(const ElementwiseOp& op, std::int64_t n, const std::vector<std::uintptr_t>& inputs,
-                          const std::vector<std::uintptr_t>& outputs, std::size_t scalars) {
+void validate_elementwise(const ElementwiseOp& op, const ElementwiseArgs& args) {
+  const std::int64_t n = args.n;
+  const auto& inputs = args.inputs;
+  const auto& outputs = args.outputs;
   elementwise_problem(op, n, 1);  // n
   const auto count = [&](const char* what, std::size_t got, std::size_t want) {
     if (got != want)
@@ -81,7 +84,7 @@ void validate_elementwise(const ElementwiseOp& op, std::int64_t n, const std::ve
   };
   count("input pointer(s)", inputs.size(), op.expr.inputs().size());
   count("output pointer(s)", outputs.size(), op.expr.outputs().size());
-  count("scalar(s)", scalars, op.expr.scalars().size());
+  count("scalar(s)", args.scalars.size(), op.expr.scalars().size());
   const auto in_bytes = static_cast<std::uintptr_t>(n) * static_cast<std::uintptr_t>(size_of(op.in));
   const auto out_bytes = static_cast<std::uintptr_t>(n) * static_cast<std::uintptr_t>(size_of(op.out));
   for (auto p : inputs) {

@@ -98,6 +98,12 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   return *this;
 }
 
+void prepare_function(CUfunction f, const Instance& inst) {
+  driver::check(driver::api().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                 static_cast<int>(inst.smem_bytes)),
+                "cuFuncSetAttribute", inst.name_expression);
+}
+
 KernelResources kernel_resources(CUfunction f) {
   const auto& d = driver::api();
   KernelResources r;

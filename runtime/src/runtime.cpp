@@ -3,8 +3,10 @@
 #include <ktune/cache/lookup.hpp>
 #include <ktune/generator/error.hpp>
 #include <ktune/generator/log.hpp>
+#include <ktune/generator/elementwise_family.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/device.hpp>
+#include <ktune/runtime/elementwise_launch.hpp>
 #include <ktune/runtime/l2_flush.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/program_store.hpp>
@@ -40,6 +42,16 @@ struct Prepared {
   CUfunction function = nullptr;
   Instance instance;
   LaunchInfo info;
+};
+
+// One first-call lookup: what to search the database for and how to build the kernel.
+struct Query {
+  const KernelSpec& spec;
+  std::string source, type_argument, family_key, dtype_key;
+  Problem problem;
+  std::vector<std::int64_t> shape;
+  Config default_config;
+  std::string what;  // for the log, e.g. "transpose f32 8192x2048 align 4"
 };
 
 }  // namespace
@@ -90,11 +102,11 @@ struct Runtime::Impl {
 
   // A function for one instance: in-process module, else the stored or freshly
   // compiled program (load_or_compile), kept for the next process.
-  CUfunction function(CUcontext ctx, const DeviceInfo& dev, const KernelSpec& spec, const Instance& inst) {
-    const std::string key = binary_key(spec.source(), {inst.name_expression}, dev.arch);
+  CUfunction function(CUcontext ctx, const DeviceInfo& dev, const Query& q, const Instance& inst) {
+    const std::string key = binary_key(q.source, {inst.name_expression}, dev.arch);
     auto& module = modules[{ctx, key}];
     if (!module.module) {
-      const Program program = load_or_compile(database(), spec.source(), {inst.name_expression}, dev.arch, spec.family());
+      const Program program = load_or_compile(database(), q.source, {inst.name_expression}, dev.arch, q.spec.family());
       module.module = std::make_unique<Module>(program.cubin, inst.name_expression);
       module.function = module.module->function(program.entries.front());
       prepare_function(module.function, inst);
@@ -102,38 +114,36 @@ struct Runtime::Impl {
     return module.function;
   }
 
-  Prepared prepare(CUcontext ctx, const TransposeArgs& args, const Problem& problem) {
+  Prepared prepare(CUcontext ctx, const Query& q) {
     std::lock_guard<std::mutex> lock(slow);
     CUdevice dev_handle = 0;
     driver::check(driver::api().cuCtxGetDevice(&dev_handle), "cuCtxGetDevice");
     auto dit = devices.find(dev_handle);
     if (dit == devices.end()) dit = devices.emplace(dev_handle, query_device(dev_handle)).first;
     const DeviceInfo& dev = dit->second;
-    const KernelSpec& spec = KernelSpec::builtin("transpose");
-    const std::vector<std::int64_t> shape{args.rows, args.cols};
-    const std::int64_t align = problem.get("align").value_or(1);
 
     LookupResult found;
     try {
       if (Database* store = database())
-        found = lookup_config(*store, dev.fingerprint.key(), spec, dev.limits, problem, shape);
+        found = lookup_config(*store, dev.fingerprint.key(), q.spec, dev.limits, q.problem, q.shape, q.family_key,
+                              q.dtype_key);
     } catch (const std::exception& e) {  // a database failing mid-read: the safe default, not an error
       logger("ktune.runtime")->warn("tuning database lookup failed ({}); using the safe default", e.what());
       found = LookupResult{};
     }
     Prepared p;
-    Config config = found.record ? config_from_json(spec, found.record->config) : transpose_default_config(spec);
-    p.instance = instantiate(spec, config, dev.limits, problem);
-    p.function = function(ctx, dev, spec, p.instance);
+    const Config config = found.record ? config_from_json(q.spec, found.record->config) : q.default_config;
+    p.instance = instantiate(q.spec, config, dev.limits, q.problem, q.type_argument);
+    p.function = function(ctx, dev, q, p.instance);
     p.info.match = found.level;
-    p.info.config = config_to_string(spec, config);
+    p.info.config = config_to_string(q.spec, config);
     if (found.record) p.info.tuned_shape = shape_to_string(found.record->shape) + " align " + std::to_string(found.record->align);
     auto log = logger("ktune.runtime");
-    log->info("transpose {} {}x{} align {}: {} {}{}", to_string(args.dtype), args.rows, args.cols, align,
-              to_string(found.level), found.record ? "tuned " + p.info.tuned_shape + ": " : "safe default: ",
+    log->info("{}: {} {}{}", q.what, to_string(found.level), found.record ? "tuned " + p.info.tuned_shape + ": " : "safe default: ",
               p.info.config);
     if (found.stale)
-      log->warn("{} stored transpose record(s) were tuned on another template version and are ignored", found.stale);
+      log->warn("{} stored {} record(s) were tuned on another template version and are ignored", found.stale,
+                q.spec.family());
     return p;
   }
 };
@@ -156,13 +166,106 @@ const LaunchInfo& Runtime::transpose(void* dst, const void* src, std::int64_t ro
     if (it != impl_->prepared.end()) p = &it->second;  // entries are never erased: stable
   }
   if (!p) {
-    Prepared fresh = impl_->prepare(ctx, args, transpose_problem(args));
+    const KernelSpec& spec = KernelSpec::builtin("transpose");
+    const Query q{spec,
+                  spec.source(),
+                  {},
+                  spec.family(),
+                  std::string(to_string(dtype)),
+                  transpose_problem(args),
+                  {rows, cols},
+                  transpose_default_config(spec),
+                  "transpose " + std::string(to_string(dtype)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                      " align " + std::to_string(key.align)};
+    Prepared fresh = impl_->prepare(ctx, q);
     std::unique_lock<std::shared_mutex> lock(impl_->mutex);
     p = &impl_->prepared.emplace(key, std::move(fresh)).first->second;
   }
   launch_transpose(p->function, p->instance, args, reinterpret_cast<CUstream>(stream));
   return p->info;
 }
+
+struct Elementwise::State {
+  Runtime::Impl* runtime;
+  ElementwiseOp op;
+  std::string source;
+  struct Key {
+    CUcontext ctx;
+    std::int64_t n, align;
+    bool operator==(const Key& o) const { return ctx == o.ctx && n == o.n && align == o.align; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.ctx) * 1000003u ^ std::hash<std::int64_t>()(k.n) * 31u ^
+             std::hash<std::int64_t>()(k.align);
+    }
+  };
+  mutable std::shared_mutex mutex;
+  mutable std::unordered_map<Key, Prepared, KeyHash> prepared;
+};
+
+Elementwise Runtime::elementwise(const std::string& expression, DType dtype, DType out_dtype,
+                                 std::vector<std::string> scalars) {
+  auto state = std::make_shared<Elementwise::State>();
+  state->runtime = impl_.get();
+  state->op = make_elementwise_op(expression, dtype, out_dtype, scalars);
+  state->source = KernelSpec::builtin("elementwise").source() + elementwise_op_source(state->op);
+  return Elementwise(std::move(state));
+}
+
+const LaunchInfo& Elementwise::operator()(std::initializer_list<void*> outputs, std::initializer_list<const void*> inputs,
+                                          std::int64_t n, Stream stream, std::initializer_list<double> scalars) const {
+  const State& st = *state_;
+  ElementwiseArgs args;
+  args.n = n;
+  const auto too_many = [&](const char* what) {
+    throw Error("elementwise '" + st.op.expr.normalized() + "': too many " + what);
+  };
+  for (const void* p : inputs) {
+    if (args.inputs.size() == 6) too_many("input pointers");
+    args.inputs.push_back(reinterpret_cast<std::uintptr_t>(p));
+  }
+  for (void* p : outputs) {
+    if (args.outputs.size() == 2) too_many("output pointers");
+    args.outputs.push_back(reinterpret_cast<std::uintptr_t>(p));
+  }
+  for (double v : scalars) {
+    if (args.scalars.size() == 6) too_many("scalars");
+    args.scalars.push_back(v);
+  }
+  validate_elementwise(st.op, args);  // throws before anything launches
+  const CUcontext ctx = st.runtime->current_context();
+  const State::Key key{ctx, n, elementwise_alignment(st.op, args)};
+  const Prepared* p = nullptr;
+  {
+    std::shared_lock<std::shared_mutex> lock(st.mutex);
+    auto it = st.prepared.find(key);
+    if (it != st.prepared.end()) p = &it->second;  // entries are never erased: stable
+  }
+  if (!p) {
+    const KernelSpec& spec = KernelSpec::builtin("elementwise");
+    const Query q{spec,
+                  st.source,
+                  k_elementwise_op_type,
+                  elementwise_family_key(st.op),
+                  elementwise_dtype_key(st.op),
+                  elementwise_problem(st.op, n, key.align),
+                  {n},
+                  elementwise_default_config(spec),
+                  "elementwise '" + st.op.expr.normalized() + "' " + elementwise_dtype_key(st.op) + " n=" +
+                      std::to_string(n) + " align " + std::to_string(key.align)};
+    Prepared fresh = st.runtime->prepare(ctx, q);
+    std::unique_lock<std::shared_mutex> lock(st.mutex);
+    p = &st.prepared.emplace(key, std::move(fresh)).first->second;
+  }
+  launch_elementwise(p->function, p->instance, args, reinterpret_cast<CUstream>(stream));
+  return p->info;
+}
+
+const std::vector<std::string>& Elementwise::inputs() const { return state_->op.expr.inputs(); }
+const std::vector<std::string>& Elementwise::outputs() const { return state_->op.expr.outputs(); }
+const std::vector<std::string>& Elementwise::scalars() const { return state_->op.expr.scalars(); }
+std::string Elementwise::normalized() const { return state_->op.expr.normalized(); }
 
 void Runtime::flush_l2(Stream stream) {
   const CUcontext ctx = impl_->current_context();

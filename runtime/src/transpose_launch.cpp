@@ -2,12 +2,6 @@
 
 namespace ktune {
 
-void prepare_function(CUfunction f, const Instance& inst) {
-  driver::check(driver::api().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                 static_cast<int>(inst.smem_bytes)),
-                "cuFuncSetAttribute", inst.name_expression);
-}
-
 void launch_transpose(CUfunction f, const Instance& inst, const TransposeArgs& a, CUstream stream) {
   // Must match ktune_transpose(T* dst, const T* src, int rows, int cols, long long ld_dst, long long ld_src).
   CUdeviceptr dst = a.dst, src = a.src;

@@ -15,6 +15,16 @@ namespace {
 
 const KernelSpec& spec() { return KernelSpec::builtin("elementwise"); }
 
+ElementwiseArgs args(std::int64_t n, const std::vector<std::uintptr_t>& in, const std::vector<std::uintptr_t>& out,
+                     std::size_t scalars = 0) {
+  ElementwiseArgs a;
+  a.n = n;
+  for (auto p : in) a.inputs.push_back(p);
+  for (auto p : out) a.outputs.push_back(p);
+  for (std::size_t k = 0; k < scalars; ++k) a.scalars.push_back(1.0);
+  return a;
+}
+
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
@@ -45,13 +55,13 @@ TEST(ElementwiseFamily, SpaceCoversEveryDesignAndVectorWidth) {
 
 TEST(ElementwiseFamily, AlignmentClassFromEveryPointer) {
   const auto op = make_elementwise_op("add", DType::f32, DType::f32);
-  EXPECT_EQ(elementwise_alignment(op, {0x1000, 0x2000}, {0x3000}), 4);
-  EXPECT_EQ(elementwise_alignment(op, {0x1000, 0x2008}, {0x3000}), 2);
-  EXPECT_EQ(elementwise_alignment(op, {0x1000, 0x2000}, {0x3004}), 1);
+  EXPECT_EQ(elementwise_alignment(op, args(1, {0x1000, 0x2000}, {0x3000})), 4);
+  EXPECT_EQ(elementwise_alignment(op, args(1, {0x1000, 0x2008}, {0x3000})), 2);
+  EXPECT_EQ(elementwise_alignment(op, args(1, {0x1000, 0x2000}, {0x3004})), 1);
   const auto cast = make_elementwise_op("cast", DType::f16, DType::f32);
-  EXPECT_EQ(elementwise_alignment(cast, {0x1000}, {0x2000}), 4);  // limited by the 4-byte output
-  EXPECT_EQ(elementwise_alignment(cast, {0x1008}, {0x2000}), 4);
-  EXPECT_EQ(elementwise_alignment(cast, {0x1002}, {0x2000}), 1);
+  EXPECT_EQ(elementwise_alignment(cast, args(1, {0x1000}, {0x2000})), 4);  // limited by the 4-byte output
+  EXPECT_EQ(elementwise_alignment(cast, args(1, {0x1008}, {0x2000})), 4);
+  EXPECT_EQ(elementwise_alignment(cast, args(1, {0x1002}, {0x2000})), 1);
   // A misaligned pointer leaves only vec = 1 configs, never none.
   const auto problem = elementwise_problem(op, 1001, 1);
   for (const auto& c : enumerate(spec(), DeviceLimits{}, problem))
@@ -63,7 +73,7 @@ TEST(ElementwiseFamily, BadArgumentsAreRefusedBeforeLaunch) {
   const auto op = make_elementwise_op("out = a * b + c", DType::f32, DType::f32);
   const std::uintptr_t a = 0x10000, b = 0x20000, c = 0x30000, o = 0x40000;
   const auto check = [&](std::int64_t n, std::vector<std::uintptr_t> in, std::vector<std::uintptr_t> out) {
-    return error_of([&] { validate_elementwise(op, n, in, out, 0); });
+    return error_of([&] { validate_elementwise(op, args(n, in, out)); });
   };
   EXPECT_EQ(check(100, {a, b, c}, {o}), "");
   EXPECT_NE(check(0, {a, b, c}, {o}).find("n must be positive"), std::string::npos);
@@ -78,14 +88,14 @@ TEST(ElementwiseFamily, BadArgumentsAreRefusedBeforeLaunch) {
   EXPECT_NE(check(100, {a, b, c}, {c + 4}).find("partially overlaps"), std::string::npos);
   EXPECT_NE(check(100, {a, b, c}, {a - 8}).find("partially overlaps"), std::string::npos);
   EXPECT_EQ(check(100, {a, b, c}, {a + 400}), "");               // just past a's end
-  EXPECT_NE(error_of([&] { validate_elementwise(op, 100, {a, b, c}, {o}, 1); }).find("expects 0 scalar(s), got 1"),
+  EXPECT_NE(error_of([&] { validate_elementwise(op, args(100, {a, b, c}, {o}, 1)); }).find("expects 0 scalar(s), got 1"),
             std::string::npos);
   const auto two = make_elementwise_op("s = a + b; d = a - b", DType::f32, DType::f32);
-  EXPECT_NE(error_of([&] { validate_elementwise(two, 100, {a, b}, {o, o + 8}, 0); }).find("two outputs overlap"),
+  EXPECT_NE(error_of([&] { validate_elementwise(two, args(100, {a, b}, {o, o + 8})); }).find("two outputs overlap"),
             std::string::npos);
   // In place across dtypes is not elementwise-safe (element i covers other bytes).
   const auto cast = make_elementwise_op("cast", DType::f16, DType::f32);
-  EXPECT_NE(error_of([&] { validate_elementwise(cast, 100, {a}, {a}, 0); }).find("partially overlaps"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate_elementwise(cast, args(100, {a}, {a})); }).find("partially overlaps"), std::string::npos);
   EXPECT_NE(error_of([] { make_elementwise_op("add", DType::u8, DType::u8); }).find("dtype u8 is not supported"),
             std::string::npos);
 }

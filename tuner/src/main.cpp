@@ -1,14 +1,14 @@
-// The `ktune` command line: tune, space, cache.
+// The `ktune` command line: tune, space, bench, cache, log.
 #include "cache_cli.hpp"
 #include "log_cli.hpp"
+#include "problem_cli.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/error.hpp>
-#include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/driver.hpp>
-#include <ktune/tuner/bench_transpose.hpp>
+#include <ktune/tuner/bench.hpp>
 #include <ktune/tuner/recorded_run.hpp>
-#include <ktune/tuner/tune_transpose.hpp>
+#include <ktune/tuner/tune.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -22,33 +22,9 @@ namespace {
 
 using namespace ktune;
 
-struct ProblemArgs {
-  std::string family = "transpose";
-  std::string dtype = "f32";
-  std::string shape = "8192x2048";
-};
-
-void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
-  cmd->add_option("family", p.family, "kernel family (transpose)")->required();
-  cmd->add_option("--dtype", p.dtype, std::string("element type: ") + std::string(dtype_names()))
-      ->capture_default_str();
-  cmd->add_option("--shape", p.shape, "ROWSxCOLS of the source matrix")->capture_default_str();
-}
-
-// Validated (dtype, rows, cols); throws ktune::Error with what is wrong.
-std::tuple<DType, std::int64_t, std::int64_t> parse_problem(const ProblemArgs& p) {
-  KernelSpec::builtin(p.family);  // throws on an unknown family
-  const auto dtype = parse_dtype(p.dtype);
-  if (!dtype) throw Error("unknown dtype '" + p.dtype + "' (known: " + std::string(dtype_names()) + ")");
-  const auto shape = parse_shape(p.shape);
-  if (!shape || shape->size() != 2)
-    throw Error("bad --shape '" + p.shape + "': expected ROWSxCOLS with positive integers, e.g. 8192x2048");
-  return {*dtype, (*shape)[0], (*shape)[1]};
-}
-
-void print_table(const TuneResult& r, int top) {
-  std::printf("\n%s, transpose: %zu of %zu configs evaluated, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (search %.1f s)%s\n",
-              r.device_name.c_str(), r.evaluated, r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.search_seconds,
+void print_table(const TuneResult& r, const std::string& what, int top) {
+  std::printf("\n%s, %s: %zu of %zu configs evaluated, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (search %.1f s)%s\n",
+              r.device_name.c_str(), what.c_str(), r.evaluated, r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.search_seconds,
               r.interrupted ? ", INTERRUPTED: best so far" : "");
   if (r.clocks_moved) std::printf("warning: the GPU memory clock changed during the run; timings may not compare\n");
   std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", "GB/s", "% memcpy", "+-%", "regs", "config");
@@ -69,7 +45,8 @@ void print_table(const TuneResult& r, int top) {
 }
 
 void append_summary(const std::string& file, const ProblemArgs& p, const TuneResult& r) {
-  nlohmann::json j{{"family", p.family}, {"dtype", p.dtype}, {"shape", p.shape}, {"device", r.device_name},
+  nlohmann::json j{{"family", p.family}, {"dtype", p.dtype}, {"shape", p.family == "elementwise" ? std::to_string(p.n) : p.shape},
+                   {"expr", p.expr}, {"out_dtype", p.out_dtype}, {"device", r.device_name},
                    {"configs", r.space_size}, {"seconds", r.seconds}, {"search_seconds", r.search_seconds},
                    {"ceiling_gbps", r.ceiling_gbps}, {"ceiling_us", r.ceiling_us}, {"log", r.log.string()}};
   if (!r.ranked.empty())
@@ -134,13 +111,13 @@ int run(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (*tune) {
-    const auto [dtype, rows, cols] = parse_problem(tp);
+    const ParsedProblem problem = parse_problem(tp);
     if (dry_run) {
-      const auto r = dry_run_transpose(dtype, rows, cols, *transpose_problem_unpitched(dtype, rows, cols).get("align"), 90, opt.compile_threads,
-                                       opt.instances_per_program);
-      std::printf("dry run (no GPU): %zu configs for %s %s, %zu compiled for sm_90 in %.1f s (%.1f ms per config "
+      const auto r = ktune::dry_run(*problem.spec, problem.source, problem.type_argument, problem.problem, 90,
+                             opt.compile_threads, opt.instances_per_program);
+      std::printf("dry run (no GPU): %zu configs for %s, %zu compiled for sm_90 in %.1f s (%.1f ms per config "
                   "on %u threads), %zu failed\n",
-                  r.configs, tp.dtype.c_str(), tp.shape.c_str(), r.compiled, r.seconds,
+                  r.configs, problem.description.c_str(), r.compiled, r.seconds,
                   1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.configs, 1)),
                   opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
                   r.failures.size());
@@ -152,25 +129,23 @@ int run(int argc, char** argv) {
       std::fprintf(stderr,
                    "ktune: cannot tune here: %s\n"
                    "  Tuning needs an NVIDIA GPU and its driver. Without one you can:\n"
-                   "    ktune tune %s --dtype %s --shape %s --dry-run   # compile the whole space with NVRTC\n"
-                   "    ktune space %s --dtype %s --shape %s            # list the configs\n",
-                   why.c_str(), tp.family.c_str(), tp.dtype.c_str(), tp.shape.c_str(), tp.family.c_str(),
-                   tp.dtype.c_str(), tp.shape.c_str());
+                   "    ktune tune %s %s --dry-run   # compile the whole space with NVRTC\n"
+                   "    ktune space %s %s            # list the configs\n",
+                   why.c_str(), tp.family.c_str(), problem_options(tp).c_str(), tp.family.c_str(),
+                   problem_options(tp).c_str());
       return 2;
     }
-    opt.dtype = dtype;
-    opt.rows = rows;
-    opt.cols = cols;
     opt.timing.cold = !hot;
     opt.database = database;
     opt.log_dir = log_dir;
-    const TuneResult result = tune_transpose(opt);
-    print_table(result, opt.top_k + 3);
+    const TimingProtocol timing = opt.timing;
+    const TuneResult result = ktune::tune(opt, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
+    print_table(result, problem.description, opt.top_k + 3);
     if (!summary.empty()) append_summary(summary, tp, result);
     return result.ranked.empty() ? 1 : 0;
   }
   if (*bench) {
-    const auto [dtype, rows, cols] = parse_problem(bp);
+    const ParsedProblem problem = parse_problem(bp);
     std::vector<nlohmann::json> configs;
     for (const auto& c : bench_configs) {
       auto j = nlohmann::json::parse(c, nullptr, false);
@@ -186,9 +161,11 @@ int run(int argc, char** argv) {
     if (!driver::available(&why)) throw Error("cannot bench here: " + why);
     TimingProtocol protocol;
     protocol.cold = !bench_hot;
-    const BenchResult r = bench_transpose(dtype, rows, cols, configs, bench_device, protocol, rounds);
-    std::printf("%s, transpose %s %s: memcpy ceiling %.0f GB/s, %d interleaved rounds\n", r.device_name.c_str(),
-                bp.dtype.c_str(), bp.shape.c_str(), r.ceiling_gbps, rounds);
+    const DeviceInfo dev = query_device_ordinal(bench_device);
+    const auto harness = problem.harness(dev, protocol);
+    const BenchResult r = ktune::bench(*harness, dev, configs, protocol.min_reps, rounds);
+    std::printf("%s, %s: memcpy ceiling %.0f GB/s, %d interleaved rounds\n", r.device_name.c_str(),
+                problem.description.c_str(), r.ceiling_gbps, rounds);
     std::printf("%10s %9s %8s %7s  %s\n", "median us", "GB/s", "% memcpy", "+-%", "config");
     for (const auto& row : r.rows) {
       if (row.status == "ok")
@@ -202,11 +179,12 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (*space) {
-    const auto [dtype, rows, cols] = parse_problem(sp);
-    const KernelSpec& spec = KernelSpec::builtin(sp.family);
-    const std::int64_t al = align > 0 ? align : *transpose_problem_unpitched(dtype, rows, cols).get("align");
-    const Problem problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", al}}};
-    const auto configs = enumerate(spec, DeviceLimits{}, problem);
+    ParsedProblem problem = parse_problem(sp);
+    const KernelSpec& spec = *problem.spec;
+    if (align > 0)
+      for (auto& [name, value] : problem.problem.sizes)
+        if (name == "align") value = align;
+    const auto configs = enumerate(spec, DeviceLimits{}, problem.problem);
     for (const auto& c : configs) std::cout << config_to_json(spec, c).dump() << '\n';
     std::cout << "{\"count\": " << configs.size() << ", \"cartesian\": " << spec.cartesian_size()
               << ", \"template_hash\": \"" << spec.source_hash() << "\"}\n";

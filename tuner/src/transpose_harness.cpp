@@ -2,6 +2,7 @@
 
 #include <ktune/generator/error.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
+#include <ktune/tuner/verifier.hpp>
 
 #include <unistd.h>
 
@@ -59,7 +60,12 @@ TransposeHarness::~TransposeHarness() {
   driver::api().cuStreamDestroy(stream_);
 }
 
-TimingStats TransposeHarness::time_memcpy() {
+std::string TransposeHarness::describe() const {
+  return "transpose " + std::string(to_string(args_.dtype)) + " " + std::to_string(args_.rows) + "x" +
+         std::to_string(args_.cols);
+}
+
+TimingStats TransposeHarness::time_ceiling() {
   return timer_->measure([&] {
     driver::check(driver::api().cuMemcpyDtoDAsync(dst_.get(), src_.get(), bytes_, stream_), "cuMemcpyDtoDAsync");
   });

@@ -4,6 +4,7 @@
 #include <ktune/generator/elementwise_expr.hpp>
 #include <ktune/generator/space.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,25 @@ namespace ktune {
 struct ElementwiseOp {
   ElementwiseExpr expr;
   DType in = DType::f32, out = DType::f32;
+};
+
+// A call's arguments: pointers as addresses, in the expression's order of inputs,
+// outputs and scalars. Fixed capacity, so building one allocates nothing.
+template <class T, std::size_t N> struct SmallArray {
+  std::array<T, N> items{};
+  std::size_t count = 0;
+  std::size_t size() const { return count; }
+  const T* begin() const { return items.data(); }
+  const T* end() const { return items.data() + count; }
+  const T& operator[](std::size_t i) const { return items[i]; }
+  void push_back(T v) { items.at(count++) = v; }  // throws std::out_of_range past N
+};
+
+struct ElementwiseArgs {
+  SmallArray<std::uintptr_t, 6> inputs;
+  SmallArray<std::uintptr_t, 2> outputs;
+  SmallArray<double, 6> scalars;
+  std::int64_t n = 0;
 };
 
 // Throws ktune::Error for dtypes the family does not support.
@@ -32,8 +52,7 @@ std::string elementwise_dtype_key(const ElementwiseOp& op);
 
 // Largest power-of-two vector width in elements (at most 16 bytes for the widest
 // type) that every pointer is aligned to.
-std::int64_t elementwise_alignment(const ElementwiseOp& op, const std::vector<std::uintptr_t>& inputs,
-                                   const std::vector<std::uintptr_t>& outputs);
+std::int64_t elementwise_alignment(const ElementwiseOp& op, const ElementwiseArgs& args);
 
 // n, align and max_elem_bytes for the constraints. Throws ktune::Error when n < 1 or
 // n is too large to index (2^40).
@@ -42,8 +61,7 @@ Problem elementwise_problem(const ElementwiseOp& op, std::int64_t n, std::int64_
 // Throws ktune::Error (nothing launched) on n < 1, counts that do not match the
 // expression, null or element-misaligned pointers, and an output that overlaps an
 // input or another output other than exactly (in place is allowed).
-void validate_elementwise(const ElementwiseOp& op, std::int64_t n, const std::vector<std::uintptr_t>& inputs,
-                          const std::vector<std::uintptr_t>& outputs, std::size_t scalars);
+void validate_elementwise(const ElementwiseOp& op, const ElementwiseArgs& args);
 
 // Bytes an evaluation must move: every input read once, every output written once.
 double elementwise_bytes(const ElementwiseOp& op, std::int64_t n);

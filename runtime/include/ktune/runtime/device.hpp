@@ -70,4 +70,7 @@ struct KernelResources {
 };
 KernelResources kernel_resources(CUfunction f);
 
+// Once per loaded function: opts in to the instance's dynamic shared memory.
+void prepare_function(CUfunction f, const Instance& inst);
+
 }  // namespace ktune

@@ -5,9 +5,6 @@
 
 namespace ktune {
 
-// Once per loaded function: opts in to the instance's dynamic shared memory.
-void prepare_function(CUfunction f, const Instance& inst);
-
 // Binds TransposeArgs to the kernel's parameter list and launches one instance.
 void launch_transpose(CUfunction f, const Instance& inst, const TransposeArgs& args, CUstream stream);
 

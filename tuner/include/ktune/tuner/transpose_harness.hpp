@@ -3,7 +3,7 @@
 // context, stream, buffers with fresh random input, the CPU reference on the device,
 // the verifier and the timer. Shared by `ktune tune` and `ktune bench`.
 #include <ktune/generator/transpose_family.hpp>
-#include <ktune/tuner/timing.hpp>
+#include <ktune/tuner/harness.hpp>
 #include <ktune/tuner/verifier.hpp>
 
 #include <optional>
@@ -11,25 +11,27 @@
 
 namespace ktune {
 
-class TransposeHarness {
+class TransposeHarness : public Harness {
  public:
   // Buffers are cuMemAlloc'd with pitch = row length, so the alignment class is the
   // one tuning results are stored under.
   TransposeHarness(const DeviceInfo& device, DType dtype, std::int64_t rows, std::int64_t cols,
                    const TimingProtocol& protocol);
-  ~TransposeHarness();
+  ~TransposeHarness() override;
   TransposeHarness(const TransposeHarness&) = delete;
   TransposeHarness& operator=(const TransposeHarness&) = delete;
 
-  const Problem& problem() const { return problem_; }
-  double bytes_moved() const { return transpose_bytes(args_.dtype, args_.rows, args_.cols); }
-  Timer& timer() { return *timer_; }
-
-  // The ceiling: cuMemcpyDtoDAsync of the same bytes, same protocol.
-  TimingStats time_memcpy();
+  const KernelSpec& spec() const override { return KernelSpec::builtin("transpose"); }
+  const Problem& problem() const override { return problem_; }
+  std::string dtype_key() const override { return std::string(to_string(args_.dtype)); }
+  std::vector<std::int64_t> shape() const override { return {args_.rows, args_.cols}; }
+  std::string describe() const override;
+  double bytes_moved() const override { return transpose_bytes(args_.dtype, args_.rows, args_.cols); }
+  Timer& timer() override { return *timer_; }
+  TimingStats time_ceiling() override;
   // nullopt when the kernel's output matches the reference exactly; else why not.
-  std::optional<std::string> verify(CUfunction f, const Instance& inst);
-  void launch(CUfunction f, const Instance& inst);
+  std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
+  void launch(CUfunction f, const Instance& inst) override;
 
  private:
   PrimaryContext context_;

@@ -1,4 +1,5 @@
 #pragma once
+#include <ktune/tuner/harness.hpp>
 #include <ktune/tuner/timing.hpp>
 
 #include <nlohmann/json.hpp>
@@ -23,10 +24,10 @@ struct BenchResult {
   double spread_pct = 0;       // (slowest - fastest) / fastest median of the ok rows
 };
 
-// Times the given transpose configs of one problem together: verified first, then
-// `rounds` rounds of interleaved repetitions (round-robin, so drift hits all alike),
-// next to the memcpy ceiling. For reproducibility checks and config comparisons.
-BenchResult bench_transpose(DType dtype, std::int64_t rows, std::int64_t cols, const std::vector<nlohmann::json>& configs,
-                            int device, const TimingProtocol& protocol, int rounds);
+// Times the given configs of one problem together: verified first, then `rounds`
+// rounds of interleaved repetitions (round-robin, so drift hits all alike), next to
+// the memcpy ceiling. For reproducibility checks and config comparisons.
+BenchResult bench(Harness& harness, const DeviceInfo& device, const std::vector<nlohmann::json>& configs,
+                  int min_reps, int rounds);
 
 }  // namespace ktune

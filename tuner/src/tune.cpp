@@ -1,9 +1,8 @@
-#include <ktune/tuner/tune_transpose.hpp>
+#include <ktune/tuner/tune.hpp>
 
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/error.hpp>
 #include <ktune/generator/log.hpp>
-#include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
 #include <ktune/tuner/clocks.hpp>
@@ -11,7 +10,6 @@
 #include <ktune/tuner/device_lock.hpp>
 #include <ktune/tuner/search.hpp>
 #include <ktune/tuner/search_log.hpp>
-#include <ktune/tuner/transpose_harness.hpp>
 #include <ktune/tuner/verifier.hpp>
 
 #include <unistd.h>
@@ -89,10 +87,9 @@ class Progress {
 
 }  // namespace
 
-TuneResult tune_transpose(const TuneOptions& o) {
+TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   const auto t0 = Clock::now();
   auto log = logger("ktune.tuner");
-  const KernelSpec& spec = KernelSpec::builtin("transpose");
   const DeviceInfo dev = query_device_ordinal(o.device);
   const std::filesystem::path db_path = o.database.empty() ? Database::default_path() : o.database;
   const DeviceLock lock(db_path.parent_path(), dev.uuid);
@@ -102,32 +99,34 @@ TuneResult tune_transpose(const TuneOptions& o) {
   Database programs(db_path.parent_path() / "programs.db");
   const SigintGuard sigint;
   const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
-  TransposeHarness harness(dev, o.dtype, o.rows, o.cols, o.timing);
+  const std::unique_ptr<Harness> owned = make_harness(dev);
+  Harness& harness = *owned;
+  const KernelSpec& spec = harness.spec();
   const Problem& problem = harness.problem();
+  const std::string source = harness.source();
   const std::vector<Config> space = enumerate(spec, dev.limits, problem);
-  if (space.empty()) throw Error("no valid transpose config for this problem on " + dev.fingerprint.name);
+  if (space.empty()) throw Error("no valid config for " + harness.describe() + " on " + dev.fingerprint.name);
 
   TuneResult result;
   result.space_size = space.size();
   result.device_name = dev.fingerprint.name;
   result.database = db_path;
-  const std::string shape = shape_to_string({o.rows, o.cols});
-  const std::string run_id = "transpose-" + std::string(to_string(o.dtype)) + "-" + shape + "-" +
+  const std::string run_id = spec.family() + "-" + harness.dtype_key() + "-" + shape_to_string(harness.shape()) + "-" +
                              std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
   result.log = (o.log_dir.empty() ? result.database.parent_path() / "logs" : o.log_dir) / (run_id + ".jsonl");
   SearchLog slog(result.log);
 
   // The ceiling: a device-to-device copy of the same bytes, same protocol, same process.
-  const TimingStats ceiling = harness.time_memcpy();
+  const TimingStats ceiling = harness.time_ceiling();
   const double moved = harness.bytes_moved();
   result.ceiling_us = ceiling.median_us;
   result.ceiling_gbps = moved / (ceiling.median_us * 1e3);
 
-  slog.write({{"type", "header"},
+  nlohmann::json header{{"type", "header"},
               {"run", run_id},
-              {"family", "transpose"},
-              {"dtype", to_string(o.dtype)},
-              {"shape", {o.rows, o.cols}},
+              {"family", spec.family()},
+              {"dtype", to_string(problem.dtype)},
+              {"shape", harness.shape()},
               {"align", *problem.get("align")},
               {"device", {{"name", dev.fingerprint.name}, {"key", dev.fingerprint.key()}, {"uuid", dev.uuid}}},
               {"versions", {{"tool", k_tool_version}, {"nvrtc", nvrtc_version()}, {"driver", dev.driver_version}}},
@@ -147,7 +146,9 @@ TuneResult tune_transpose(const TuneOptions& o) {
               {"started", utc_now()},
               {"clocks", clocks_start ? nlohmann::json{{"sm_mhz", clocks_start->sm_mhz},
                                                        {"memory_mhz", clocks_start->memory_mhz}}
-                                      : nlohmann::json()}});
+                                      : nlohmann::json()}};
+  header.update(harness.log_fields());
+  slog.write(header);
   log->info("{} on {}: {} configs, memcpy ceiling {:.0f} GB/s", run_id, dev.fingerprint.name, space.size(),
             result.ceiling_gbps);
 
@@ -155,11 +156,11 @@ TuneResult tune_transpose(const TuneOptions& o) {
   std::vector<Instance> instances;
   std::vector<std::string> names;
   for (const auto& c : space) {
-    instances.push_back(instantiate(spec, c, dev.limits, problem));
+    instances.push_back(instantiate(spec, c, dev.limits, problem, harness.type_argument()));
     names.push_back(instances.back().name_expression);
   }
   const auto search_start = Clock::now();
-  const SearchSpace search_space(spec, space, o.dtype);
+  const SearchSpace search_space(spec, space, problem.dtype);
   const auto strategy = make_strategy(o.strategy, search_space, o.seed);
   const std::size_t planned = o.budget.evals ? std::min(o.budget.evals, space.size()) : space.size();
 
@@ -244,7 +245,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
   const auto evaluate = [&](const std::vector<std::size_t>& proposal, std::size_t) {
     std::vector<std::string> batch_names;
     for (auto i : proposal) batch_names.push_back(instances[i].name_expression);
-    CompilePool pool(spec.source(), batch_names, dev.arch, o.compile_threads, "transpose", &programs,
+    CompilePool pool(source, batch_names, dev.arch, o.compile_threads, spec.family(), &programs,
                      o.instances_per_program);
     std::vector<Evaluation> out;
     while (!stop_now()) {
@@ -253,7 +254,7 @@ TuneResult tune_transpose(const TuneOptions& o) {
       for (const auto& [k, error] : batch->errors)
         out.push_back(record(proposal[k], "compile_error", error, 0, nullptr, nullptr));
       for (auto& unit : batch->units) {
-        modules.push_back(std::make_unique<Module>(unit.cubin, "transpose batch"));
+        modules.push_back(std::make_unique<Module>(unit.cubin, spec.family() + " batch"));
         const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
         for (const auto& [k, lowered] : unit.entries)
           out.push_back(evaluate_one(proposal[k], modules.back()->function(lowered), compile_ms));
@@ -336,9 +337,9 @@ TuneResult tune_transpose(const TuneOptions& o) {
     rec.device_key = dev.fingerprint.key();
     rec.device_name = dev.fingerprint.name;
     rec.device_uuid = dev.uuid;
-    rec.family = "transpose";
-    rec.dtype = std::string(to_string(o.dtype));
-    rec.shape = {o.rows, o.cols};
+    rec.family = harness.family_key();
+    rec.dtype = harness.dtype_key();
+    rec.shape = harness.shape();
     rec.align = *problem.get("align");
     rec.config = config_to_json(spec, space[w.index]);
     rec.template_hash = spec.source_hash();
@@ -352,26 +353,24 @@ TuneResult tune_transpose(const TuneOptions& o) {
     rec.tuned_at = utc_now();
     result.stored = db.put(rec);
     // Keep the winner's CUBIN so an application's first call loads it without NVRTC.
-    load_or_compile(&db, spec.source(), {instances[w.index].name_expression}, dev.arch, "transpose");
+    load_or_compile(&db, source, {instances[w.index].name_expression}, dev.arch, spec.family());
     closing["stored"] = result.stored;
   }
   slog.write(closing);
   return result;
 }
 
-DryRunResult dry_run_transpose(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align, int arch,
-                               int threads, int instances_per_program) {
+DryRunResult dry_run(const KernelSpec& spec, const std::string& source, const std::string& type_argument,
+                     const Problem& problem, int arch, int threads, int instances_per_program) {
   const auto t0 = Clock::now();
-  const KernelSpec& spec = KernelSpec::builtin("transpose");
   DeviceLimits limits;  // sm_90 defaults
   limits.compute_capability = arch;
-  const Problem problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", align}}};
   const auto space = enumerate(spec, limits, problem);
   std::vector<std::string> names;
-  for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem).name_expression);
+  for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem, type_argument).name_expression);
   DryRunResult r;
   r.configs = space.size();
-  CompilePool pool(spec.source(), names, arch, threads, "transpose", nullptr, instances_per_program);
+  CompilePool pool(source, names, arch, threads, spec.family(), nullptr, instances_per_program);
   while (auto batch = pool.next()) {
     for (const auto& u : batch->units) r.compiled += u.entries.size();
     for (const auto& [i, e] : batch->errors) r.failures.push_back(config_to_string(spec, space[i]) + ": " + e);

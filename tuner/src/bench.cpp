@@ -1,23 +1,19 @@
-#include <ktune/tuner/bench_transpose.hpp>
+#include <ktune/tuner/bench.hpp>
 
 #include <ktune/generator/error.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
-#include <ktune/runtime/transpose_launch.hpp>
-#include <ktune/tuner/transpose_harness.hpp>
 
 #include <algorithm>
 
 namespace ktune {
 
-BenchResult bench_transpose(DType dtype, std::int64_t rows, std::int64_t cols, const std::vector<nlohmann::json>& configs,
-                            int device, const TimingProtocol& protocol, int rounds) {
+BenchResult bench(Harness& harness, const DeviceInfo& dev, const std::vector<nlohmann::json>& configs, int min_reps,
+                  int rounds) {
   if (configs.empty()) throw Error("bench: no configs given");
-  const KernelSpec& spec = KernelSpec::builtin("transpose");
-  const DeviceInfo dev = query_device_ordinal(device);
-  TransposeHarness harness(dev, dtype, rows, cols, protocol);
+  const KernelSpec& spec = harness.spec();
   BenchResult result;
   result.device_name = dev.fingerprint.name;
-  result.ceiling_gbps = harness.bytes_moved() / (harness.time_memcpy().median_us * 1e3);
+  result.ceiling_gbps = harness.bytes_moved() / (harness.time_ceiling().median_us * 1e3);
 
   std::vector<Instance> instances;
   std::vector<std::size_t> valid;  // rows that compile
@@ -29,7 +25,7 @@ BenchResult bench_transpose(DType dtype, std::int64_t rows, std::int64_t cols, c
     try {
       const Config c = config_from_json(spec, configs[i]);
       row.config = config_to_string(spec, c);
-      instances.push_back(instantiate(spec, c, dev.limits, harness.problem()));
+      instances.push_back(instantiate(spec, c, dev.limits, harness.problem(), harness.type_argument()));
       names.push_back(instances.back().name_expression);
       valid.push_back(i);
     } catch (const Error& e) {
@@ -38,8 +34,8 @@ BenchResult bench_transpose(DType dtype, std::int64_t rows, std::int64_t cols, c
     }
   }
   if (valid.empty()) return result;
-  const CompileOutput out = compile_cubin(spec.source(), names, dev.arch, "transpose");
-  Module module(out.cubin, "transpose bench");
+  const CompileOutput out = compile_cubin(harness.source(), names, dev.arch, spec.family());
+  Module module(out.cubin, spec.family() + " bench");
   std::vector<CUfunction> functions;
   std::vector<std::size_t> ok;  // positions in `valid`
   for (std::size_t k = 0; k < valid.size(); ++k) {
@@ -61,7 +57,7 @@ BenchResult bench_transpose(DType dtype, std::int64_t rows, std::int64_t cols, c
   for (int r = 0; r < std::max(1, rounds); ++r)
     for (auto k : ok) {
       const auto s =
-          harness.timer().sample([&] { harness.launch(functions[k], instances[k]); }, protocol.min_reps, batch[k]);
+          harness.timer().sample([&] { harness.launch(functions[k], instances[k]); }, min_reps, batch[k]);
       samples[k].insert(samples[k].end(), s.begin(), s.end());
     }
   double lo = 0, hi = 0;

@@ -1,10 +1,13 @@
 #pragma once
 #include <ktune/generator/dtype.hpp>
+#include <ktune/tuner/harness.hpp>
 #include <ktune/tuner/search.hpp>
 #include <ktune/tuner/timing.hpp>
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,8 +15,6 @@
 namespace ktune {
 
 struct TuneOptions {
-  DType dtype = DType::f32;
-  std::int64_t rows = 8192, cols = 2048;
   int device = 0;
   int top_k = 5;
   std::string strategy = "exhaustive";  // see strategy_names()
@@ -50,12 +51,15 @@ struct TuneResult {
   std::string device_name;
 };
 
+// Builds the family's harness for the chosen device, after the tuner holds that GPU.
+using HarnessFactory = std::function<std::unique_ptr<Harness>(const DeviceInfo&)>;
+
 // Enumerate, let the strategy propose candidates within the budget, compile them
-// (thread pool, overlapping with timing), verify each (exact match on random data,
-// poisoned output), time (cold L2 by default), measure the device-to-device memcpy
-// ceiling, re-time the top-k interleaved, log and store. Ctrl-C stops the search and
-// keeps the best so far.
-TuneResult tune_transpose(const TuneOptions& options);
+// (thread pool, overlapping with timing), verify each (fresh random data, poisoned
+// output), time (cold L2 by default), measure the device-to-device memcpy ceiling,
+// re-time the top-k interleaved, log and store. Ctrl-C stops the search and keeps the
+// best so far.
+TuneResult tune(const TuneOptions& options, const HarnessFactory& make_harness);
 
 struct DryRunResult {
   std::size_t configs = 0, compiled = 0;
@@ -63,9 +67,9 @@ struct DryRunResult {
   double seconds = 0;
 };
 
-// No GPU needed: enumerate for a device model (sm_90 limits) and compile every config
-// with NVRTC, `threads` in parallel.
-DryRunResult dry_run_transpose(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align, int arch,
-                               int threads, int instances_per_program = 0);
+// No GPU needed: compile every config of `problem` for a device model (sm_<arch>
+// limits) with NVRTC, `threads` in parallel.
+DryRunResult dry_run(const KernelSpec& spec, const std::string& source, const std::string& type_argument,
+                     const Problem& problem, int arch, int threads, int instances_per_program = 0);
 
 }  // namespace ktune

@@ -1,0 +1,93 @@
+#include "problem_cli.hpp"
+
+#include <ktune/cache/database.hpp>
+#include <ktune/generator/elementwise_family.hpp>
+#include <ktune/generator/error.hpp>
+#include <ktune/generator/transpose_family.hpp>
+#include <ktune/tuner/elementwise_harness.hpp>
+#include <ktune/tuner/transpose_harness.hpp>
+
+#include <cmath>
+
+namespace ktune {
+namespace {
+
+DType dtype_of(const std::string& name) {
+  const auto d = parse_dtype(name);
+  if (!d) throw Error("unknown dtype '" + name + "' (known: " + std::string(dtype_names()) + ")");
+  return *d;
+}
+
+}  // namespace
+
+void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
+  cmd->add_option("family", p.family, "kernel family: transpose | elementwise")->required();
+  cmd->add_option("--dtype", p.dtype, std::string("element type: ") + std::string(dtype_names()) +
+                                          " (elementwise: f32, f16, bf16, f64; of the inputs)")
+      ->capture_default_str();
+  cmd->add_option("--shape", p.shape, "transpose: ROWSxCOLS of the source matrix")->capture_default_str();
+  cmd->add_option("--expr", p.expr,
+                  "elementwise: e.g. 'out = a * b + c', or add, mul, fma, axpy, relu, scale, cast");
+  cmd->add_option("--out-dtype", p.out_dtype, "elementwise: element type of the outputs (default: --dtype)");
+  cmd->add_option("--scalar", p.scalars, "elementwise: a scalar and its value, e.g. alpha=2.5 (repeatable)");
+  cmd->add_option("--n", p.n, "elementwise: number of elements")->capture_default_str();
+}
+
+std::string problem_options(const ProblemArgs& p) {
+  if (p.family != "elementwise") return "--dtype " + p.dtype + " --shape " + p.shape;
+  std::string s = "--expr '" + p.expr + "' --dtype " + p.dtype + (p.out_dtype.empty() ? "" : " --out-dtype " + p.out_dtype) +
+                  " --n " + std::to_string(p.n);
+  for (const auto& v : p.scalars) s += " --scalar " + v;
+  return s;
+}
+
+ParsedProblem parse_problem(const ProblemArgs& p) {
+  ParsedProblem out;
+  out.spec = &KernelSpec::builtin(p.family);  // throws on an unknown family
+  const DType dtype = dtype_of(p.dtype);
+  if (p.family == "transpose") {
+    const auto shape = parse_shape(p.shape);
+    if (!shape || shape->size() != 2)
+      throw Error("bad --shape '" + p.shape + "': expected ROWSxCOLS with positive integers, e.g. 8192x2048");
+    const std::int64_t rows = (*shape)[0], cols = (*shape)[1];
+    out.problem = transpose_problem_unpitched(dtype, rows, cols);
+    out.source = out.spec->source();
+    out.description = "transpose " + p.dtype + " " + p.shape;
+    out.harness = [=](const DeviceInfo& dev, const TimingProtocol& t) {
+      return std::make_unique<TransposeHarness>(dev, dtype, rows, cols, t);
+    };
+    return out;
+  }
+  // elementwise
+  if (p.expr.empty()) throw Error("elementwise needs --expr, e.g. --expr 'out = a * b + c' or --expr add");
+  std::vector<std::string> names;
+  std::vector<double> values;
+  for (const auto& s : p.scalars) {
+    const auto eq = s.find('=');
+    char* end = nullptr;
+    const double v = eq == std::string::npos ? 0 : std::strtod(s.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || end == s.c_str() + eq + 1 || *end || !std::isfinite(v))
+      throw Error("bad --scalar '" + s + "': expected NAME=VALUE, e.g. alpha=2.5");
+    names.push_back(s.substr(0, eq));
+    values.push_back(v);
+  }
+  ElementwiseOp op = make_elementwise_op(p.expr, dtype, p.out_dtype.empty() ? dtype : dtype_of(p.out_dtype), names);
+  // Values in the expression's order of scalars (the shortcuts' alpha defaults to 2).
+  std::vector<double> ordered;
+  for (const auto& s : op.expr.scalars()) {
+    const auto it = std::find(names.begin(), names.end(), s);
+    if (it == names.end() && s != "alpha") throw Error("scalar '" + s + "' needs a value: --scalar " + s + "=VALUE");
+    ordered.push_back(it == names.end() ? 2.0 : values[static_cast<std::size_t>(it - names.begin())]);
+  }
+  const std::int64_t n = p.n;
+  out.problem = elementwise_problem(op, n, 16 / std::max(size_of(op.in), size_of(op.out)));
+  out.source = out.spec->source() + elementwise_op_source(op);
+  out.type_argument = k_elementwise_op_type;
+  out.description = "elementwise '" + op.expr.normalized() + "' " + elementwise_dtype_key(op) + " n=" + std::to_string(n);
+  out.harness = [=](const DeviceInfo& dev, const TimingProtocol& t) {
+    return std::make_unique<ElementwiseHarness>(dev, op, n, ordered, t);
+  };
+  return out;
+}
+
+}  // namespace ktune
