@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|all]
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|all]
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
 # then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer) and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
 # Writes at most 8 files into OUT_DIR; prints a short summary last.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|all]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${KTUNE_BUILD:-$here/build}
@@ -65,6 +65,19 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   bash "$here/bench/transpose_bench.sh" "$build" "$out" || status=1
   # The search logs of the runs, for `ktune log` and replay tests.
   tar -czf "$out/search-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
+fi
+if [ "$what" = elementwise ] || [ "$what" = all ]; then
+  (cd "$build" && ctest -R elementwise_gpu_test --verbose --timeout 1200) > "$out/elementwise-tests.log" 2>&1
+  rc=$?; [ $rc = 0 ] || status=1
+  note "elementwise gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|Failed|verified' "$out/elementwise-tests.log" | tr '\n' ' ')"
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/elementwise_gpu_test" --gtest_filter='ElementwiseRuntimeGpu.*' \
+      >> "$out/elementwise-tests.log" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "compute-sanitizer $tool (elementwise runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/elementwise-tests.log" | tail -1)"
+  done
+  bash "$here/bench/elementwise_bench.sh" "$build" "$out" || status=1
+  tar -czf "$out/elementwise-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
 fi
 if [ "$what" = tuner ] || [ "$what" = all ]; then
   bash "$here/bench/tuner_bench.sh" "$build" "$out" || status=1

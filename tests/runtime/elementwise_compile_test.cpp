@@ -62,5 +62,17 @@ TEST(ElementwiseCompile, EveryDtypeCastScalarAndFunctionCompiles) {
   }
 }
 
+TEST(ElementwiseCompile, VerificationKernelForEveryOutputType) {
+  // The tuner's tolerance check is instantiated through the generated type's out_t.
+  for (DType out : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
+    const auto op = make_elementwise_op("cast", DType::f32, out);
+    const CompileOutput c = compile_cubin(spec().source() + elementwise_op_source(op),
+                                          {"ktune_elementwise_check<ktune_op::out_t>"}, 90, "check");
+    EXPECT_FALSE(c.cubin.empty()) << to_string(out);
+    ASSERT_EQ(c.lowered_names.size(), 1u);
+    EXPECT_NE(c.lowered_names[0].find("ktune_elementwise_check"), std::string::npos) << c.lowered_names[0];
+  }
+}
+
 }  // namespace
 }  // namespace ktune
