@@ -2,16 +2,18 @@
 # Regenerates docs/report-example/ (an HTML report and its headless-Chromium screenshot)
 # from recorded search logs of real GPU runs:
 #   bash scripts/report-example.sh [LOG [OVERLAY_LOG...]]
-# Default: the H200 exhaustive run of transpose f32 8192x2048 in tests/data.
+# Default: two H200 runs of transpose f32 8192x2048 kept beside the report (2026-11-22,
+# scripts/gpu-check.sh): exhaustive, with the `model` strategy's run overlaid.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 ktune=${KTUNE:-$here/build/tuner/ktune}
 [ -x "$ktune" ] || { echo "build first: bash scripts/setup.sh" >&2; exit 1; }
-log=${1:-$here/tests/data/transpose-f32-8192x2048.jsonl}
-shift || true
+out=$here/docs/report-example
+if [ $# = 0 ]; then set -- "$out/exhaustive.jsonl" "$out/model.jsonl"; fi
+log=$1
+shift
 overlay=()
 for o in "$@"; do overlay+=(--overlay "$o"); done
-out=$here/docs/report-example
 mkdir -p "$out"
 "$ktune" log report "$log" -o "$out/report.html" "${overlay[@]}"
 chrome=$(command -v chromium-headless-shell || command -v chromium || true)

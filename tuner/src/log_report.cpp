@@ -119,7 +119,9 @@ void convergence(Page& p, const std::vector<RecordedRun>& runs, const std::vecto
   static const char* colours[] = {"#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"};  // none is the histogram's blue
   std::vector<svg::Series> by_evals, by_time;
   for (std::size_t k = 0; k < runs.size(); ++k) {
-    const std::string name = runs[k].header.value("strategy", "?") + " (" + runs[k].header.value("run", "?").substr(0, 40) + ")";
+    // Short enough for the legend: the run's letter (as in "Runs compared"), strategy, evaluations.
+    const std::string name = std::string(1, static_cast<char>('A' + k % 26)) + " " + runs[k].header.value("strategy", "?") +
+                             " (" + std::to_string(runs[k].configs.size()) + " evaluated)";
     svg::Series e{name, {}, {}, colours[k % 5]}, t = e;
     for (const auto& pt : analyses[k].best_so_far) {
       e.x.push_back(static_cast<double>(pt.evaluations));
@@ -220,7 +222,7 @@ void write_report(const std::vector<RecordedRun>& runs, const std::filesystem::p
     p.h2("Runs compared");
     std::vector<std::vector<std::string>> rows;
     for (std::size_t k = 0; k < runs.size(); ++k)
-      rows.push_back({runs[k].header.value("run", "?"), describe(runs[k]), runs[k].header.value("strategy", "?"),
+      rows.push_back({std::string(1, static_cast<char>('A' + k % 26)) + " " + runs[k].header.value("run", "?"), describe(runs[k]), runs[k].header.value("strategy", "?"),
                       std::to_string(runs[k].configs.size()),
                       analyses[k].ranked.empty() ? "-" : fmt("%.2f us", analyses[k].ranked[0].us)});
     p.table({"run", "problem", "strategy", "evaluated", "best"}, rows, 0);
