@@ -104,6 +104,11 @@ int run(int argc, char** argv) {
   bench->add_option("--rounds", rounds, "interleaved rounds of repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   bench->add_option("--device", bench_device, "GPU ordinal")->capture_default_str();
   bench->add_flag("--hot", bench_hot, "time with a warm L2");
+  bool single_launch = false;
+  bench->add_flag("--single-launch", single_launch,
+                  "time every launch alone between two events, also short ones (default: kernels under 20 us "
+                  "run in CUDA-graph batches with their flushes, the flushes' time subtracted); the protocol of "
+                  "PyTorch-style benchmarks, for like-for-like comparisons");
 
   add_cache_commands(app);
   add_log_commands(app);
@@ -161,6 +166,7 @@ int run(int argc, char** argv) {
     if (!driver::available(&why)) throw Error("cannot bench here: " + why);
     TimingProtocol protocol;
     protocol.cold = !bench_hot;
+    if (single_launch) protocol.batch_below_us = 0;
     const DeviceInfo dev = query_device_ordinal(bench_device);
     const auto harness = problem.harness(dev, protocol);
     const BenchResult r = ktune::bench(*harness, dev, configs, protocol.min_reps, rounds);
