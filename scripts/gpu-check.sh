@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|all]
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|all]
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
 # then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer) and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
 # Writes at most 8 files into OUT_DIR; prints a short summary last.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|all]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${KTUNE_BUILD:-$here/build}
@@ -78,6 +78,18 @@ if [ "$what" = elementwise ] || [ "$what" = all ]; then
   done
   bash "$here/bench/elementwise_bench.sh" "$build" "$out" || status=1
   tar -czf "$out/elementwise-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
+fi
+if [ "$what" = reduce ] || [ "$what" = all ]; then
+  (cd "$build" && ctest -R reduce_gpu_test --verbose --timeout 1200) > "$out/reduce-tests.log" 2>&1
+  rc=$?; [ $rc = 0 ] || status=1
+  note "reduce gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|Failed|verified' "$out/reduce-tests.log" | tr '\n' ' ')"
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/reduce_gpu_test" --gtest_filter='ReduceRuntimeGpu.*' \
+      >> "$out/reduce-tests.log" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "compute-sanitizer $tool (reduce runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/reduce-tests.log" | tail -1)"
+  done
+  bash "$here/bench/reduce_bench.sh" "$build" "$out" || status=1
 fi
 if [ "$what" = tuner ] || [ "$what" = all ]; then
   bash "$here/bench/tuner_bench.sh" "$build" "$out" || status=1

@@ -14,6 +14,7 @@
 // @require block <= max_threads_per_block
 // @launch  block = (block, 1, 1)
 // @launch  grid  = (grid_stride == 1 ? min(groups, waves * sm_count * (2048 / block)) : groups, 1, 1)
+// @include common
 //
 // out_k[i] = f(in_0[i], ..., scalars) for i < n. `Op` is generated from the user's
 // expression (generator/elementwise_family): element types, counts and `eval`.
@@ -29,36 +30,6 @@ struct ktune_ew_args {
   void* out[2];
   double scalar[6];
   long long n;
-};
-
-// Storage types. Halves are moved as bits and converted in registers, so no CUDA
-// header is needed at run time.
-struct ktune_half { unsigned short bits; };
-struct ktune_bfloat { unsigned short bits; };
-
-template <class S, class C> struct ktune_io {
-  static __device__ __forceinline__ C load(S v) { return C(v); }
-  static __device__ __forceinline__ S store(C v) { return S(v); }
-};
-template <class C> struct ktune_io<ktune_half, C> {
-  static __device__ __forceinline__ C load(ktune_half h) {
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
-    return C(f);
-  }
-  static __device__ __forceinline__ ktune_half store(C v) {
-    ktune_half h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(float(v)));
-    return h;
-  }
-};
-template <class C> struct ktune_io<ktune_bfloat, C> {
-  static __device__ __forceinline__ C load(ktune_bfloat b) { return C(__uint_as_float(static_cast<unsigned>(b.bits) << 16)); }
-  static __device__ __forceinline__ ktune_bfloat store(C v) {
-    ktune_bfloat b;
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b.bits) : "f"(float(v)));
-    return b;
-  }
 };
 
 // The whitelisted functions of the expression language, for float and double.
@@ -87,8 +58,6 @@ KTUNE_MATH2(ktune_pow, powf, pow)
 __device__ __forceinline__ float ktune_fma(float x, float y, float z) { return fmaf(x, y, z); }
 __device__ __forceinline__ double ktune_fma(double x, double y, double z) { return fma(x, y, z); }
 template <class C> __device__ __forceinline__ C ktune_sigmoid(C x) { return C(1) / (C(1) + ktune_exp(-x)); }
-
-template <class T, int N> struct alignas(sizeof(T) * N) ktune_vec { T v[N]; };
 
 template <class Op, int vec, int items, int block, int grid_stride, int waves>
 __global__ void __launch_bounds__(block) ktune_elementwise(const ktune_ew_args a) {

@@ -12,15 +12,6 @@ namespace {
 
 bool supported(DType d) { return d == DType::f32 || d == DType::f16 || d == DType::bf16 || d == DType::f64; }
 
-const char* storage_type(DType d) {
-  switch (d) {
-    case DType::f16: return "ktune_half";
-    case DType::bf16: return "ktune_bfloat";
-    case DType::f64: return "double";
-    default: return "float";
-  }
-}
-
 [[noreturn]] void fail(const ElementwiseOp& op, const std::string& what) {
   throw Error("elementwise '" + op.expr.normalized() + "': " + what);
 }
@@ -37,8 +28,8 @@ ElementwiseOp make_elementwise_op(const std::string& expression, DType in, DType
 
 std::string elementwise_op_source(const ElementwiseOp& op) {
   const bool wide = op.in == DType::f64 || op.out == DType::f64;
-  return std::string("\nstruct ") + k_elementwise_op_type + " {\n  using in_t = " + storage_type(op.in) +
-         ";\n  using out_t = " + storage_type(op.out) + ";\n  using compute_t = " + (wide ? "double" : "float") +
+  return std::string("\nstruct ") + k_elementwise_op_type + " {\n  using in_t = " + element_value_type(op.in) +
+         ";\n  using out_t = " + element_value_type(op.out) + ";\n  using compute_t = " + (wide ? "double" : "float") +
          ";\n  static constexpr int inputs = " + std::to_string(op.expr.inputs().size()) +
          ", outputs = " + std::to_string(op.expr.outputs().size()) +
          ", scalars = " + std::to_string(op.expr.scalars().size()) +

@@ -52,6 +52,33 @@ Value parse_value(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+bool is_family_source(std::string_view source) {
+  return source.rfind("// @kernel", 0) == 0 || source.find("\n// @kernel") != std::string_view::npos;
+}
+
+std::string resolve_includes(std::string_view source, const std::map<std::string, std::string, std::less<>>& fragments) {
+  std::string out;
+  std::istringstream in{std::string(source)};
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (t.rfind("// @include", 0) == 0) {
+      const std::string name = trim(t.substr(11));
+      const auto it = fragments.find(name);
+      if (it == fragments.end()) throw Error("kernel description: '" + t + "': no template fragment '" + name + "'");
+      out += it->second;
+    } else {
+      out += line;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
 KernelSpec KernelSpec::parse(std::string_view source) {
   KernelSpec spec;
   spec.source_ = std::string(source);
@@ -98,6 +125,8 @@ KernelSpec KernelSpec::parse(std::string_view source) {
           if (spec.tunable_index(name) >= 0) fail("tunable declared twice");
           spec.tunables_.push_back(std::move(tunable));
         }
+      } else if (key == "include") {
+        // Resolved by builtin(): the fragment's text replaces the line.
       } else if (key == "require") {
         spec.requires_.push_back(Expr::parse(rest));
       } else if (key == "launch") {
@@ -139,8 +168,15 @@ const KernelSpec& KernelSpec::builtin(std::string_view family) {
   static std::mutex mutex;
   static std::map<std::string, KernelSpec, std::less<>> specs;
   std::lock_guard<std::mutex> lock(mutex);
-  if (specs.empty())
-    for (const auto& [name, source] : embedded_templates()) specs.emplace(std::string(name), parse(source));
+  if (specs.empty()) {
+    // Files without `// @kernel` are fragments that families pull in with
+    // `// @include <name>` (device code several templates share).
+    std::map<std::string, std::string, std::less<>> fragments;
+    for (const auto& [name, source] : embedded_templates())
+      if (!is_family_source(source)) fragments.emplace(std::string(name), std::string(source));
+    for (const auto& [name, source] : embedded_templates())
+      if (is_family_source(source)) specs.emplace(std::string(name), parse(resolve_includes(source, fragments)));
+  }
   const auto it = specs.find(family);
   if (it == specs.end()) {
     std::string known;
@@ -152,7 +188,8 @@ const KernelSpec& KernelSpec::builtin(std::string_view family) {
 
 std::vector<std::string> KernelSpec::builtin_families() {
   std::vector<std::string> out;
-  for (const auto& [name, source] : embedded_templates()) out.emplace_back(name);
+  for (const auto& [name, source] : embedded_templates())
+    if (is_family_source(source)) out.emplace_back(name);
   return out;
 }
 

@@ -140,6 +140,16 @@ std::string element_bits_type(DType dtype) {
   }
 }
 
+std::string element_value_type(DType dtype) {
+  switch (dtype) {
+    case DType::f16: return "ktune_half";
+    case DType::bf16: return "ktune_bfloat";
+    case DType::f64: return "double";
+    case DType::f32: return "float";
+    default: throw Error("no floating-point storage type for dtype " + std::string(to_string(dtype)));
+  }
+}
+
 Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceLimits& device,
                      const Problem& problem, const std::string& type_argument) {
   if (auto why = why_invalid(spec, config, device, problem))
@@ -148,6 +158,7 @@ Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceL
     throw Error("'" + spec.family() + "' is instantiated with " +
                 (type_argument.empty() ? "a generated operation type" : "its element type, not '" + type_argument + "'"));
   Instance inst;
+  inst.config = config;
   inst.name_expression = spec.entry() + "<" + (type_argument.empty() ? element_bits_type(problem.dtype) : type_argument);
   for (std::size_t i = 0; i < config.size(); ++i) {
     inst.name_expression += ", ";

@@ -4,9 +4,11 @@
 #include <ktune/generator/error.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/generator/elementwise_family.hpp>
+#include <ktune/generator/reduce_family.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/elementwise_launch.hpp>
+#include <ktune/runtime/reduce_launch.hpp>
 #include <ktune/runtime/l2_flush.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/program_store.hpp>
@@ -20,19 +22,21 @@
 namespace ktune {
 namespace {
 
+// kind: 0 transpose, 1 + op for reduce, 5 + op for reduce_rows.
 struct ProblemKey {
   CUcontext ctx;
+  int kind;
   DType dtype;
   std::int64_t rows, cols, align;
   bool operator==(const ProblemKey& o) const {
-    return ctx == o.ctx && dtype == o.dtype && rows == o.rows && cols == o.cols && align == o.align;
+    return ctx == o.ctx && kind == o.kind && dtype == o.dtype && rows == o.rows && cols == o.cols && align == o.align;
   }
 };
 
 struct ProblemKeyHash {
   std::size_t operator()(const ProblemKey& k) const {
     std::size_t h = std::hash<const void*>()(k.ctx);
-    for (std::int64_t v : {static_cast<std::int64_t>(k.dtype), k.rows, k.cols, k.align})
+    for (std::int64_t v : {static_cast<std::int64_t>(k.kind), static_cast<std::int64_t>(k.dtype), k.rows, k.cols, k.align})
       h = h * 1000003u ^ std::hash<std::int64_t>()(v);
     return h;
   }
@@ -72,6 +76,42 @@ struct Runtime::Impl {
   std::unique_ptr<Database> db;
   bool db_failed = false;
   std::map<CUcontext, std::unique_ptr<L2Flush>> flushes;
+  // Whole-array reductions: one zeroed workspace per (context, stream); launches on one
+  // stream run in order, so they can share it.
+  std::shared_mutex workspace_mutex;
+  std::map<std::pair<CUcontext, CUstream>, DeviceBuffer> workspaces;
+
+  CUdeviceptr workspace(CUcontext ctx, CUstream stream) {
+    {
+      std::shared_lock<std::shared_mutex> lock(workspace_mutex);
+      const auto it = workspaces.find({ctx, stream});
+      if (it != workspaces.end()) return it->second.get();
+    }
+    CUdevice dev = 0;
+    driver::check(driver::api().cuCtxGetDevice(&dev), "cuCtxGetDevice");
+    int sms = 0;
+    driver::check(driver::api().cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
+                  "cuDeviceGetAttribute");
+    DeviceBuffer buffer(reduce_workspace_bytes(sms));
+    driver::check(driver::api().cuMemsetD8(buffer.get(), 0, buffer.size()), "cuMemsetD8");
+    std::unique_lock<std::shared_mutex> lock(workspace_mutex);
+    return workspaces.emplace(std::make_pair(ctx, stream), std::move(buffer)).first->second.get();
+  }
+
+  const LaunchInfo& reduce(bool rows_family, const ReduceArgs& args, CUstream stream);
+
+  // The prepared launch of a problem: the hot path is a shared-lock lookup.
+  template <class MakeQuery>
+  const Prepared& prepared_for(const ProblemKey& key, CUcontext ctx, const MakeQuery& make_query) {
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex);
+      auto it = prepared.find(key);
+      if (it != prepared.end()) return it->second;  // entries are never erased: stable
+    }
+    Prepared fresh = prepare(ctx, make_query());
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    return prepared.emplace(key, std::move(fresh)).first->second;
+  }
 
   CUcontext current_context() {
     const auto& d = driver::api();
@@ -158,31 +198,62 @@ const LaunchInfo& Runtime::transpose(void* dst, const void* src, std::int64_t ro
                            reinterpret_cast<std::uintptr_t>(src)};
   validate(args);  // throws before anything launches
   const CUcontext ctx = impl_->current_context();
-  const ProblemKey key{ctx, dtype, rows, cols, transpose_alignment(args)};
-  const Prepared* p = nullptr;
-  {
-    std::shared_lock<std::shared_mutex> lock(impl_->mutex);
-    auto it = impl_->prepared.find(key);
-    if (it != impl_->prepared.end()) p = &it->second;  // entries are never erased: stable
-  }
-  if (!p) {
+  const ProblemKey key{ctx, 0, dtype, rows, cols, transpose_alignment(args)};
+  const Prepared& p = impl_->prepared_for(key, ctx, [&] {
     const KernelSpec& spec = KernelSpec::builtin("transpose");
-    const Query q{spec,
-                  spec.source(),
-                  {},
-                  spec.family(),
-                  std::string(to_string(dtype)),
-                  transpose_problem(args),
-                  {rows, cols},
-                  transpose_default_config(spec),
-                  "transpose " + std::string(to_string(dtype)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
-                      " align " + std::to_string(key.align)};
-    Prepared fresh = impl_->prepare(ctx, q);
-    std::unique_lock<std::shared_mutex> lock(impl_->mutex);
-    p = &impl_->prepared.emplace(key, std::move(fresh)).first->second;
-  }
-  launch_transpose(p->function, p->instance, args, reinterpret_cast<CUstream>(stream));
-  return p->info;
+    return Query{spec,
+                 spec.source(),
+                 {},
+                 spec.family(),
+                 std::string(to_string(dtype)),
+                 transpose_problem(args),
+                 {rows, cols},
+                 transpose_default_config(spec),
+                 "transpose " + std::string(to_string(dtype)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                     " align " + std::to_string(key.align)};
+  });
+  launch_transpose(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
+  return p.info;
+}
+
+const LaunchInfo& Runtime::reduce(void* out, const void* in, std::int64_t n, ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, 1, n, n, reinterpret_cast<std::uintptr_t>(out), reinterpret_cast<std::uintptr_t>(in)};
+  return impl_->reduce(false, args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& Runtime::reduce_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                       ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, rows, cols, ld, reinterpret_cast<std::uintptr_t>(out),
+                        reinterpret_cast<std::uintptr_t>(in)};
+  return impl_->reduce(true, args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& Runtime::Impl::reduce(bool rows_family, const ReduceArgs& args, CUstream stream) {
+  Impl& impl = *this;
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = impl.current_context();
+  const int op = static_cast<int>(args.op);
+  const ProblemKey key{ctx, rows_family ? 5 + op : 1 + op, args.dtype, args.rows, args.cols, reduce_alignment(args)};
+  const KernelSpec& spec = KernelSpec::builtin(rows_family ? "reduce_rows" : "reduce");
+  const Prepared& p = impl.prepared_for(key, ctx, [&] {
+    const std::string what = spec.family() + " " + std::string(to_string(args.op)) + " " +
+                             std::string(to_string(args.dtype)) + " " +
+                             (rows_family ? std::to_string(args.rows) + "x" + std::to_string(args.cols)
+                                          : "n=" + std::to_string(args.cols)) +
+                             " align " + std::to_string(key.align);
+    return Query{spec,
+                 spec.source(),
+                 reduce_type_argument(args.op, args.dtype),
+                 spec.family() + ":" + std::string(to_string(args.op)),
+                 std::string(to_string(args.dtype)),
+                 rows_family ? reduce_rows_problem(args) : reduce_problem(args),
+                 rows_family ? std::vector<std::int64_t>{args.rows, args.cols} : std::vector<std::int64_t>{args.cols},
+                 rows_family ? reduce_rows_default_config(spec) : reduce_default_config(spec),
+                 what};
+  });
+  const CUdeviceptr workspace = rows_family ? 0 : impl.workspace(ctx, stream);
+  launch_reduce(spec, p.function, p.instance, args, workspace, stream);
+  return p.info;
 }
 
 struct Elementwise::State {

@@ -1,7 +1,8 @@
 #pragma once
 // The problem options shared by `ktune tune`, `space` and `bench`, for every family:
-// transpose (--dtype --shape ROWSxCOLS) and elementwise (--expr --dtype [--out-dtype]
-// --n [--scalar name=value]).
+// transpose (--dtype --shape ROWSxCOLS), elementwise (--expr --dtype [--out-dtype]
+// --n [--scalar name=value]), reduce (--op --dtype --n) and reduce_rows (--op --dtype
+// --shape ROWSxCOLS).
 #include <ktune/tuner/harness.hpp>
 #include <ktune/tuner/timing.hpp>
 
@@ -18,7 +19,7 @@ struct ProblemArgs {
   std::string family = "transpose";
   std::string dtype = "f32";
   std::string shape = "8192x2048";
-  std::string expr, out_dtype;
+  std::string expr, out_dtype, op = "sum";
   std::vector<std::string> scalars;  // name=value
   std::int64_t n = std::int64_t{1} << 28;
 };

@@ -11,6 +11,7 @@
 // a hash lookup and a cuLaunchKernel.
 #include <ktune/cache/match_level.hpp>
 #include <ktune/generator/dtype.hpp>
+#include <ktune/generator/reduce_op.hpp>
 
 #include <cstdint>
 #include <initializer_list>
@@ -76,6 +77,17 @@ class Runtime {
   // The returned reference stays valid as long as the Runtime.
   const LaunchInfo& transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld_dst,
                        std::int64_t ld_src, DType dtype, Stream stream = nullptr);
+
+  // *out = op over in[0..n): sum, max, min or mean. The result is float for f32, f16
+  // and bf16 inputs (their accumulator) and double for f64. Deterministic: the same
+  // config on the same input gives the same bits (no atomics on values). Throws
+  // ktune::Error on bad arguments (nothing launched). Calls on one stream share a
+  // small workspace; calls on different streams get their own.
+  const LaunchInfo& reduce(void* out, const void* in, std::int64_t n, ReduceOp op, DType dtype, Stream stream = nullptr);
+  // out[r] = op over row r of in (rows x cols, pitch ld elements), results typed as
+  // for reduce(); what softmax and layernorm reduce.
+  const LaunchInfo& reduce_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                ReduceOp op, DType dtype, Stream stream = nullptr);
 
   // An elementwise operation compiled from an expression (see Elementwise below), e.g.
   //   auto fma = rt.elementwise("out = a * b + c", DType::f16);

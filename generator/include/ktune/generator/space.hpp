@@ -60,6 +60,7 @@ struct Instance {
   std::array<std::uint32_t, 3> block{};
   std::array<std::uint32_t, 3> grid{};
   std::uint32_t smem_bytes = 0;  // dynamic shared memory
+  Config config;                 // what it was made from (for launches that depend on a tunable)
 };
 
 // Throws ktune::Error if the config is invalid for the problem or the geometry overflows.
@@ -71,5 +72,8 @@ Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceL
 // The C++ type a template's element parameter gets for a dtype: transposes and copies
 // move bits, so an unsigned integer of the element's size.
 std::string element_bits_type(DType dtype);
+// The storage type of a floating-point dtype's values in templates/common.cuh
+// (float, double, ktune_half, ktune_bfloat); throws ktune::Error for other dtypes.
+std::string element_value_type(DType dtype);
 
 }  // namespace ktune

@@ -1,0 +1,51 @@
+"""PyTorch peer for the reduction benchmark, timed like ktune times (events around the
+op only, L2 flushed by reading a 2x-L2 buffer before each repetition, median of 30).
+Arguments: sum:DTYPE:N (torch.sum over everything) or rowsum:DTYPE:ROWSxCOLS
+(torch.sum(x, dim=1)). One JSON line each.
+
+    python3 bench/torch_reduce.py sum:f32:268435456 rowsum:f32:16384x16384
+"""
+import json
+import statistics
+import sys
+
+import torch
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}
+
+
+def timed(fn, flush, reps=30, warmup=5):
+    times = []
+    for i in range(warmup + reps):
+        flush.sum()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        if i >= warmup:
+            times.append(a.elapsed_time(b) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    props = torch.cuda.get_device_properties(0)
+    flush = torch.ones(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+    for arg in sys.argv[1:]:
+        what, name, size = arg.split(":")
+        dtype = DTYPES[name]
+        if what == "sum":
+            x = torch.randn(int(size), device="cuda").to(dtype)
+            fn = lambda: torch.sum(x)
+        else:
+            rows, cols = (int(v) for v in size.split("x"))
+            x = torch.randn(rows, cols, device="cuda").to(dtype)
+            fn = lambda: torch.sum(x, dim=1)
+        t = timed(fn, flush)
+        print(json.dumps({"what": what, "dtype": name, "size": size, "device": props.name, "torch_us": t,
+                          "torch_gbps": x.numel() * x.element_size() / t / 1e3, "torch_version": torch.__version__}),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

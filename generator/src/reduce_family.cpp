@@ -1,0 +1,124 @@
+#include <ktune/generator/reduce_family.hpp>
+
+#include <ktune/generator/elementwise_family.hpp>
+#include <ktune/generator/error.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace ktune {
+
+std::optional<ReduceOp> parse_reduce_op(std::string_view name) {
+  if (name == "sum") return ReduceOp::sum;
+  if (name == "max") return ReduceOp::max;
+  if (name == "min") return ReduceOp::min;
+  if (name == "mean") return ReduceOp::mean;
+  return std::nullopt;
+}
+
+std::string_view to_string(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::max: return "max";
+    case ReduceOp::min: return "min";
+    case ReduceOp::mean: return "mean";
+  }
+  return "?";
+}
+
+namespace {
+
+[[noreturn]] void fail(const ReduceArgs& a, const std::string& what) {
+  throw Error("reduce " + std::string(to_string(a.op)) + " " + std::string(to_string(a.dtype)) + " " +
+              std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
+}
+
+bool supported(DType d) { return d == DType::f32 || d == DType::f16 || d == DType::bf16 || d == DType::f64; }
+
+}  // namespace
+
+DType reduce_result_dtype(DType input) { return input == DType::f64 ? DType::f64 : DType::f32; }
+
+std::string reduce_type_argument(ReduceOp op, DType dtype) {
+  return "ktune_rop<" + element_value_type(dtype) + ", reduce_" + std::string(to_string(op)) + ">";
+}
+
+void validate(const ReduceArgs& a) {
+  if (!supported(a.dtype)) fail(a, "dtype not supported (f32, f16, bf16, f64)");
+  if (a.rows < 1 || a.cols < 1) fail(a, "sizes must be positive");
+  if (a.rows > 1 && (a.rows > std::numeric_limits<std::int32_t>::max() || a.cols > std::numeric_limits<std::int32_t>::max()))
+    fail(a, "rows and cols must each be below 2^31");
+  if (a.cols > (std::int64_t{1} << 40)) fail(a, "n is above 2^40");
+  if (a.ld < a.cols) fail(a, "ld " + std::to_string(a.ld) + " is smaller than cols");
+  std::int64_t extent = 0;
+  const std::int64_t elem = size_of(a.dtype);
+  if (__builtin_mul_overflow(a.rows - 1, a.ld, &extent) || __builtin_add_overflow(extent, a.cols, &extent) ||
+      __builtin_mul_overflow(extent, elem, &extent))
+    fail(a, "input size overflows 64 bits");
+  if (!a.in || !a.out) fail(a, "null pointer");
+  if (a.in % static_cast<std::uintptr_t>(elem)) fail(a, "input pointer not aligned to its element size");
+  const auto out_elem = static_cast<std::uintptr_t>(size_of(reduce_result_dtype(a.dtype)));
+  if (a.out % out_elem) fail(a, "output pointer not aligned to its element size");
+  const std::uintptr_t out_bytes = static_cast<std::uintptr_t>(a.rows) * out_elem;
+  if (a.out < a.in + static_cast<std::uintptr_t>(extent) && a.in < a.out + out_bytes) fail(a, "output overlaps the input");
+}
+
+std::int64_t reduce_alignment(const ReduceArgs& a) {
+  const auto elem = static_cast<std::uint64_t>(size_of(a.dtype));
+  std::int64_t align = 16 / size_of(a.dtype);
+  while (align > 1 && (a.in % (elem * static_cast<std::uint64_t>(align)) || (a.rows > 1 && a.ld % align))) align /= 2;
+  return align;
+}
+
+Problem reduce_problem(const ReduceArgs& a) {
+  return {a.dtype, {{"n", a.rows * a.cols}, {"align", reduce_alignment(a)}}};
+}
+
+Problem reduce_rows_problem(const ReduceArgs& a) {
+  return {a.dtype, {{"rows", a.rows}, {"cols", a.cols}, {"align", reduce_alignment(a)}}};
+}
+
+double reduce_bytes(const ReduceArgs& a) {
+  return static_cast<double>(a.rows) * static_cast<double>(a.cols) * size_of(a.dtype) +
+         static_cast<double>(a.rows) * size_of(reduce_result_dtype(a.dtype));
+}
+
+ReduceReference reduce_reference(const ReduceArgs& a, const void* host) {
+  ReduceReference r;
+  const auto elem = static_cast<std::size_t>(size_of(a.dtype));
+  const double eps_acc = a.dtype == DType::f64 ? std::ldexp(1, -53) : std::ldexp(1, -24);
+  const double eps_out = reduce_result_dtype(a.dtype) == DType::f64 ? std::ldexp(1, -52) : std::ldexp(1, -23);
+  for (std::int64_t row = 0; row < a.rows; ++row) {
+    const auto* p = static_cast<const unsigned char*>(host) + static_cast<std::size_t>(row * a.ld) * elem;
+    double sum = 0, squares = 0, hi = -INFINITY, lo = INFINITY;
+    for (std::int64_t i = 0; i < a.cols; ++i) {
+      const double x = element_to_double(a.dtype, p + static_cast<std::size_t>(i) * elem);
+      sum += x;
+      squares += x * x;
+      hi = std::fmax(hi, x);
+      lo = std::fmin(lo, x);
+    }
+    const auto len = static_cast<double>(a.cols);
+    double value = sum, tol = 8 * eps_acc * std::log2(len + 2) * std::sqrt(squares);
+    switch (a.op) {
+      case ReduceOp::max: value = hi, tol = 0; break;
+      case ReduceOp::min: value = lo, tol = 0; break;
+      case ReduceOp::mean: value = sum / len, tol /= len; break;
+      case ReduceOp::sum: break;
+    }
+    r.value.push_back(value);
+    r.tolerance.push_back(tol + eps_out * std::fabs(value));
+  }
+  return r;
+}
+
+Config reduce_default_config(const KernelSpec& spec) {
+  return config_from_json(
+      spec, {{"block", 256}, {"vec", 1}, {"items", 4}, {"tree", "shuffle"}, {"passes", 2}, {"waves", 1}});
+}
+
+Config reduce_rows_default_config(const KernelSpec& spec) {
+  return config_from_json(spec, {{"threads_per_row", 32}, {"rows_per_block", 4}, {"vec", 1}, {"items", 4}});
+}
+
+}  // namespace ktune

@@ -1,0 +1,52 @@
+#pragma once
+// Verifying and timing reductions of one problem on one GPU, for both families:
+// `reduce` (rows = 1: the whole array) and `reduce_rows`. Inputs are fresh random
+// multiples of 1/8 in [-4, 4] without zero (exact in every input dtype), results are
+// poisoned before each check and compared on the host with the float64 reference and
+// its tolerance (reduce_reference). The ceiling is a read-only pass over the input:
+// a kernel that loads every 16 bytes once and keeps one word per block.
+#include <ktune/generator/reduce_family.hpp>
+#include <ktune/tuner/harness.hpp>
+
+#include <memory>
+
+namespace ktune {
+
+class ReduceHarness : public Harness {
+ public:
+  // family: "reduce" or "reduce_rows"; for "reduce" rows must be 1.
+  ReduceHarness(const DeviceInfo& device, const std::string& family, ReduceOp op, DType dtype, std::int64_t rows,
+                std::int64_t cols, const TimingProtocol& protocol);
+  ~ReduceHarness() override;
+  ReduceHarness(const ReduceHarness&) = delete;
+  ReduceHarness& operator=(const ReduceHarness&) = delete;
+
+  const KernelSpec& spec() const override { return *spec_; }
+  const Problem& problem() const override { return problem_; }
+  std::string type_argument() const override { return reduce_type_argument(args_.op, args_.dtype); }
+  std::string family_key() const override { return spec_->family() + ":" + std::string(to_string(args_.op)); }
+  std::string dtype_key() const override { return std::string(to_string(args_.dtype)); }
+  std::vector<std::int64_t> shape() const override;
+  std::string describe() const override;
+  nlohmann::json log_fields() const override { return {{"op", to_string(args_.op)}}; }
+  double bytes_moved() const override { return reduce_bytes(args_); }
+  TimingStats time_ceiling() override;
+  Timer& timer() override { return *timer_; }
+  std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
+  void launch(CUfunction f, const Instance& inst) override;
+
+ private:
+  const KernelSpec* spec_;
+  PrimaryContext context_;
+  CUstream stream_ = nullptr;
+  ReduceArgs args_;
+  DeviceBuffer input_, output_, workspace_;
+  Problem problem_;
+  ReduceReference reference_;
+  std::unique_ptr<Module> read_module_;
+  CUfunction read_pass_ = nullptr;
+  int sm_count_ = 0;
+  std::unique_ptr<Timer> timer_;
+};
+
+}  // namespace ktune

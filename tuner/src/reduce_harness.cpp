@@ -1,0 +1,141 @@
+#include <ktune/tuner/reduce_harness.hpp>
+
+#include <ktune/generator/elementwise_family.hpp>
+#include <ktune/generator/error.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/reduce_launch.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
+namespace ktune {
+namespace {
+
+// Reads every 16 bytes of the input once; one word per block keeps the loads alive.
+constexpr const char* k_read_pass_source = R"(
+extern "C" __global__ void ktune_read_pass(const uint4* x, unsigned long long n16, unsigned* sink) {
+  unsigned acc = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n16;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const uint4 v = x[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) sink[blockIdx.x] = acc;  // practically never taken, never provable
+}
+)";
+
+std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 + 0.5)) + " GB"; }
+
+}  // namespace
+
+ReduceHarness::ReduceHarness(const DeviceInfo& device, const std::string& family, ReduceOp op, DType dtype,
+                             std::int64_t rows, std::int64_t cols, const TimingProtocol& protocol)
+    : spec_(&KernelSpec::builtin(family)), context_(device.device), sm_count_(device.fingerprint.sm_count) {
+  if (family != "reduce" && family != "reduce_rows") throw Error("ReduceHarness: not a reduction family: " + family);
+  if (family == "reduce" && rows != 1) throw Error("reduce: a whole-array reduction has one row");
+  args_ = {op, dtype, rows, cols, cols, 0, 0};
+  const double in_bytes = static_cast<double>(rows) * static_cast<double>(cols) * size_of(dtype);
+  // Validates sizes before anything is allocated (the pointers are checked for real below).
+  ReduceArgs probe = args_;
+  probe.in = 256;
+  probe.out = 256 + static_cast<std::uintptr_t>(in_bytes) + 256;
+  validate(probe);
+  std::size_t free = 0, total = 0;
+  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
+  const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (in_bytes > 0.9 * static_cast<double>(free))
+    throw Error(describe() + " needs " + gb(in_bytes) + " of GPU memory to tune (" + gb(static_cast<double>(free)) + " free)");
+  if (in_bytes > 0.8 * phys) throw Error(describe() + " needs " + gb(in_bytes) + " of host memory to verify");
+
+  const auto& d = driver::api();
+  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  const auto elems = static_cast<std::size_t>(rows * cols);
+  const auto elem = static_cast<std::size_t>(size_of(dtype));
+  std::vector<unsigned char> host(elems * elem + 16, 0);
+  std::uint64_t s = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  for (std::size_t i = 0; i < elems; ++i) {
+    s += 0x9e3779b97f4a7c15ull;  // splitmix64
+    std::uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    const double v = static_cast<double>(1 + z % 32) / 8 * ((z >> 32) & 1 ? -1 : 1);  // +-1/8 .. +-4
+    double_to_element(dtype, v, &host[i * elem]);
+  }
+  input_ = DeviceBuffer(host.size());
+  driver::check(d.cuMemcpyHtoD(input_.get(), host.data(), host.size()), "cuMemcpyHtoD");
+  output_ = DeviceBuffer(static_cast<std::size_t>(rows) * 8 + 16);
+  workspace_ = DeviceBuffer(reduce_workspace_bytes(sm_count_));
+  driver::check(d.cuMemsetD8(workspace_.get(), 0, workspace_.size()), "cuMemsetD8");
+  args_.in = input_.get();
+  args_.out = output_.get();
+  validate(args_);
+  problem_ = family == "reduce" ? reduce_problem(args_) : reduce_rows_problem(args_);
+  reference_ = reduce_reference(args_, host.data());
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+
+  const CompileOutput out = compile_cubin(k_read_pass_source, {"ktune_read_pass"}, device.arch, "ktune_read_pass");
+  read_module_ = std::make_unique<Module>(out.cubin, "ktune_read_pass");
+  read_pass_ = read_module_->function(out.lowered_names.front());
+  timer_ = std::make_unique<Timer>(device, stream_, protocol);
+}
+
+ReduceHarness::~ReduceHarness() {
+  timer_.reset();
+  driver::api().cuStreamDestroy(stream_);
+}
+
+std::vector<std::int64_t> ReduceHarness::shape() const {
+  if (spec_->family() == "reduce") return {args_.cols};
+  return {args_.rows, args_.cols};
+}
+
+std::string ReduceHarness::describe() const {
+  return spec_->family() + " " + std::string(to_string(args_.op)) + " " + std::string(to_string(args_.dtype)) + " " +
+         (spec_->family() == "reduce" ? "n=" + std::to_string(args_.cols)
+                                      : std::to_string(args_.rows) + "x" + std::to_string(args_.cols));
+}
+
+TimingStats ReduceHarness::time_ceiling() {
+  CUdeviceptr x = input_.get(), sink = workspace_.get() + 16;
+  unsigned long long n16 = static_cast<unsigned long long>(args_.rows * args_.cols * size_of(args_.dtype)) / 16;
+  void* params[] = {&x, &n16, &sink};
+  const auto grid = static_cast<unsigned>(sm_count_ * 8);
+  return timer_->measure([&] {
+    driver::check(driver::api().cuLaunchKernel(read_pass_, grid, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
+                  "cuLaunchKernel", "ktune_read_pass");
+  });
+}
+
+void ReduceHarness::launch(CUfunction f, const Instance& inst) {
+  launch_reduce(*spec_, f, inst, args_, workspace_.get(), stream_);
+}
+
+std::optional<std::string> ReduceHarness::verify(CUfunction f, const Instance& inst) {
+  const auto& d = driver::api();
+  const DType out_type = reduce_result_dtype(args_.dtype);
+  const auto out_size = static_cast<std::size_t>(size_of(out_type));
+  driver::check(d.cuMemsetD8Async(output_.get(), 0xA5, output_.size(), stream_), "cuMemsetD8Async");
+  launch(f, inst);
+  launch(f, inst);  // twice: the workspace must be ready again after each launch
+  driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
+  std::vector<unsigned char> got(static_cast<std::size_t>(args_.rows) * out_size);
+  driver::check(d.cuMemcpyDtoH(got.data(), output_.get(), got.size()), "cuMemcpyDtoH");
+  std::size_t bad = 0;
+  std::string first;
+  for (std::size_t r = 0; r < reference_.value.size(); ++r) {
+    const double g = element_to_double(out_type, &got[r * out_size]);
+    const double want = reference_.value[r];
+    if (!(std::fabs(g - want) <= reference_.tolerance[r])) {
+      if (bad++ == 0)
+        first = "result " + std::to_string(r) + " is " + std::to_string(g) + ", reference " + std::to_string(want) +
+                " +- " + std::to_string(reference_.tolerance[r]);
+    }
+  }
+  if (bad) return std::to_string(bad) + " of " + std::to_string(reference_.value.size()) + " results wrong; " + first;
+  return std::nullopt;
+}
+
+}  // namespace ktune
