@@ -107,7 +107,7 @@ ReduceReference reduce_reference(const ReduceArgs& a, const void* host) {
       case ReduceOp::sum: break;
     }
     r.value.push_back(value);
-    r.tolerance.push_back(tol + eps_out * std::fabs(value));
+    r.tolerance.push_back(tol == 0 ? 0 : tol + eps_out * std::fabs(value));
   }
   return r;
 }

@@ -31,12 +31,25 @@ TEST(KernelSpec, EveryFamilyTemplateParametersMatchTunables) {
   }
 }
 
+// Fragments (shared device code without `// @kernel`) are pulled in by `// @include`
+// and are no family of their own.
+TEST(KernelSpec, FragmentsAreIncludedNotFamilies) {
+  EXPECT_EQ(KernelSpec::builtin_families(), (std::vector<std::string>{"elementwise", "reduce", "reduce_rows", "transpose"}));
+  for (const char* family : {"elementwise", "reduce", "reduce_rows"}) {
+    const std::string& src = KernelSpec::builtin(family).source();
+    EXPECT_NE(src.find("struct ktune_half"), std::string::npos) << family;  // from common
+    EXPECT_EQ(src.find("// @include"), std::string::npos) << family;       // resolved
+  }
+  EXPECT_NE(KernelSpec::builtin("reduce").source().find("ktune_block_reduce"), std::string::npos);  // reduce_ops
+  EXPECT_EQ(KernelSpec::builtin("transpose").source().find("struct ktune_half"), std::string::npos);
+}
+
 TEST(KernelSpec, UnknownFamilyListsKnownOnes) {
   try {
     KernelSpec::builtin("gemmm");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("known: elementwise, transpose"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("known: elementwise, reduce, reduce_rows, transpose"), std::string::npos) << e.what();
   }
 }
 
