@@ -3,6 +3,7 @@
 #include <ktune/generator/elementwise_family.hpp>
 #include <ktune/generator/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -61,6 +62,14 @@ void validate(const ReduceArgs& a) {
   if (a.out % out_elem) fail(a, "output pointer not aligned to its element size");
   const std::uintptr_t out_bytes = static_cast<std::uintptr_t>(a.rows) * out_elem;
   if (a.out < a.in + static_cast<std::uintptr_t>(extent) && a.in < a.out + out_bytes) fail(a, "output overlaps the input");
+}
+
+ReduceArgs reduce_probe_args(ReduceArgs a) {
+  a.in = 256;
+  // Past the input, rounded to 256 bytes; saturating, so absurd sizes fail validation, not here.
+  const double bytes = static_cast<double>(a.rows) * static_cast<double>(std::max<std::int64_t>(a.ld, 0)) * size_of(a.dtype);
+  a.out = bytes < 1e18 ? 512 + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256 : 256;
+  return a;
 }
 
 std::int64_t reduce_alignment(const ReduceArgs& a) {

@@ -141,6 +141,7 @@ TEST_F(ReduceRuntimeGpu, MisalignedDeterministicAndTwoStreams) {
     EXPECT_EQ(std::memcmp(&first, &again, 4), 0);
   }
   // Two streams at once: each has its own workspace.
+  driver::check(driver::api().cuMemcpyHtoD(in.get(), host.data(), n * 4), "HtoD");
   CUstream s1 = nullptr, s2 = nullptr;
   driver::check(driver::api().cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   driver::check(driver::api().cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING), "cuStreamCreate");

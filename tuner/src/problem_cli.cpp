@@ -60,8 +60,7 @@ ParsedProblem parse_problem(const ProblemArgs& p) {
         throw Error("bad --shape '" + p.shape + "': expected ROWSxCOLS with positive integers, e.g. 16384x16384");
       rows = (*shape)[0], cols = (*shape)[1];
     }
-    // cuMemAlloc'd input (256-byte aligned), pitch = row length: the tuning alignment class.
-    ReduceArgs a{*op, dtype, rows, cols, cols, 256, 256 + 256 + static_cast<std::uintptr_t>(rows * cols * size_of(dtype))};
+    const ReduceArgs a = reduce_probe_args({*op, dtype, rows, cols, cols, 0, 0});
     validate(a);
     out.problem = p.family == "reduce" ? reduce_problem(a) : reduce_rows_problem(a);
     out.source = out.spec->source();

@@ -38,10 +38,7 @@ ReduceHarness::ReduceHarness(const DeviceInfo& device, const std::string& family
   args_ = {op, dtype, rows, cols, cols, 0, 0};
   const double in_bytes = static_cast<double>(rows) * static_cast<double>(cols) * size_of(dtype);
   // Validates sizes before anything is allocated (the pointers are checked for real below).
-  ReduceArgs probe = args_;
-  probe.in = 256;
-  probe.out = 256 + static_cast<std::uintptr_t>(in_bytes) + 256;
-  validate(probe);
+  validate(reduce_probe_args(args_));
   std::size_t free = 0, total = 0;
   driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
   const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));

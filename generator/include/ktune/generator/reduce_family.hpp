@@ -29,6 +29,11 @@ std::string reduce_type_argument(ReduceOp op, DType dtype);
 // or element-misaligned pointers, and an output that overlaps the input.
 void validate(const ReduceArgs& args);
 
+// `args` with stand-in pointers as cuMemAlloc gives them (256-byte aligned, input and
+// output apart): the problem a tuning run sees, checkable before anything is allocated.
+// Sizes are not validated here.
+ReduceArgs reduce_probe_args(ReduceArgs args);
+
 // Largest power-of-two vector width in elements (<= 16 bytes) that the input pointer
 // and the pitch allow.
 std::int64_t reduce_alignment(const ReduceArgs& args);
