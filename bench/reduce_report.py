@@ -14,7 +14,7 @@ def main():
     for k in ktune:
         w = k.get("winner")
         size = k["shape"]
-        what = "sum" if k["family"] == "reduce" else "rowsum"
+        what = {"reduce": "sum", "reduce_rows": "rowsum", "reduce_cols": "colsum"}[k["family"]]
         torch = next((p for p in peers if p.get("what") == what and p["dtype"] == k["dtype"] and p["size"] == size), None)
         cub = next((p for p in peers if p.get("what") == "cub::DeviceReduce::Sum" and str(p["n"]) == size
                     and k["dtype"] == "f32" and k["family"] == "reduce"), None)

@@ -1,7 +1,7 @@
 """PyTorch peer for the reduction benchmark, timed like ktune times (events around the
 op only, L2 flushed by reading a 2x-L2 buffer before each repetition, median of 30).
-Arguments: sum:DTYPE:N (torch.sum over everything) or rowsum:DTYPE:ROWSxCOLS
-(torch.sum(x, dim=1)). One JSON line each.
+Arguments: sum:DTYPE:N (torch.sum over everything), rowsum:DTYPE:ROWSxCOLS
+(torch.sum(x, dim=1)) or colsum:DTYPE:ROWSxCOLS (torch.sum(x, dim=0)). One JSON line each.
 
     python3 bench/torch_reduce.py sum:f32:268435456 rowsum:f32:16384x16384
 """
@@ -40,7 +40,7 @@ def main():
         else:
             rows, cols = (int(v) for v in size.split("x"))
             x = torch.randn(rows, cols, device="cuda").to(dtype)
-            fn = lambda: torch.sum(x, dim=1)
+            fn = (lambda: torch.sum(x, dim=1)) if what == "rowsum" else (lambda: torch.sum(x, dim=0))
         t = timed(fn, flush)
         print(json.dumps({"what": what, "dtype": name, "size": size, "device": props.name, "torch_us": t,
                           "torch_gbps": x.numel() * x.element_size() / t / 1e3, "torch_version": torch.__version__}),

@@ -60,7 +60,7 @@ void validate(const ReduceArgs& a) {
   if (a.in % static_cast<std::uintptr_t>(elem)) fail(a, "input pointer not aligned to its element size");
   const auto out_elem = static_cast<std::uintptr_t>(size_of(reduce_result_dtype(a.dtype)));
   if (a.out % out_elem) fail(a, "output pointer not aligned to its element size");
-  const std::uintptr_t out_bytes = static_cast<std::uintptr_t>(a.rows) * out_elem;
+  const std::uintptr_t out_bytes = static_cast<std::uintptr_t>(a.results()) * out_elem;
   if (a.out < a.in + static_cast<std::uintptr_t>(extent) && a.in < a.out + out_bytes) fail(a, "output overlaps the input");
 }
 
@@ -89,7 +89,7 @@ Problem reduce_rows_problem(const ReduceArgs& a) {
 
 double reduce_bytes(const ReduceArgs& a) {
   return static_cast<double>(a.rows) * static_cast<double>(a.cols) * size_of(a.dtype) +
-         static_cast<double>(a.rows) * size_of(reduce_result_dtype(a.dtype));
+         static_cast<double>(a.results()) * size_of(reduce_result_dtype(a.dtype));
 }
 
 ReduceReference reduce_reference(const ReduceArgs& a, const void* host) {
@@ -97,22 +97,24 @@ ReduceReference reduce_reference(const ReduceArgs& a, const void* host) {
   const auto elem = static_cast<std::size_t>(size_of(a.dtype));
   const double eps_acc = a.dtype == DType::f64 ? std::ldexp(1, -53) : std::ldexp(1, -24);
   const double eps_out = reduce_result_dtype(a.dtype) == DType::f64 ? std::ldexp(1, -52) : std::ldexp(1, -23);
-  for (std::int64_t row = 0; row < a.rows; ++row) {
-    const auto* p = static_cast<const unsigned char*>(host) + static_cast<std::size_t>(row * a.ld) * elem;
+  // Result k reduces len elements starting at first(k), stride apart.
+  const std::int64_t len = a.columns ? a.rows : a.cols, stride = a.columns ? a.ld : 1;
+  for (std::int64_t k = 0; k < a.results(); ++k) {
+    const auto* p = static_cast<const unsigned char*>(host) + static_cast<std::size_t>(a.columns ? k : k * a.ld) * elem;
     double sum = 0, squares = 0, hi = -INFINITY, lo = INFINITY;
-    for (std::int64_t i = 0; i < a.cols; ++i) {
-      const double x = element_to_double(a.dtype, p + static_cast<std::size_t>(i) * elem);
+    for (std::int64_t i = 0; i < len; ++i) {
+      const double x = element_to_double(a.dtype, p + static_cast<std::size_t>(i * stride) * elem);
       sum += x;
       squares += x * x;
       hi = std::fmax(hi, x);
       lo = std::fmin(lo, x);
     }
-    const auto len = static_cast<double>(a.cols);
-    double value = sum, tol = 8 * eps_acc * std::log2(len + 2) * std::sqrt(squares);
+    const auto count = static_cast<double>(len);
+    double value = sum, tol = 8 * eps_acc * std::log2(count + 2) * std::sqrt(squares);
     switch (a.op) {
       case ReduceOp::max: value = hi, tol = 0; break;
       case ReduceOp::min: value = lo, tol = 0; break;
-      case ReduceOp::mean: value = sum / len, tol /= len; break;
+      case ReduceOp::mean: value = sum / count, tol /= count; break;
       case ReduceOp::sum: break;
     }
     r.value.push_back(value);
@@ -124,6 +126,10 @@ ReduceReference reduce_reference(const ReduceArgs& a, const void* host) {
 Config reduce_default_config(const KernelSpec& spec) {
   return config_from_json(
       spec, {{"block", 256}, {"vec", 1}, {"items", 4}, {"tree", "shuffle"}, {"passes", 2}, {"waves", 1}});
+}
+
+Config reduce_cols_default_config(const KernelSpec& spec) {
+  return config_from_json(spec, {{"threads_x", 32}, {"threads_y", 4}, {"vec", 1}, {"items", 4}});
 }
 
 Config reduce_rows_default_config(const KernelSpec& spec) {

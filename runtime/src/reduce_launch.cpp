@@ -14,8 +14,8 @@ void launch_reduce(const KernelSpec& spec, CUfunction f, const Instance& inst, c
                   "cuLaunchKernel", inst.name_expression);
   };
   CUdeviceptr in = a.in, out = a.out;
-  if (spec.family() == "reduce_rows") {
-    // Must match ktune_reduce_rows(const In* x, int rows, int cols, long long ld, Out* out).
+  if (spec.family() != "reduce") {
+    // Must match ktune_reduce_rows and ktune_reduce_cols(const In* x, int rows, int cols, long long ld, Out* out).
     int rows = static_cast<int>(a.rows), cols = static_cast<int>(a.cols);
     long long ld = a.ld;
     void* params[] = {&in, &rows, &cols, &ld, &out};

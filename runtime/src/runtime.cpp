@@ -22,7 +22,7 @@
 namespace ktune {
 namespace {
 
-// kind: 0 transpose, 1 + op for reduce, 5 + op for reduce_rows.
+// kind: 0 transpose, 1 + op for reduce, 5 + op for reduce_rows, 9 + op for reduce_cols.
 struct ProblemKey {
   CUcontext ctx;
   int kind;
@@ -81,7 +81,7 @@ struct Runtime::Impl {
   std::shared_mutex workspace_mutex;
   std::map<std::pair<CUcontext, CUstream>, DeviceBuffer> workspaces;
 
-  CUdeviceptr workspace(CUcontext ctx, CUstream stream) {
+  CUdeviceptr workspace_for(CUcontext ctx, CUstream stream) {
     {
       std::shared_lock<std::shared_mutex> lock(workspace_mutex);
       const auto it = workspaces.find({ctx, stream});
@@ -98,7 +98,8 @@ struct Runtime::Impl {
     return workspaces.emplace(std::make_pair(ctx, stream), std::move(buffer)).first->second.get();
   }
 
-  const LaunchInfo& reduce(bool rows_family, const ReduceArgs& args, CUstream stream);
+  // family: "reduce", "reduce_rows" or "reduce_cols".
+  const LaunchInfo& reduce(const std::string& family, const ReduceArgs& args, CUstream stream);
 
   // The prepared launch of a problem: the hot path is a shared-lock lookup.
   template <class MakeQuery>
@@ -218,40 +219,50 @@ const LaunchInfo& Runtime::transpose(void* dst, const void* src, std::int64_t ro
 
 const LaunchInfo& Runtime::reduce(void* out, const void* in, std::int64_t n, ReduceOp op, DType dtype, Stream stream) {
   const ReduceArgs args{op, dtype, 1, n, n, reinterpret_cast<std::uintptr_t>(out), reinterpret_cast<std::uintptr_t>(in)};
-  return impl_->reduce(false, args, reinterpret_cast<CUstream>(stream));
+  return impl_->reduce("reduce", args, reinterpret_cast<CUstream>(stream));
 }
 
 const LaunchInfo& Runtime::reduce_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                                        ReduceOp op, DType dtype, Stream stream) {
   const ReduceArgs args{op, dtype, rows, cols, ld, reinterpret_cast<std::uintptr_t>(out),
                         reinterpret_cast<std::uintptr_t>(in)};
-  return impl_->reduce(true, args, reinterpret_cast<CUstream>(stream));
+  return impl_->reduce("reduce_rows", args, reinterpret_cast<CUstream>(stream));
 }
 
-const LaunchInfo& Runtime::Impl::reduce(bool rows_family, const ReduceArgs& args, CUstream stream) {
-  Impl& impl = *this;
+const LaunchInfo& Runtime::reduce_cols(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                       ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, rows, cols, ld, reinterpret_cast<std::uintptr_t>(out),
+                        reinterpret_cast<std::uintptr_t>(in), true};
+  return impl_->reduce("reduce_cols", args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& Runtime::Impl::reduce(const std::string& family, const ReduceArgs& args, CUstream stream) {
   validate(args);  // throws before anything launches
-  const CUcontext ctx = impl.current_context();
+  const CUcontext ctx = current_context();
+  const bool whole = family == "reduce";
   const int op = static_cast<int>(args.op);
-  const ProblemKey key{ctx, rows_family ? 5 + op : 1 + op, args.dtype, args.rows, args.cols, reduce_alignment(args)};
-  const KernelSpec& spec = KernelSpec::builtin(rows_family ? "reduce_rows" : "reduce");
-  const Prepared& p = impl.prepared_for(key, ctx, [&] {
+  const ProblemKey key{ctx, (whole ? 1 : family == "reduce_rows" ? 5 : 9) + op, args.dtype, args.rows, args.cols,
+                       reduce_alignment(args)};
+  const KernelSpec& spec = KernelSpec::builtin(family);
+  const Prepared& p = prepared_for(key, ctx, [&] {
     const std::string what = spec.family() + " " + std::string(to_string(args.op)) + " " +
                              std::string(to_string(args.dtype)) + " " +
-                             (rows_family ? std::to_string(args.rows) + "x" + std::to_string(args.cols)
-                                          : "n=" + std::to_string(args.cols)) +
+                             (whole ? "n=" + std::to_string(args.cols)
+                                    : std::to_string(args.rows) + "x" + std::to_string(args.cols)) +
                              " align " + std::to_string(key.align);
     return Query{spec,
                  spec.source(),
                  reduce_type_argument(args.op, args.dtype),
                  spec.family() + ":" + std::string(to_string(args.op)),
                  std::string(to_string(args.dtype)),
-                 rows_family ? reduce_rows_problem(args) : reduce_problem(args),
-                 rows_family ? std::vector<std::int64_t>{args.rows, args.cols} : std::vector<std::int64_t>{args.cols},
-                 rows_family ? reduce_rows_default_config(spec) : reduce_default_config(spec),
+                 whole ? reduce_problem(args) : reduce_rows_problem(args),
+                 whole ? std::vector<std::int64_t>{args.cols} : std::vector<std::int64_t>{args.rows, args.cols},
+                 whole                       ? reduce_default_config(spec)
+                 : family == "reduce_rows" ? reduce_rows_default_config(spec)
+                                             : reduce_cols_default_config(spec),
                  what};
   });
-  const CUdeviceptr workspace = rows_family ? 0 : impl.workspace(ctx, stream);
+  const CUdeviceptr workspace = whole ? workspace_for(ctx, stream) : 0;
   launch_reduce(spec, p.function, p.instance, args, workspace, stream);
   return p.info;
 }

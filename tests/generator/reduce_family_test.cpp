@@ -104,6 +104,13 @@ TEST(ReduceFamily, ReferenceAndToleranceScaleWithNAndDtype) {
   const double t_large = reduce_reference(large, m.data()).tolerance[0];
   EXPECT_GT(t_large, t_small);
   EXPECT_LT(t_large, 0.01);  // a missing element (1.0) of a 1000-long row is still caught
+  // Columns: result c reduces column c across the rows, through the pitch.
+  std::vector<float> grid{1, 2, 3, 99, 10, 20, 30, 99};  // 2 x 3, ld 4
+  ReduceArgs cols = args(2, 3, 4);
+  cols.columns = true;
+  EXPECT_EQ(reduce_reference(cols, grid.data()).value, (std::vector<double>{11, 22, 33}));
+  EXPECT_EQ(cols.results(), 3);
+  EXPECT_DOUBLE_EQ(reduce_bytes(cols), 2 * 3 * 4 + 3 * 4);
   // f64 is held far tighter than f32.
   std::vector<double> d(1000, 1.0);
   ReduceArgs f64 = args(1, 1000, 1000);

@@ -27,7 +27,7 @@ std::pair<std::size_t, std::vector<std::string>> compile_space(const std::string
   return {compiled, failures};
 }
 
-TEST(ReduceCompile, EveryF32SumConfigOfBothFamilies) {
+TEST(ReduceCompile, EveryF32SumConfigOfEachFamily) {
   const auto [n, f] = compile_space("reduce", ReduceOp::sum, DType::f32, {DType::f32, {{"n", 1 << 28}, {"align", 4}}}, 1);
   EXPECT_TRUE(f.empty()) << f.size() << " failed, first: " << f.front();
   EXPECT_GE(n, 150u);
@@ -35,6 +35,10 @@ TEST(ReduceCompile, EveryF32SumConfigOfBothFamilies) {
                                     {DType::f32, {{"rows", 16384}, {"cols", 16384}, {"align", 4}}}, 1);
   EXPECT_TRUE(g.empty()) << g.size() << " failed, first: " << g.front();
   EXPECT_GE(m, 150u);
+  const auto [k, h] = compile_space("reduce_cols", ReduceOp::sum, DType::f32,
+                                    {DType::f32, {{"rows", 16384}, {"cols", 16384}, {"align", 4}}}, 1);
+  EXPECT_TRUE(h.empty()) << h.size() << " failed, first: " << h.front();
+  EXPECT_GE(k, 100u);
 }
 
 TEST(ReduceCompile, EveryOpAndDtypeSample) {
@@ -45,7 +49,9 @@ TEST(ReduceCompile, EveryOpAndDtypeSample) {
       EXPECT_TRUE(f.empty()) << to_string(d) << " " << to_string(op) << ": " << f.front();
       const auto [m, g] = compile_space("reduce_rows", op, d, {d, {{"rows", 999}, {"cols", 4097}, {"align", align}}}, 37);
       EXPECT_TRUE(g.empty()) << to_string(d) << " " << to_string(op) << ": " << g.front();
-      EXPECT_GT(n + m, 4u);
+      const auto [k, h] = compile_space("reduce_cols", op, d, {d, {{"rows", 4097}, {"cols", 999}, {"align", align}}}, 29);
+      EXPECT_TRUE(h.empty()) << to_string(d) << " " << to_string(op) << ": " << h.front();
+      EXPECT_GT(n + m + k, 6u);
     }
 }
 

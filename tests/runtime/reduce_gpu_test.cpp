@@ -84,6 +84,17 @@ TEST(ReduceGpu, EveryConfigRowsOddShapes) {
   EXPECT_GE(verified, 3u * 6u * 40u);
 }
 
+TEST(ReduceGpu, EveryConfigColumnsOddShapes) {
+  KTUNE_REQUIRE_GPU();
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{1, 1}, {5, 3}, {65, 33}, {1, 1000}, {4097, 7}, {700, 300}};
+  std::size_t verified = 0;
+  verified += verify_all("reduce_cols", ReduceOp::sum, DType::f32, shapes);
+  verified += verify_all("reduce_cols", ReduceOp::min, DType::bf16, shapes);
+  verified += verify_all("reduce_cols", ReduceOp::mean, DType::f64, shapes);
+  std::printf("reduce_cols: verified %zu (config, op, dtype, shape) combinations\n", verified);
+  EXPECT_GE(verified, 3u * 6u * 20u);
+}
+
 class ReduceRuntimeGpu : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -184,6 +195,18 @@ TEST_F(ReduceRuntimeGpu, PitchedRowsAndBadInput) {
   };
   void* o = reinterpret_cast<void*>(out.get());
   const void* i = reinterpret_cast<const void*>(in.get());
+  // Columns of the same pitched matrix.
+  rt.reduce_cols(reinterpret_cast<void*>(out.get()), reinterpret_cast<const void*>(in.get()), 13, 100, ld, ReduceOp::sum,
+                 DType::f32);
+  std::vector<float> sums(100);
+  driver::check(driver::api().cuCtxSynchronize(), "sync");
+  driver::check(driver::api().cuMemcpyDtoH(sums.data(), out.get(), sums.size() * 4), "DtoH");
+  for (std::int64_t c = 0; c < 100; ++c) {
+    float s = 0;
+    for (std::int64_t r = 0; r < 13; ++r) s += host[static_cast<std::size_t>(r * ld + c)];
+    ASSERT_EQ(sums[static_cast<std::size_t>(c)], s) << "column " << c;
+  }
+  driver::check(driver::api().cuMemsetD8(out.get(), 0xA5, out.size()), "memset");
   expect_error([&] { rt.reduce(o, i, 0, ReduceOp::sum, DType::f32); }, "sizes must be positive");
   expect_error([&] { rt.reduce(o, nullptr, 10, ReduceOp::sum, DType::f32); }, "null pointer");
   expect_error([&] { rt.reduce(o, i, 10, ReduceOp::sum, DType::u8); }, "dtype not supported");

@@ -23,22 +23,25 @@ DType dtype_of(const std::string& name) {
 }  // namespace
 
 void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
-  cmd->add_option("family", p.family, "kernel family: transpose | elementwise | reduce | reduce_rows")->required();
+  cmd->add_option("family", p.family, "kernel family: transpose | elementwise | reduce | reduce_rows | reduce_cols")
+      ->required();
   cmd->add_option("--dtype", p.dtype, std::string("element type: ") + std::string(dtype_names()) +
                                           " (elementwise: f32, f16, bf16, f64; of the inputs)")
       ->capture_default_str();
-  cmd->add_option("--shape", p.shape, "transpose, reduce_rows: ROWSxCOLS of the (source) matrix")->capture_default_str();
+  cmd->add_option("--shape", p.shape, "transpose, reduce_rows, reduce_cols: ROWSxCOLS of the (source) matrix")
+      ->capture_default_str();
   cmd->add_option("--expr", p.expr,
                   "elementwise: e.g. 'out = a * b + c', or add, mul, fma, axpy, relu, scale, cast");
   cmd->add_option("--out-dtype", p.out_dtype, "elementwise: element type of the outputs (default: --dtype)");
   cmd->add_option("--scalar", p.scalars, "elementwise: a scalar and its value, e.g. alpha=2.5 (repeatable)");
   cmd->add_option("--n", p.n, "elementwise, reduce: number of elements")->capture_default_str();
-  cmd->add_option("--op", p.op, "reduce, reduce_rows: sum | max | min | mean")->capture_default_str();
+  cmd->add_option("--op", p.op, "reduce, reduce_rows, reduce_cols: sum | max | min | mean")->capture_default_str();
 }
 
 std::string problem_options(const ProblemArgs& p) {
   if (p.family == "reduce") return "--op " + p.op + " --dtype " + p.dtype + " --n " + std::to_string(p.n);
-  if (p.family == "reduce_rows") return "--op " + p.op + " --dtype " + p.dtype + " --shape " + p.shape;
+  if (p.family == "reduce_rows" || p.family == "reduce_cols")
+    return "--op " + p.op + " --dtype " + p.dtype + " --shape " + p.shape;
   if (p.family != "elementwise") return "--dtype " + p.dtype + " --shape " + p.shape;
   std::string s = "--expr '" + p.expr + "' --dtype " + p.dtype + (p.out_dtype.empty() ? "" : " --out-dtype " + p.out_dtype) +
                   " --n " + std::to_string(p.n);
@@ -50,17 +53,17 @@ ParsedProblem parse_problem(const ProblemArgs& p) {
   ParsedProblem out;
   out.spec = &KernelSpec::builtin(p.family);  // throws on an unknown family
   const DType dtype = dtype_of(p.dtype);
-  if (p.family == "reduce" || p.family == "reduce_rows") {
+  if (p.family == "reduce" || p.family == "reduce_rows" || p.family == "reduce_cols") {
     const auto op = parse_reduce_op(p.op);
     if (!op) throw Error("unknown --op '" + p.op + "' (sum, max, min, mean)");
     std::int64_t rows = 1, cols = p.n;
-    if (p.family == "reduce_rows") {
+    if (p.family != "reduce") {
       const auto shape = parse_shape(p.shape);
       if (!shape || shape->size() != 2)
         throw Error("bad --shape '" + p.shape + "': expected ROWSxCOLS with positive integers, e.g. 16384x16384");
       rows = (*shape)[0], cols = (*shape)[1];
     }
-    const ReduceArgs a = reduce_probe_args({*op, dtype, rows, cols, cols, 0, 0});
+    const ReduceArgs a = reduce_probe_args({*op, dtype, rows, cols, cols, 0, 0, p.family == "reduce_cols"});
     validate(a);
     out.problem = p.family == "reduce" ? reduce_problem(a) : reduce_rows_problem(a);
     out.source = out.spec->source();

@@ -1,8 +1,8 @@
 #pragma once
 // The problem options shared by `ktune tune`, `space` and `bench`, for every family:
 // transpose (--dtype --shape ROWSxCOLS), elementwise (--expr --dtype [--out-dtype]
-// --n [--scalar name=value]), reduce (--op --dtype --n) and reduce_rows (--op --dtype
-// --shape ROWSxCOLS).
+// --n [--scalar name=value]), reduce (--op --dtype --n), reduce_rows and reduce_cols
+// (--op --dtype --shape ROWSxCOLS).
 #include <ktune/tuner/harness.hpp>
 #include <ktune/tuner/timing.hpp>
 

@@ -33,9 +33,10 @@ std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 
 ReduceHarness::ReduceHarness(const DeviceInfo& device, const std::string& family, ReduceOp op, DType dtype,
                              std::int64_t rows, std::int64_t cols, const TimingProtocol& protocol)
     : spec_(&KernelSpec::builtin(family)), context_(device.device), sm_count_(device.fingerprint.sm_count) {
-  if (family != "reduce" && family != "reduce_rows") throw Error("ReduceHarness: not a reduction family: " + family);
+  if (family != "reduce" && family != "reduce_rows" && family != "reduce_cols")
+    throw Error("ReduceHarness: not a reduction family: " + family);
   if (family == "reduce" && rows != 1) throw Error("reduce: a whole-array reduction has one row");
-  args_ = {op, dtype, rows, cols, cols, 0, 0};
+  args_ = {op, dtype, rows, cols, cols, 0, 0, family == "reduce_cols"};
   const double in_bytes = static_cast<double>(rows) * static_cast<double>(cols) * size_of(dtype);
   // Validates sizes before anything is allocated (the pointers are checked for real below).
   validate(reduce_probe_args(args_));
@@ -63,7 +64,7 @@ ReduceHarness::ReduceHarness(const DeviceInfo& device, const std::string& family
   }
   input_ = DeviceBuffer(host.size());
   driver::check(d.cuMemcpyHtoD(input_.get(), host.data(), host.size()), "cuMemcpyHtoD");
-  output_ = DeviceBuffer(static_cast<std::size_t>(rows) * 8 + 16);
+  output_ = DeviceBuffer(static_cast<std::size_t>(args_.results()) * 8 + 16);
   workspace_ = DeviceBuffer(reduce_workspace_bytes(sm_count_));
   driver::check(d.cuMemsetD8(workspace_.get(), 0, workspace_.size()), "cuMemsetD8");
   args_.in = input_.get();
@@ -119,7 +120,7 @@ std::optional<std::string> ReduceHarness::verify(CUfunction f, const Instance& i
   launch(f, inst);
   launch(f, inst);  // twice: the workspace must be ready again after each launch
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
-  std::vector<unsigned char> got(static_cast<std::size_t>(args_.rows) * out_size);
+  std::vector<unsigned char> got(static_cast<std::size_t>(args_.results()) * out_size);
   driver::check(d.cuMemcpyDtoH(got.data(), output_.get(), got.size()), "cuMemcpyDtoH");
   std::size_t bad = 0;
   std::string first;

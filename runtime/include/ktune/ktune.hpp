@@ -88,6 +88,10 @@ class Runtime {
   // for reduce(); what softmax and layernorm reduce.
   const LaunchInfo& reduce_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                                 ReduceOp op, DType dtype, Stream stream = nullptr);
+  // out[c] = op over column c of in (rows x cols, pitch ld elements), results typed as
+  // for reduce().
+  const LaunchInfo& reduce_cols(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                ReduceOp op, DType dtype, Stream stream = nullptr);
 
   // An elementwise operation compiled from an expression (see Elementwise below), e.g.
   //   auto fma = rt.elementwise("out = a * b + c", DType::f16);

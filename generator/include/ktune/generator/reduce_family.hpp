@@ -1,6 +1,6 @@
 #pragma once
-// The C++ part of the reduction families: `reduce` (a whole array to one value) and
-// `reduce_rows` (each row of a matrix to one value).
+// The C++ part of the reduction families: `reduce` (a whole array to one value),
+// `reduce_rows` (each row of a matrix to one value) and `reduce_cols` (each column).
 #include <ktune/generator/reduce_op.hpp>
 #include <ktune/generator/space.hpp>
 
@@ -11,11 +11,15 @@
 namespace ktune {
 
 // Rows x cols with a pitch of ld elements; a whole-array reduction is one row of n.
+// One result per row, or per column when `columns`.
 struct ReduceArgs {
   ReduceOp op = ReduceOp::sum;
   DType dtype = DType::f32;
   std::int64_t rows = 1, cols = 0, ld = 0;
   std::uintptr_t out = 0, in = 0;
+  bool columns = false;
+
+  std::int64_t results() const { return columns ? cols : rows; }
 };
 
 // The result type: f32 for f16, bf16 and f32 inputs (their accumulator), f64 for f64.
@@ -39,14 +43,14 @@ ReduceArgs reduce_probe_args(ReduceArgs args);
 std::int64_t reduce_alignment(const ReduceArgs& args);
 
 // Problems as constraints see them: {n, align} for reduce, {rows, cols, align} for
-// reduce_rows. Validate first.
+// reduce_rows and reduce_cols. Validate first.
 Problem reduce_problem(const ReduceArgs& args);
 Problem reduce_rows_problem(const ReduceArgs& args);
 
 // Bytes a reduction must move: the input once, the results once.
 double reduce_bytes(const ReduceArgs& args);
 
-// float64 reference of each row (one value for a whole array) and the tolerance each
+// float64 reference of each row or column (one value for a whole array) and the tolerance each
 // result is held to: sum and mean allow 8 eps(accumulator) log2(len + 2) sqrt(sum x^2)
 // (the statistical scale of reordered rounding, growing with n) plus one unit of the
 // result's rounding; max and min are exact.
@@ -58,5 +62,6 @@ ReduceReference reduce_reference(const ReduceArgs& args, const void* host_input)
 // Always-valid configs (vec = 1), used when nothing was tuned.
 Config reduce_default_config(const KernelSpec& spec);
 Config reduce_rows_default_config(const KernelSpec& spec);
+Config reduce_cols_default_config(const KernelSpec& spec);
 
 }  // namespace ktune

@@ -1,6 +1,6 @@
 #pragma once
-// Verifying and timing reductions of one problem on one GPU, for both families:
-// `reduce` (rows = 1: the whole array) and `reduce_rows`. Inputs are fresh random
+// Verifying and timing reductions of one problem on one GPU, for the three families:
+// `reduce` (rows = 1: the whole array), `reduce_rows` and `reduce_cols`. Inputs are fresh random
 // multiples of 1/8 in [-4, 4] without zero (exact in every input dtype), results are
 // poisoned before each check and compared on the host with the float64 reference and
 // its tolerance (reduce_reference). The ceiling is a read-only pass over the input:
@@ -14,7 +14,7 @@ namespace ktune {
 
 class ReduceHarness : public Harness {
  public:
-  // family: "reduce" or "reduce_rows"; for "reduce" rows must be 1.
+  // family: "reduce", "reduce_rows" or "reduce_cols"; for "reduce" rows must be 1.
   ReduceHarness(const DeviceInfo& device, const std::string& family, ReduceOp op, DType dtype, std::int64_t rows,
                 std::int64_t cols, const TimingProtocol& protocol);
   ~ReduceHarness() override;
