@@ -7,31 +7,18 @@ same bytes). Inputs are random, never zeros.
     python3 bench/torch_elementwise.py add:f32:268435456 fma:f16:268435456 ...
 """
 import json
-import statistics
 import sys
 
 import torch
 
+from peer_timing import l2_flush_buffer, timed
+
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}
-
-
-def timed(fn, flush, reps=30, warmup=5):
-    times = []
-    for i in range(warmup + reps):
-        flush.sum()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        if i >= warmup:
-            times.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(times)
 
 
 def main():
     props = torch.cuda.get_device_properties(0)
-    flush = torch.ones(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+    flush = l2_flush_buffer()
     for arg in sys.argv[1:]:
         op, name, n = arg.split(":")
         n = int(n)

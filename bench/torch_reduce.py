@@ -6,31 +6,18 @@ Arguments: sum:DTYPE:N (torch.sum over everything), rowsum:DTYPE:ROWSxCOLS
     python3 bench/torch_reduce.py sum:f32:268435456 rowsum:f32:16384x16384
 """
 import json
-import statistics
 import sys
 
 import torch
 
+from peer_timing import l2_flush_buffer, timed
+
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}
-
-
-def timed(fn, flush, reps=30, warmup=5):
-    times = []
-    for i in range(warmup + reps):
-        flush.sum()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        if i >= warmup:
-            times.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(times)
 
 
 def main():
     props = torch.cuda.get_device_properties(0)
-    flush = torch.ones(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+    flush = l2_flush_buffer()
     for arg in sys.argv[1:]:
         what, name, size = arg.split(":")
         dtype = DTYPES[name]

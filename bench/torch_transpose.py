@@ -5,32 +5,19 @@ by reading a 2x-L2 buffer before each repetition, median). One JSON line per pro
     python3 bench/torch_transpose.py f32:8192x2048 u8:16384x8192 ...
 """
 import json
-import statistics
 import sys
 
 import torch
+
+from peer_timing import l2_flush_buffer, timed
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
           "u8": torch.uint8, "i8": torch.int8, "i32": torch.int32}
 
 
-def timed(fn, flush, reps=30, warmup=5):
-    times = []
-    for i in range(warmup + reps):
-        flush.sum()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        if i >= warmup:
-            times.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(times)
-
-
 def main():
     props = torch.cuda.get_device_properties(0)
-    flush = torch.ones(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+    flush = l2_flush_buffer()
     for arg in sys.argv[1:]:
         name, shape = arg.split(":")
         rows, cols = (int(v) for v in shape.split("x"))

@@ -66,30 +66,26 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   # The search logs of the runs, for `ktune log` and replay tests.
   tar -czf "$out/search-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
 fi
-if [ "$what" = elementwise ] || [ "$what" = all ]; then
-  (cd "$build" && ctest -R elementwise_gpu_test --verbose --timeout 1200) > "$out/elementwise-tests.log" 2>&1
+# One kernel family's pass: its gpu test, the sanitizers over its runtime tests, its benchmark.
+family_pass() {  # name, test program, gtest filter for the sanitizers
+  local name=$1 test=$2 filter=$3 rc tool
+  (cd "$build" && ctest -R "$test" --verbose --timeout 1200) > "$out/$name-tests.log" 2>&1
   rc=$?; [ $rc = 0 ] || status=1
-  note "elementwise gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|Failed|verified' "$out/elementwise-tests.log" | tr '\n' ' ')"
+  note "$name gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|Failed|verified' "$out/$name-tests.log" | tr '\n' ' ')"
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/elementwise_gpu_test" --gtest_filter='ElementwiseRuntimeGpu.*' \
-      >> "$out/elementwise-tests.log" 2>&1
+    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/$test" --gtest_filter="$filter" \
+      >> "$out/$name-tests.log" 2>&1
     rc=$?; [ $rc = 0 ] || status=1
-    note "compute-sanitizer $tool (elementwise runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/elementwise-tests.log" | tail -1)"
+    note "compute-sanitizer $tool ($name runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$name-tests.log" | tail -1)"
   done
-  bash "$here/bench/elementwise_bench.sh" "$build" "$out" || status=1
+  bash "$here/bench/${name}_bench.sh" "$build" "$out" || status=1
+}
+if [ "$what" = elementwise ] || [ "$what" = all ]; then
+  family_pass elementwise elementwise_gpu_test 'ElementwiseRuntimeGpu.*'
   tar -czf "$out/elementwise-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
 fi
 if [ "$what" = reduce ] || [ "$what" = all ]; then
-  (cd "$build" && ctest -R reduce_gpu_test --verbose --timeout 1200) > "$out/reduce-tests.log" 2>&1
-  rc=$?; [ $rc = 0 ] || status=1
-  note "reduce gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|Failed|verified' "$out/reduce-tests.log" | tr '\n' ' ')"
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/reduce_gpu_test" --gtest_filter='ReduceRuntimeGpu.*' \
-      >> "$out/reduce-tests.log" 2>&1
-    rc=$?; [ $rc = 0 ] || status=1
-    note "compute-sanitizer $tool (reduce runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/reduce-tests.log" | tail -1)"
-  done
-  bash "$here/bench/reduce_bench.sh" "$build" "$out" || status=1
+  family_pass reduce reduce_gpu_test 'ReduceRuntimeGpu.*'
 fi
 if [ "$what" = tuner ] || [ "$what" = all ]; then
   bash "$here/bench/tuner_bench.sh" "$build" "$out" || status=1

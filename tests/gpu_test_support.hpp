@@ -1,9 +1,13 @@
 #pragma once
+#include <ktune/runtime/device.hpp>
 #include <ktune/runtime/driver.hpp>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <string>
 
 // GPU tests skip loudly (reason on stderr and in the gtest SKIPPED line, which ctest
@@ -16,3 +20,27 @@
       GTEST_SKIP() << "no GPU: " << ktune_why_;                                     \
     }                                                                              \
   } while (0)
+
+namespace ktune {
+
+// Runtime API tests: device 0's primary context made current (as an application's
+// CUDA runtime would) and a fresh directory for the test's database.
+class GpuRuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    KTUNE_REQUIRE_GPU();
+    dev_ = query_device_ordinal(0);
+    ctx_ = std::make_unique<PrimaryContext>(dev_.device);
+    driver::check(driver::api().cuCtxSetCurrent(ctx_->get()), "cuCtxSetCurrent");
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ktune-test-" + std::to_string(getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  DeviceInfo dev_;
+  std::unique_ptr<PrimaryContext> ctx_;
+  std::filesystem::path dir_;
+};
+
+}  // namespace ktune

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -23,15 +25,6 @@ ElementwiseArgs args(std::int64_t n, const std::vector<std::uintptr_t>& in, cons
   for (auto p : out) a.outputs.push_back(p);
   for (std::size_t k = 0; k < scalars; ++k) a.scalars.push_back(1.0);
   return a;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(ElementwiseFamily, SpaceCoversEveryDesignAndVectorWidth) {

@@ -5,21 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <cmath>
 #include <functional>
 #include <set>
 
 namespace ktune {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 ReduceArgs args(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::uintptr_t in = 0x10000,
                 std::uintptr_t out = 0x8000) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 namespace ktune {
 namespace {
 
@@ -18,15 +20,7 @@ std::pair<std::size_t, std::vector<std::string>> compile_space(const Elementwise
   std::vector<std::string> names;
   for (std::size_t i = 0; i < configs.size(); i += stride)
     names.push_back(instantiate(spec(), configs[i], DeviceLimits{}, p, k_elementwise_op_type).name_expression);
-  CompilePool pool(spec().source() + elementwise_op_source(op), names, 90, 0, "elementwise");
-  std::size_t compiled = 0;
-  std::vector<std::string> failures;
-  while (auto b = pool.next()) {
-    for (const auto& u : b->units) compiled += u.entries.size();
-    for (const auto& [i, e] : b->errors) failures.push_back(names[i] + ": " + e.substr(0, 2000));
-  }
-  EXPECT_EQ(compiled + failures.size(), names.size());
-  return {compiled, failures};
+  return compile_all(spec().source() + elementwise_op_source(op), names, "elementwise");
 }
 
 TEST(ElementwiseCompile, EveryF32ConfigCompilesForSm90) {

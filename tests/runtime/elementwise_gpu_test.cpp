@@ -3,6 +3,7 @@
 // poisoned outputs), and the public API with misaligned pointers, in place, stored
 // winners and bad input.
 #include "gpu_test_support.hpp"
+#include "test_support.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/error.hpp>
@@ -21,7 +22,6 @@
 namespace ktune {
 namespace {
 
-namespace fs = std::filesystem;
 
 struct OpCase {
   const char* expr;
@@ -85,19 +85,8 @@ TEST(ElementwiseGpu, EveryConfigVerifiedAtOddSizes) {
   EXPECT_GE(verified, 8u * 6u * 100u);
 }
 
-class ElementwiseRuntimeGpu : public ::testing::Test {
+class ElementwiseRuntimeGpu : public GpuRuntimeTest {
  protected:
-  void SetUp() override {
-    KTUNE_REQUIRE_GPU();
-    dev_ = query_device_ordinal(0);
-    ctx_ = std::make_unique<PrimaryContext>(dev_.device);
-    driver::check(driver::api().cuCtxSetCurrent(ctx_->get()), "cuCtxSetCurrent");
-    dir_ = fs::temp_directory_path() / ("ktune-ew-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   static std::vector<float> random_floats(std::size_t n, unsigned seed) {
     std::vector<float> v(n);
     for (std::size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i * 7 + seed)) * 2 + 0.25f;
@@ -112,10 +101,6 @@ class ElementwiseRuntimeGpu : public ::testing::Test {
     driver::check(driver::api().cuMemcpyDtoH(v.data(), p, n * 4), "cuMemcpyDtoH");
     return v;
   }
-
-  DeviceInfo dev_;
-  std::unique_ptr<PrimaryContext> ctx_;
-  fs::path dir_;
 };
 
 TEST_F(ElementwiseRuntimeGpu, MisalignedPointersGetAValidConfig) {
@@ -182,14 +167,6 @@ TEST_F(ElementwiseRuntimeGpu, BadInputLaunchesNothing) {
   DeviceBuffer a(n * 4), b(n * 4), c(n * 4), out(n * 4);
   driver::check(driver::api().cuMemsetD8(out.get(), 0xA5, out.size()), "memset");
   const auto p = [](const DeviceBuffer& d, std::size_t off = 0) { return reinterpret_cast<void*>(d.get() + off); };
-  const auto expect_error = [&](const std::function<void()>& call, const std::string& message) {
-    try {
-      call();
-      ADD_FAILURE() << "accepted; expected: " << message;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
-    }
-  };
   expect_error([&] { fma({p(out)}, {p(a), p(b), p(c)}, 0); }, "n must be positive");
   expect_error([&] { fma({p(out)}, {p(a), nullptr, p(c)}, n); }, "null input pointer");
   expect_error([&] { fma({p(out)}, {p(a), p(b)}, n); }, "expects 3 input pointer(s), got 2");

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 namespace ktune {
 namespace {
 
@@ -16,15 +18,7 @@ std::pair<std::size_t, std::vector<std::string>> compile_space(const std::string
   std::vector<std::string> names;
   for (std::size_t i = 0; i < configs.size(); i += stride)
     names.push_back(instantiate(spec, configs[i], DeviceLimits{}, p, reduce_type_argument(op, dtype)).name_expression);
-  CompilePool pool(spec.source(), names, 90, 0, family);
-  std::size_t compiled = 0;
-  std::vector<std::string> failures;
-  while (auto b = pool.next()) {
-    for (const auto& u : b->units) compiled += u.entries.size();
-    for (const auto& [i, e] : b->errors) failures.push_back(names[i] + ": " + e.substr(0, 2000));
-  }
-  EXPECT_EQ(compiled + failures.size(), names.size());
-  return {compiled, failures};
+  return compile_all(spec.source(), names, family);
 }
 
 TEST(ReduceCompile, EveryF32SumConfigOfEachFamily) {

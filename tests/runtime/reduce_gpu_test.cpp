@@ -2,6 +2,7 @@
 // the float64 reference and its tolerance (fresh random inputs, poisoned results), and
 // the public API: misaligned and pitched inputs, determinism, two streams, bad input.
 #include "gpu_test_support.hpp"
+#include "test_support.hpp"
 
 #include <ktune/generator/elementwise_family.hpp>
 #include <ktune/generator/error.hpp>
@@ -20,7 +21,6 @@
 namespace ktune {
 namespace {
 
-namespace fs = std::filesystem;
 
 // Compiles every config of (family, op, dtype) once and verifies each at every shape.
 std::size_t verify_all(const std::string& family, ReduceOp op, DType dtype,
@@ -95,18 +95,8 @@ TEST(ReduceGpu, EveryConfigColumnsOddShapes) {
   EXPECT_GE(verified, 3u * 6u * 20u);
 }
 
-class ReduceRuntimeGpu : public ::testing::Test {
+class ReduceRuntimeGpu : public GpuRuntimeTest {
  protected:
-  void SetUp() override {
-    KTUNE_REQUIRE_GPU();
-    dev_ = query_device_ordinal(0);
-    ctx_ = std::make_unique<PrimaryContext>(dev_.device);
-    driver::check(driver::api().cuCtxSetCurrent(ctx_->get()), "cuCtxSetCurrent");
-    dir_ = fs::temp_directory_path() / ("ktune-red-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   Runtime::Options options() const { return {(dir_ / "tuning.db").string(), false}; }
 
   // Values i % 17 - 8 (exact in float sums), uploaded at an element offset.
@@ -121,10 +111,6 @@ class ReduceRuntimeGpu : public ::testing::Test {
     driver::check(driver::api().cuMemcpyDtoH(&v, p, 4), "cuMemcpyDtoH");
     return v;
   }
-
-  DeviceInfo dev_;
-  std::unique_ptr<PrimaryContext> ctx_;
-  fs::path dir_;
 };
 
 TEST_F(ReduceRuntimeGpu, MisalignedDeterministicAndTwoStreams) {
@@ -185,14 +171,6 @@ TEST_F(ReduceRuntimeGpu, PitchedRowsAndBadInput) {
     ASSERT_EQ(got[static_cast<std::size_t>(r)], m) << "row " << r;
   }
   driver::check(driver::api().cuMemsetD8(out.get(), 0xA5, out.size()), "memset");
-  const auto expect_error = [&](const std::function<void()>& call, const std::string& message) {
-    try {
-      call();
-      ADD_FAILURE() << "accepted; expected: " << message;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
-    }
-  };
   void* o = reinterpret_cast<void*>(out.get());
   const void* i = reinterpret_cast<const void*>(in.get());
   // Columns of the same pitched matrix.

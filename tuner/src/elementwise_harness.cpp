@@ -2,6 +2,7 @@
 
 #include <ktune/generator/error.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/tuner/verifier.hpp>
 
 #include <unistd.h>
 
@@ -22,11 +23,7 @@ std::vector<unsigned char> random_values(DType dtype, std::int64_t n, std::uint6
   const auto work = [&](std::int64_t begin, std::int64_t end) {
     std::uint64_t s = seed ^ (static_cast<std::uint64_t>(begin) * 0x9e3779b97f4a7c15ull);
     for (std::int64_t i = begin; i < end; ++i) {
-      s += 0x9e3779b97f4a7c15ull;
-      std::uint64_t z = s;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      z ^= z >> 31;
+      const std::uint64_t z = splitmix64(s);
       const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
       const double v = (0.25 + 1.75 * u) * ((z & 1) ? -1 : 1);
       double_to_element(dtype, v, &out[static_cast<std::size_t>(i) * size]);

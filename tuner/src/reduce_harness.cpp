@@ -4,6 +4,7 @@
 #include <ktune/generator/error.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/reduce_launch.hpp>
+#include <ktune/tuner/verifier.hpp>
 
 #include <unistd.h>
 
@@ -54,11 +55,7 @@ ReduceHarness::ReduceHarness(const DeviceInfo& device, const std::string& family
   std::vector<unsigned char> host(elems * elem + 16, 0);
   std::uint64_t s = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   for (std::size_t i = 0; i < elems; ++i) {
-    s += 0x9e3779b97f4a7c15ull;  // splitmix64
-    std::uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    const std::uint64_t z = splitmix64(s);
     const double v = static_cast<double>(1 + z % 32) / 8 * ((z >> 32) & 1 ? -1 : 1);  // +-1/8 .. +-4
     double_to_element(dtype, v, &host[i * elem]);
   }

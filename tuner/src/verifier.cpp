@@ -25,12 +25,7 @@ extern "C" __global__ void ktune_compare(const uint4* a, const uint4* b, unsigne
 void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed) {
   std::uint64_t s = seed;
   for (std::size_t i = 0; i < bytes.size(); i += 8) {
-    s += 0x9e3779b97f4a7c15ull;  // splitmix64
-    std::uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    z |= 0x0101010101010101ull;
+    const std::uint64_t z = splitmix64(s) | 0x0101010101010101ull;
     std::memcpy(&bytes[i], &z, std::min<std::size_t>(8, bytes.size() - i));
   }
 }

@@ -6,6 +6,14 @@
 
 namespace ktune {
 
+// The next value of a splitmix64 stream (test data: fast, and good enough).
+inline std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 // Fresh random bytes with no zero byte anywhere (zeros hide unwritten outputs).
 void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed);
 inline std::size_t round16(std::size_t n) { return (n + 15) / 16 * 16; }

@@ -1,0 +1,25 @@
+"""The timing protocol the PyTorch peers share with ktune: events around the op only,
+the L2 flushed before each repetition by reading a buffer of twice its size, median."""
+import statistics
+
+import torch
+
+
+def l2_flush_buffer():
+    props = torch.cuda.get_device_properties(0)
+    return torch.ones(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+
+
+def timed(fn, flush, reps=30, warmup=5):
+    """Median microseconds of fn() over reps repetitions, each after flush.sum()."""
+    times = []
+    for i in range(warmup + reps):
+        flush.sum()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        if i >= warmup:
+            times.append(a.elapsed_time(b) * 1e3)
+    return statistics.median(times)
