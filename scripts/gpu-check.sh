@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|all]
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|all]
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
 # then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer) and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
 # Writes at most 8 files into OUT_DIR; prints a short summary last.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|all]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${KTUNE_BUILD:-$here/build}
@@ -86,6 +86,9 @@ if [ "$what" = elementwise ] || [ "$what" = all ]; then
 fi
 if [ "$what" = reduce ] || [ "$what" = all ]; then
   family_pass reduce reduce_gpu_test 'ReduceRuntimeGpu.*'
+fi
+if [ "$what" = gemm ] || [ "$what" = all ]; then
+  family_pass gemm gemm_gpu_test 'GemmRuntimeGpu.*'
 fi
 if [ "$what" = tuner ] || [ "$what" = all ]; then
   bash "$here/bench/tuner_bench.sh" "$build" "$out" || status=1

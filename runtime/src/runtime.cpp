@@ -4,10 +4,12 @@
 #include <ktune/generator/error.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/generator/elementwise_family.hpp>
+#include <ktune/generator/gemm_family.hpp>
 #include <ktune/generator/reduce_family.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/elementwise_launch.hpp>
+#include <ktune/runtime/gemm_launch.hpp>
 #include <ktune/runtime/reduce_launch.hpp>
 #include <ktune/runtime/l2_flush.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
@@ -22,21 +24,24 @@
 namespace ktune {
 namespace {
 
-// kind: 0 transpose, 1 + op for reduce, 5 + op for reduce_rows, 9 + op for reduce_cols.
+// kind: 0 transpose, 1 + op for reduce, 5 + op for reduce_rows, 9 + op for reduce_cols,
+// 13 gemm (depth: its k; 0 elsewhere).
 struct ProblemKey {
   CUcontext ctx;
   int kind;
   DType dtype;
-  std::int64_t rows, cols, align;
+  std::int64_t rows, cols, align, depth = 0;
   bool operator==(const ProblemKey& o) const {
-    return ctx == o.ctx && kind == o.kind && dtype == o.dtype && rows == o.rows && cols == o.cols && align == o.align;
+    return ctx == o.ctx && kind == o.kind && dtype == o.dtype && rows == o.rows && cols == o.cols && align == o.align &&
+           depth == o.depth;
   }
 };
 
 struct ProblemKeyHash {
   std::size_t operator()(const ProblemKey& k) const {
     std::size_t h = std::hash<const void*>()(k.ctx);
-    for (std::int64_t v : {static_cast<std::int64_t>(k.kind), static_cast<std::int64_t>(k.dtype), k.rows, k.cols, k.align})
+    for (std::int64_t v : {static_cast<std::int64_t>(k.kind), static_cast<std::int64_t>(k.dtype), k.rows, k.cols, k.align,
+                           k.depth})
       h = h * 1000003u ^ std::hash<std::int64_t>()(v);
     return h;
   }
@@ -227,6 +232,31 @@ const LaunchInfo& Runtime::reduce_rows(void* out, const void* in, std::int64_t r
   const ReduceArgs args{op, dtype, rows, cols, ld, reinterpret_cast<std::uintptr_t>(out),
                         reinterpret_cast<std::uintptr_t>(in)};
   return impl_->reduce("reduce_rows", args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& Runtime::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
+                                Stream stream) {
+  const GemmArgs args{dtype, m, n, k, lda, ldb, ldc, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b),
+                      reinterpret_cast<std::uintptr_t>(c), alpha, beta};
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = impl_->current_context();
+  const ProblemKey key{ctx, 13, dtype, m, n, gemm_alignment(args), k};
+  const Prepared& p = impl_->prepared_for(key, ctx, [&] {
+    const KernelSpec& spec = KernelSpec::builtin("gemm");
+    return Query{spec,
+                 spec.source(),
+                 gemm_type_argument(dtype),
+                 spec.family(),
+                 std::string(to_string(dtype)),
+                 gemm_problem(args),
+                 {m, n, k},
+                 gemm_default_config(spec),
+                 "gemm " + std::string(to_string(dtype)) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                     std::to_string(k) + " align " + std::to_string(key.align)};
+  });
+  launch_gemm(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
+  return p.info;
 }
 
 const LaunchInfo& Runtime::reduce_cols(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,

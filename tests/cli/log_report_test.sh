@@ -25,7 +25,7 @@ plots=$(grep -o '<svg class="plot"' "$html" | wc -l)
 [ "$plots" -ge 10 ] || fail "expected >= 10 plots, found $plots"
 labels=$(grep -o '<text class="axis-label"[^>]*>[^<][^<]*</text>' "$html" | wc -l)
 [ "$labels" -ge $((2 * plots - 8)) ] || fail "plots without axis labels ($labels labels for $plots plots)"
-for want in 'Best so far against evaluations' 'Candidates by achieved bandwidth' '% of the memcpy ceiling' \
+for want in 'Best so far against evaluations' 'Candidates by achieved rate' '% of the ceiling (cuMemcpyDtoDAsync)' \
             'best median time (us)' 'Top 10 configs' 'Failures by reason' 'rejected: spills' 'Strongest interaction: ' \
             'layout: best ' 'Runs compared' 'tile_m=32 tile_n=128 block_x=8 block_y=32 vec=4 layout=xor realign=0' \
             '<title>tile_m x ' 'within noise'; do

@@ -67,7 +67,9 @@ void show(const LogArgs& args) {
               h.contains("space_size") ? h["space_size"].dump().c_str() : "?", run_state(r).c_str(),
               r.bad_lines ? (", " + std::to_string(r.bad_lines) + " corrupt line(s) skipped").c_str() : "");
   const double ceiling = h.contains("ceiling") ? h["ceiling"].value("gbps", 0.0) : 0.0;
-  if (ceiling > 0) std::printf("memcpy ceiling %.0f GB/s\n", ceiling);
+  if (ceiling > 0)
+    std::printf("ceiling (%s) %.0f %s\n", h["ceiling"].value("what", "?").c_str(), ceiling,
+                h["ceiling"].value("unit", "GB/s").c_str());
   if (r.winner)
     std::printf("winner (re-timed with the finalists): %.2f us, %s\n",
                 r.closing->at("winner").at("timing").value("median_us", 0.0), config_to_string(spec, *r.winner).c_str());

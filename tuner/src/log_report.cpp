@@ -77,8 +77,8 @@ void summary(Page& p, const RecordedRun& r, const RunAnalysis& a, const KernelSp
   };
   if (r.closing && r.closing->contains("seconds")) rows.push_back({"duration", fmt("%.1f s", r.closing->value("seconds", 0.0))});
   if (h.contains("ceiling"))
-    rows.push_back({"ceiling", fmt("%.0f GB/s", h["ceiling"].value("gbps", 0.0)) + " (" + h["ceiling"].value("what", "") +
-                                   " of the same bytes, same process)"});
+    rows.push_back({"ceiling", fmt("%.0f ", h["ceiling"].value("gbps", 0.0)) + h["ceiling"].value("unit", "GB/s") + " (" +
+                                   h["ceiling"].value("what", "") + ", same work, same process)"});
   if (h.contains("timing")) rows.push_back({"timing protocol", h["timing"].dump()});
   if (h.contains("versions")) rows.push_back({"versions", h["versions"].dump()});
   if (r.winner)
@@ -149,8 +149,11 @@ void distribution(Page& p, const RecordedRun& r, const RunAnalysis& a) {
   std::vector<double> v;
   const bool ceiling = r.header.contains("ceiling");
   for (const auto& o : a.ranked) v.push_back(ceiling ? 100 * r.candidates[o.index].value("ceiling_fraction", 0.0) : o.us);
-  p.out() << svg::histogram("Candidates by achieved bandwidth",
-                            {ceiling ? "% of the memcpy ceiling" : "median time (us)", false}, v, 30)
+  p.out() << svg::histogram("Candidates by achieved rate",
+                            {ceiling ? "% of the ceiling (" + r.header["ceiling"].value("what", "?") + ")"
+                                     : "median time (us)",
+                             false},
+                            v, 30)
           << "\n";
 }
 

@@ -23,11 +23,13 @@ namespace {
 using namespace ktune;
 
 void print_table(const TuneResult& r, const std::string& what, int top) {
-  std::printf("\n%s, %s: %zu of %zu configs evaluated, memcpy ceiling %.0f GB/s (%.2f us), %.1f s (search %.1f s)%s\n",
-              r.device_name.c_str(), what.c_str(), r.evaluated, r.space_size, r.ceiling_gbps, r.ceiling_us, r.seconds, r.search_seconds,
+  std::printf("\n%s, %s: %zu of %zu configs evaluated, ceiling (%s) %.0f %s (%.2f us), %.1f s (search %.1f s)%s\n",
+              r.device_name.c_str(), what.c_str(), r.evaluated, r.space_size, r.ceiling_what.c_str(), r.ceiling_gbps,
+              r.rate_unit.c_str(), r.ceiling_us, r.seconds, r.search_seconds,
               r.interrupted ? ", INTERRUPTED: best so far" : "");
   if (r.clocks_moved) std::printf("warning: the GPU memory clock changed during the run; timings may not compare\n");
-  std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", "GB/s", "% memcpy", "+-%", "regs", "config");
+  std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", r.rate_unit.c_str(), "% ceil", "+-%", "regs",
+              "config");
   for (int i = 0; i < std::min<int>(top, static_cast<int>(r.ranked.size())); ++i) {
     const auto& c = r.ranked[static_cast<std::size_t>(i)];
     std::printf("%-4d %10.2f %9.0f %7.1f%% %7.2f %5d  %s\n", i + 1, c.median_us, c.gbps, 100 * c.ceiling_fraction,

@@ -2,10 +2,12 @@
 
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/elementwise_family.hpp>
+#include <ktune/generator/gemm_family.hpp>
 #include <ktune/generator/error.hpp>
 #include <ktune/generator/reduce_family.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/tuner/elementwise_harness.hpp>
+#include <ktune/tuner/gemm_harness.hpp>
 #include <ktune/tuner/reduce_harness.hpp>
 #include <ktune/tuner/transpose_harness.hpp>
 
@@ -23,22 +25,24 @@ DType dtype_of(const std::string& name) {
 }  // namespace
 
 void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
-  cmd->add_option("family", p.family, "kernel family: transpose | elementwise | reduce | reduce_rows | reduce_cols")
+  cmd->add_option("family", p.family, "kernel family: transpose | elementwise | reduce | reduce_rows | reduce_cols | gemm")
       ->required();
   cmd->add_option("--dtype", p.dtype, std::string("element type: ") + std::string(dtype_names()) +
                                           " (elementwise: f32, f16, bf16, f64; of the inputs)")
       ->capture_default_str();
-  cmd->add_option("--shape", p.shape, "transpose, reduce_rows, reduce_cols: ROWSxCOLS of the (source) matrix")
+  cmd->add_option("--shape", p.shape, "transpose, reduce_rows, reduce_cols: ROWSxCOLS of the (source) matrix; gemm: MxNxK")
       ->capture_default_str();
   cmd->add_option("--expr", p.expr,
                   "elementwise: e.g. 'out = a * b + c', or add, mul, fma, axpy, relu, scale, cast");
   cmd->add_option("--out-dtype", p.out_dtype, "elementwise: element type of the outputs (default: --dtype)");
   cmd->add_option("--scalar", p.scalars, "elementwise: a scalar and its value, e.g. alpha=2.5 (repeatable)");
   cmd->add_option("--n", p.n, "elementwise, reduce: number of elements")->capture_default_str();
+  cmd->add_option("--layout", p.layout, "gemm: nn (row-major A and B; the only layout so far)")->capture_default_str();
   cmd->add_option("--op", p.op, "reduce, reduce_rows, reduce_cols: sum | max | min | mean")->capture_default_str();
 }
 
 std::string problem_options(const ProblemArgs& p) {
+  if (p.family == "gemm") return "--dtype " + p.dtype + " --shape " + p.shape + " --layout " + p.layout;
   if (p.family == "reduce") return "--op " + p.op + " --dtype " + p.dtype + " --n " + std::to_string(p.n);
   if (p.family == "reduce_rows" || p.family == "reduce_cols")
     return "--op " + p.op + " --dtype " + p.dtype + " --shape " + p.shape;
@@ -73,6 +77,24 @@ ParsedProblem parse_problem(const ProblemArgs& p) {
     const std::string family = p.family;
     out.harness = [=](const DeviceInfo& dev, const TimingProtocol& t) {
       return std::make_unique<ReduceHarness>(dev, family, *op, dtype, rows, cols, t);
+    };
+    return out;
+  }
+  if (p.family == "gemm") {
+    if (p.layout != "nn") throw Error("gemm --layout " + p.layout + ": only nn (row-major A and B) exists so far");
+    const auto shape = parse_shape(p.shape);
+    if (!shape || shape->size() != 3)
+      throw Error("bad --shape '" + p.shape + "': expected MxNxK with positive integers, e.g. 4096x4096x4096");
+    const std::int64_t m = (*shape)[0], n = (*shape)[1], k = (*shape)[2];
+    // cuMemAlloc'd matrices, pitches = row lengths: the tuning alignment class.
+    GemmArgs a{dtype, m, n, k, k, n, n, 1ull << 40, 1ull << 50, 1ull << 60};
+    validate(a);
+    out.problem = gemm_problem(a);
+    out.source = out.spec->source();
+    out.type_argument = gemm_type_argument(dtype);
+    out.description = "gemm " + p.dtype + " " + p.shape + " nn";
+    out.harness = [=](const DeviceInfo& dev, const TimingProtocol& t) {
+      return std::make_unique<GemmHarness>(dev, dtype, m, n, k, t);
     };
     return out;
   }

@@ -2,7 +2,7 @@
 // The problem options shared by `ktune tune`, `space` and `bench`, for every family:
 // transpose (--dtype --shape ROWSxCOLS), elementwise (--expr --dtype [--out-dtype]
 // --n [--scalar name=value]), reduce (--op --dtype --n), reduce_rows and reduce_cols
-// (--op --dtype --shape ROWSxCOLS).
+// (--op --dtype --shape ROWSxCOLS), gemm (--dtype --shape MxNxK --layout nn).
 #include <ktune/tuner/harness.hpp>
 #include <ktune/tuner/timing.hpp>
 
@@ -19,7 +19,7 @@ struct ProblemArgs {
   std::string family = "transpose";
   std::string dtype = "f32";
   std::string shape = "8192x2048";
-  std::string expr, out_dtype, op = "sum";
+  std::string expr, out_dtype, op = "sum", layout = "nn";
   std::vector<std::string> scalars;  // name=value
   std::int64_t n = std::int64_t{1} << 28;
 };

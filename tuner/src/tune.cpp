@@ -72,7 +72,7 @@ class Progress {
     if (!force && t - last_ < (tty_ ? 0.2 : 5.0)) return;
     last_ = t;
     const double eta = done ? t / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
-    std::fprintf(stderr, "%s[%4zu/%zu] %zu failed, best %.2f us (%.1f%% of memcpy), %.0fs elapsed, ETA %.0fs%s",
+    std::fprintf(stderr, "%s[%4zu/%zu] %zu failed, best %.2f us (%.1f%% of the ceiling), %.0fs elapsed, ETA %.0fs%s",
                  tty_ ? "\r" : "", done, total_, failed, best_us, best_fraction * 100, t, eta, tty_ ? "   " : "\n");
     if (tty_ && done == total_) std::fputc('\n', stderr);
   }
@@ -121,6 +121,8 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   const double moved = harness.bytes_moved();
   result.ceiling_us = ceiling.median_us;
   result.ceiling_gbps = moved / (ceiling.median_us * 1e3);
+  result.rate_unit = harness.rate_unit();
+  result.ceiling_what = harness.ceiling_what();
 
   nlohmann::json header{{"type", "header"},
               {"run", run_id},
@@ -142,15 +144,16 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
                 {"max_reps", o.timing.max_reps},
                 {"target_ci_pct", o.timing.target_ci_pct},
                 {"statistic", "median"}}},
-              {"ceiling", {{"what", "cuMemcpyDtoDAsync"}, {"gbps", result.ceiling_gbps}, {"timing", timing_json(ceiling)}}},
+              {"ceiling", {{"what", harness.ceiling_what()}, {"gbps", result.ceiling_gbps}, {"unit", harness.rate_unit()},
+                           {"timing", timing_json(ceiling)}}},
               {"started", utc_now()},
               {"clocks", clocks_start ? nlohmann::json{{"sm_mhz", clocks_start->sm_mhz},
                                                        {"memory_mhz", clocks_start->memory_mhz}}
                                       : nlohmann::json()}};
   header.update(harness.log_fields());
   slog.write(header);
-  log->info("{} on {}: {} configs, memcpy ceiling {:.0f} GB/s", run_id, dev.fingerprint.name, space.size(),
-            result.ceiling_gbps);
+  log->info("{} on {}: {} configs, ceiling ({}) {:.0f} {}", run_id, dev.fingerprint.name, space.size(), result.ceiling_what,
+            result.ceiling_gbps, result.rate_unit);
 
   // Compile everything in the background; verify and time batches as they arrive.
   std::vector<Instance> instances;

@@ -93,6 +93,14 @@ class Runtime {
   const LaunchInfo& reduce_cols(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                                 ReduceOp op, DType dtype, Stream stream = nullptr);
 
+  // C (m x n, pitch ldc) = alpha * A (m x k, lda) * B (k x n, ldb) + beta * C, all
+  // row-major, f32 or f64; beta = 0 never reads C. Pointers not 16-byte aligned, or
+  // pitches not multiples of 4, get a config with scalar loads. Throws ktune::Error on
+  // bad arguments (nothing launched).
+  const LaunchInfo& gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
+                         std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
+                         Stream stream = nullptr);
+
   // An elementwise operation compiled from an expression (see Elementwise below), e.g.
   //   auto fma = rt.elementwise("out = a * b + c", DType::f16);
   //   fma({out}, {a, b, c}, n, stream);

@@ -36,8 +36,11 @@ class Harness {
   virtual nlohmann::json log_fields() const { return nlohmann::json::object(); }
 
   // Bytes each evaluation must move (for GB/s) and the ceiling: cuMemcpyDtoDAsync
-  // moving the same bytes (read + written), same timing protocol.
+  // moving the same bytes (read + written), same timing protocol. Compute-bound
+  // families count FLOPs instead and say so in rate_unit().
   virtual double bytes_moved() const = 0;
+  virtual const char* rate_unit() const { return "GB/s"; }
+  virtual const char* ceiling_what() const { return "cuMemcpyDtoDAsync"; }
   virtual TimingStats time_ceiling() = 0;
   virtual Timer& timer() = 0;
   // nullopt when the output matches the reference (exactly, or within the family's

@@ -30,6 +30,7 @@ class ReduceHarness : public Harness {
   std::string describe() const override;
   nlohmann::json log_fields() const override { return {{"op", to_string(args_.op)}}; }
   double bytes_moved() const override { return reduce_bytes(args_); }
+  const char* ceiling_what() const override { return "read-only pass"; }
   TimingStats time_ceiling() override;
   Timer& timer() override { return *timer_; }
   std::optional<std::string> verify(CUfunction f, const Instance& inst) override;

@@ -41,7 +41,8 @@ struct TuneResult {
   std::vector<CandidateResult> failed;
   std::size_t space_size = 0;
   std::size_t evaluated = 0;  // less than space_size under a budget, another strategy or Ctrl-C
-  double ceiling_gbps = 0, ceiling_us = 0;
+  double ceiling_gbps = 0, ceiling_us = 0;  // rates in rate_unit
+  std::string rate_unit = "GB/s", ceiling_what = "cuMemcpyDtoDAsync";
   double seconds = 0;
   double search_seconds = 0;  // compile, verify and time, overlapped
   bool stored = false;

@@ -1,0 +1,176 @@
+#include <ktune/tuner/gemm_harness.hpp>
+
+#include <ktune/generator/error.hpp>
+#include <ktune/runtime/gemm_launch.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/tuner/verifier.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace ktune {
+namespace {
+
+// The float64 reference and its bound, the comparison, and the FMA-peak kernel.
+constexpr const char* k_helpers = R"(
+template <class T>
+__global__ void ktune_gemm_reference(const T* A, const T* B, const T* C0, double* ref, double* bound, int m, int n,
+                                     int k, long long lda, long long ldb, long long ldc, double alpha, double beta) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= (long long)m * n) return;
+  const int r = (int)(i / n), c = (int)(i % n);
+  double s = 0, a = 0;
+  for (int q = 0; q < k; ++q) {
+    const double x = (double)A[r * lda + q] * (double)B[q * ldb + c];
+    s += x;
+    a += fabs(x);
+  }
+  const double c0 = (double)C0[r * ldc + c];
+  ref[i] = alpha * s + beta * c0;
+  bound[i] = fabs(alpha) * a + fabs(beta * c0);
+}
+
+template <class T>
+__global__ void ktune_gemm_check(const T* C, const double* ref, const double* bound, int m, int n, long long ldc,
+                                 double tol, double ulp, unsigned long long* bad) {
+  unsigned long long count = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)m * n;
+       i += (long long)gridDim.x * blockDim.x) {
+    const double g = (double)C[(i / n) * ldc + i % n];
+    if (!(fabs(g - ref[i]) <= tol * bound[i] + ulp * fabs(ref[i]))) ++count;
+  }
+  if (count) atomicAdd(bad, count);
+}
+
+// Eight independent FMA chains per thread, `iters` rounds: 16 * iters FLOPs a thread.
+template <class T>
+__global__ void ktune_fma_peak(T seed, int iters, T* sink) {
+  T x[8];
+  for (int j = 0; j < 8; ++j) x[j] = seed + T(j + threadIdx.x);
+  const T a = seed * T(0.5), b = T(1) - seed;
+  for (int i = 0; i < iters; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) x[j] = fma(x[j], a, b);
+  T s = 0;
+  for (int j = 0; j < 8; ++j) s += x[j];
+  if (s == T(-1234.5)) *sink = s;
+}
+)";
+
+}  // namespace
+
+GemmHarness::GemmHarness(const DeviceInfo& device, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
+                         const TimingProtocol& protocol)
+    : context_(device.device), sm_count_(device.fingerprint.sm_count) {
+  const std::int64_t elem = size_of(dtype);
+  args_ = {dtype, m, n, k, k, n, n, 256, 256 + 16, 256 + 32, 1.25, -0.75};
+  // Sizes first, with stand-in pointers far apart; the real ones are checked below.
+  GemmArgs probe = args_;
+  probe.a = 1ull << 40, probe.b = 1ull << 50, probe.c = 1ull << 60;
+  validate(probe);
+  const double bytes = static_cast<double>(m * k + k * n + 2 * m * n) * static_cast<double>(elem) +
+                       static_cast<double>(m * n) * 16.0;
+  std::size_t free = 0, total = 0;
+  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
+  if (bytes > 0.9 * static_cast<double>(free))
+    throw Error(describe() + " needs " + std::to_string(static_cast<long long>(bytes / 1e9 + 0.5)) +
+                " GB of GPU memory to tune");
+
+  const auto& d = driver::api();
+  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  std::uint64_t s = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  const auto upload = [&](DeviceBuffer& buf, std::int64_t count) {
+    std::vector<unsigned char> host(static_cast<std::size_t>(count * elem));
+    for (std::int64_t i = 0; i < count; ++i) {
+      const double v = static_cast<double>(splitmix64(s) >> 11) * 0x1.0p-52 - 1;  // [-1, 1)
+      if (dtype == DType::f64) std::memcpy(&host[static_cast<std::size_t>(i * elem)], &v, 8);
+      else {
+        const float f = static_cast<float>(v);
+        std::memcpy(&host[static_cast<std::size_t>(i * elem)], &f, 4);
+      }
+    }
+    buf = DeviceBuffer(host.size() + 16);
+    driver::check(d.cuMemcpyHtoD(buf.get(), host.data(), host.size()), "cuMemcpyHtoD");
+  };
+  upload(a_, m * k);
+  upload(b_, k * n);
+  upload(c0_, m * n);
+  c_ = DeviceBuffer(c0_.size());
+  ref_ = DeviceBuffer(static_cast<std::size_t>(m * n) * 8);
+  bound_ = DeviceBuffer(static_cast<std::size_t>(m * n) * 8);
+  counter_ = DeviceBuffer(16);
+  args_.a = a_.get(), args_.b = b_.get(), args_.c = c_.get();
+  validate(args_);
+  problem_ = gemm_problem(args_);
+
+  const std::string t = gemm_type_argument(dtype);
+  const std::vector<std::string> names{"ktune_gemm_reference<" + t + ">", "ktune_gemm_check<" + t + ">",
+                                       "ktune_fma_peak<" + t + ">"};
+  const CompileOutput out = compile_cubin(k_helpers, names, device.arch, "gemm helpers");
+  helpers_ = std::make_unique<Module>(out.cubin, "gemm helpers");
+  const CUfunction reference = helpers_->function(out.lowered_names[0]);
+  check_ = helpers_->function(out.lowered_names[1]);
+  fma_peak_ = helpers_->function(out.lowered_names[2]);
+  CUdeviceptr A = a_.get(), B = b_.get(), C0 = c0_.get(), R = ref_.get(), Bd = bound_.get();
+  int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  long long lda = args_.lda, ldb = args_.ldb, ldc = args_.ldc;
+  double alpha = args_.alpha, beta = args_.beta;
+  void* params[] = {&A, &B, &C0, &R, &Bd, &mi, &ni, &ki, &lda, &ldb, &ldc, &alpha, &beta};
+  const auto blocks = static_cast<unsigned>((m * n + 255) / 256);
+  driver::check(d.cuLaunchKernel(reference, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr), "cuLaunchKernel",
+                "ktune_gemm_reference");
+  driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", "ktune_gemm_reference");
+  timer_ = std::make_unique<Timer>(device, stream_, protocol);
+}
+
+GemmHarness::~GemmHarness() {
+  timer_.reset();
+  driver::api().cuStreamDestroy(stream_);
+}
+
+std::string GemmHarness::describe() const {
+  return "gemm " + std::string(to_string(args_.dtype)) + " " + std::to_string(args_.m) + "x" + std::to_string(args_.n) +
+         "x" + std::to_string(args_.k) + " nn";
+}
+
+TimingStats GemmHarness::time_ceiling() {
+  // As many FLOPs as the problem, spread over 64 blocks of 256 threads per SM.
+  const unsigned blocks = static_cast<unsigned>(sm_count_) * 64;
+  const double per_thread = gemm_flops(args_) / (static_cast<double>(blocks) * 256);
+  int iters = static_cast<int>(std::max(1.0, std::round(per_thread / 16)));
+  float seed32 = 0.999f;
+  double seed64 = 0.999;
+  CUdeviceptr sink = counter_.get();
+  void* params[] = {args_.dtype == DType::f64 ? static_cast<void*>(&seed64) : &seed32, &iters, &sink};
+  return timer_->measure([&] {
+    driver::check(driver::api().cuLaunchKernel(fma_peak_, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
+                  "cuLaunchKernel", "ktune_fma_peak");
+  });
+}
+
+void GemmHarness::launch(CUfunction f, const Instance& inst) { launch_gemm(f, inst, args_, stream_); }
+
+std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& inst) {
+  const auto& d = driver::api();
+  driver::check(d.cuMemcpyDtoDAsync(c_.get(), c0_.get(), c_.size(), stream_), "cuMemcpyDtoDAsync");
+  launch(f, inst);
+  driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
+  const double eps = args_.dtype == DType::f64 ? 0x1.0p-53 : 0x1.0p-24;
+  double tol = 8 * std::sqrt(static_cast<double>(args_.k)) * eps, ulp = 2 * eps;
+  CUdeviceptr C = c_.get(), R = ref_.get(), Bd = bound_.get(), bad = counter_.get();
+  int m = static_cast<int>(args_.m), n = static_cast<int>(args_.n);
+  long long ldc = args_.ldc;
+  void* params[] = {&C, &R, &Bd, &m, &n, &ldc, &tol, &ulp, &bad};
+  driver::check(d.cuLaunchKernel(check_, static_cast<unsigned>(sm_count_ * 4), 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
+                "cuLaunchKernel", "ktune_gemm_check");
+  driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
+  unsigned long long count = 0;
+  driver::check(d.cuMemcpyDtoH(&count, counter_.get(), 8), "cuMemcpyDtoH");
+  if (count)
+    return std::to_string(count) + " of " + std::to_string(args_.m * args_.n) +
+           " results outside 8 sqrt(k) eps sum|alpha a b| + |beta c| of the float64 reference";
+  return std::nullopt;
+}
+
+}  // namespace ktune
