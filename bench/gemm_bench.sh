@@ -24,7 +24,7 @@ python3 - "$out/gemm-summary.jsonl" "$out/gemm-torch.jsonl" <<'PY' | tee "$out/g
 import json, sys
 ktune = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 torch = {(t["dtype"], t["shape"]): t for t in (json.loads(l) for l in open(sys.argv[2]) if l.strip())}
-print("| dtype | MxNxK | ktune us | ktune TFLOP/s | % of FMA chains | cuBLAS (torch.mm) us | % of cuBLAS | tune s | evaluated of | winner |")
+print("| dtype | MxNxK | ktune us | ktune TFLOP/s | % of FMA chains | cuBLAS (torch.mm) us | % of cuBLAS | tune s | space | winner |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for k in ktune:
     w, t = k.get("winner"), torch.get((k["dtype"], k["shape"]))

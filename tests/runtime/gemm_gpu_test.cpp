@@ -4,6 +4,7 @@
 #include "test_support.hpp"
 
 #include <ktune/ktune.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/gemm_harness.hpp>
 
@@ -53,7 +54,28 @@ TEST(GemmGpu, EveryConfigVerifiedAtOddShapes) {
   EXPECT_GE(verified, 3000u);
 }
 
+// A few register-prefetch (buffer = 2) configs at one odd shape: small enough for
+// compute-sanitizer racecheck (scripts/gpu-check.sh runs it over GemmRuntimeGpu.*).
 class GemmRuntimeGpu : public GpuRuntimeTest {};
+
+TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm");
+  GemmHarness h(dev_, DType::f32, 100, 68, 260, TimingProtocol{});
+  std::vector<Config> picked;
+  for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
+    if (to_string(c[spec.tunable_index("buffer")]) == "2" && picked.size() < 6 &&
+        (picked.empty() || picked.back()[0] != c[0] || picked.back()[2] != c[2]))
+      picked.push_back(c);
+  ASSERT_GE(picked.size(), 3u);
+  std::vector<std::string> names;
+  for (const auto& c : picked) names.push_back(instantiate(spec, c, dev_.limits, h.problem(), "float").name_expression);
+  const CompileOutput out = compile_cubin(spec.source(), names, dev_.arch, "gemm double-buffered");
+  Module module(out.cubin, "gemm double-buffered");
+  for (std::size_t i = 0; i < picked.size(); ++i) {
+    const auto wrong = h.verify(module.function(out.lowered_names[i]), instantiate(spec, picked[i], dev_.limits, h.problem(), "float"));
+    EXPECT_FALSE(wrong) << config_to_string(spec, picked[i]) << ": " << *wrong;
+  }
+}
 
 TEST_F(GemmRuntimeGpu, PitchedAlphaBetaAndBadInput) {
   Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
