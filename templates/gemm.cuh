@@ -9,6 +9,7 @@
 // @tune    vec    = 1, 4
 // @tune    layout = none, pad
 // @tune    buffer = 1, 2
+// @tune    split  = 0, 1
 // @derive  threads = (bm / tm) * (bn / tn)
 // @derive  pad = layout == "pad" ? 4 : 0
 // @require threads >= 64 && threads <= 256
@@ -17,6 +18,7 @@
 // @require vec == 1 || align % 4 == 0
 // @require vec * elem_bytes <= 16
 // @require (bk * (bm + pad) + bk * (bn + pad)) * elem_bytes <= 48 * 1024
+// @require split == 0 || tn >= 4
 // @launch  block = (threads, 1, 1)
 // @launch  grid  = (ceil_div(n, bn), ceil_div(m, bm), 1)
 //
@@ -29,11 +31,13 @@
 // alignment class covers pointers and pitches); edges load element by element with
 // zero fill. layout pad: rows of the shared tiles padded by 4 elements (keeps 16-byte
 // alignment). buffer 2: the next k-tile is loaded into registers while this one is
-// multiplied (register prefetch). beta = 0 never reads C.
+// multiplied (register prefetch). split 1: a thread's tn columns are two groups of
+// tn / 2, one in each half of the tile, so a warp's shared-memory reads of B cover
+// adjacent 16-byte chunks (no bank conflicts for tn = 8). beta = 0 never reads C.
 
 enum ktune_gemm_layout { layout_none, layout_pad };
 
-template <class T, int bm, int bn, int bk, int tm, int tn, int vec, int layout, int buffer>
+template <class T, int bm, int bn, int bk, int tm, int tn, int vec, int layout, int buffer, int split>
 __global__ void __launch_bounds__((bm / tm) * (bn / tn))
     ktune_gemm(const T* __restrict__ A, const T* __restrict__ B, T* C, int m, int n, int k, long long lda,
                long long ldb, long long ldc, T alpha, T beta) {
@@ -46,6 +50,10 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
   const int tid = threadIdx.x;
   const int tx = tid % (bn / tn), ty = tid / (bn / tn);
   const int m0 = blockIdx.y * bm, n0 = blockIdx.x * bn;
+  // Column of the tile that this thread's j-th accumulator column holds.
+  const auto col_of = [&](int j) {
+    return split ? (j < tn / 2 ? tx * (tn / 2) + j : bn / 2 + tx * (tn / 2) + j - tn / 2) : tx * tn + j;
+  };
   T ra[a_loads][vec], rb[b_loads][vec];
 
   // Chunk c of the A tile: row c / (bk / vec), k offset (c % (bk / vec)) * vec.
@@ -109,7 +117,7 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
 #pragma unroll
       for (int i = 0; i < tm; ++i) a[i] = As[kk][ty * tm + i];
 #pragma unroll
-      for (int j = 0; j < tn; ++j) b[j] = Bs[kk][tx * tn + j];
+      for (int j = 0; j < tn; ++j) b[j] = Bs[kk][col_of(j)];
 #pragma unroll
       for (int i = 0; i < tm; ++i)
 #pragma unroll
@@ -125,7 +133,7 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
     if (gm >= m) continue;
 #pragma unroll
     for (int j = 0; j < tn; ++j) {
-      const int gn = n0 + tx * tn + j;
+      const int gn = n0 + col_of(j);
       if (gn >= n) continue;
       T* c = C + gm * ldc + gn;
       *c = beta == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], beta * *c);
