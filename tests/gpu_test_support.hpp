@@ -1,6 +1,7 @@
 #pragma once
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/driver.hpp>
+#include <ktune/tuner/compile_pool.hpp>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 // GPU tests skip loudly (reason on stderr and in the gtest SKIPPED line, which ctest
 // turns into "Skipped") when no driver or device is usable; they never pass silently.
@@ -22,6 +24,28 @@
   } while (0)
 
 namespace ktune {
+
+// Every instance compiled (NVRTC, all cores) and loaded in the current context; a
+// compile error fails the test. functions[i] belongs to names[i].
+struct LoadedSpace {
+  std::vector<std::unique_ptr<Module>> modules;
+  std::vector<CUfunction> functions;
+};
+
+inline LoadedSpace compile_and_load(const std::string& source, const std::vector<std::string>& names, int arch,
+                                    const std::string& family) {
+  LoadedSpace out;
+  out.functions.assign(names.size(), nullptr);
+  CompilePool pool(source, names, arch, 0, family);
+  while (auto b = pool.next()) {
+    for (const auto& [i, e] : b->errors) ADD_FAILURE() << names[i] << ": " << e.substr(0, 2000);
+    for (const auto& u : b->units) {
+      out.modules.push_back(std::make_unique<Module>(u.cubin, family + " test batch"));
+      for (const auto& [i, lowered] : u.entries) out.functions[i] = out.modules.back()->function(lowered);
+    }
+  }
+  return out;
+}
 
 // Runtime API tests: device 0's primary context made current (as an application's
 // CUDA runtime would) and a fresh directory for the test's database.

