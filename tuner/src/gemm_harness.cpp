@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstring>
 
 namespace ktune {
 namespace {
@@ -66,9 +65,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, DType dtype, std::int64_t m, 
   const std::int64_t elem = size_of(dtype);
   args_ = {dtype, m, n, k, k, n, n, 256, 256 + 16, 256 + 32, 1.25, -0.75};
   // Sizes first, with stand-in pointers far apart; the real ones are checked below.
-  GemmArgs probe = args_;
-  probe.a = 1ull << 40, probe.b = 1ull << 50, probe.c = 1ull << 60;
-  validate(probe);
+  validate(gemm_probe_args(args_));
   const double bytes = static_cast<double>(m * k + k * n + 2 * m * n) * static_cast<double>(elem) +
                        static_cast<double>(m * n) * 16.0;
   std::size_t free = 0, total = 0;
@@ -84,11 +81,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, DType dtype, std::int64_t m, 
     std::vector<unsigned char> host(static_cast<std::size_t>(count * elem));
     for (std::int64_t i = 0; i < count; ++i) {
       const double v = static_cast<double>(splitmix64(s) >> 11) * 0x1.0p-52 - 1;  // [-1, 1)
-      if (dtype == DType::f64) std::memcpy(&host[static_cast<std::size_t>(i * elem)], &v, 8);
-      else {
-        const float f = static_cast<float>(v);
-        std::memcpy(&host[static_cast<std::size_t>(i * elem)], &f, 4);
-      }
+      double_to_element(dtype, v, &host[static_cast<std::size_t>(i * elem)]);
     }
     buf = DeviceBuffer(host.size() + 16);
     driver::check(d.cuMemcpyHtoD(buf.get(), host.data(), host.size()), "cuMemcpyHtoD");

@@ -87,7 +87,7 @@ ParsedProblem parse_problem(const ProblemArgs& p) {
       throw Error("bad --shape '" + p.shape + "': expected MxNxK with positive integers, e.g. 4096x4096x4096");
     const std::int64_t m = (*shape)[0], n = (*shape)[1], k = (*shape)[2];
     // cuMemAlloc'd matrices, pitches = row lengths: the tuning alignment class.
-    GemmArgs a{dtype, m, n, k, k, n, n, 1ull << 40, 1ull << 50, 1ull << 60};
+    const GemmArgs a = gemm_probe_args({dtype, m, n, k, k, n, n});
     validate(a);
     out.problem = gemm_problem(a);
     out.source = out.spec->source();

@@ -76,10 +76,6 @@ std::vector<std::vector<double>> elementwise_reference(const ElementwiseOp& op,
                                                        const std::vector<const void*>& inputs,
                                                        const std::vector<double>& scalars, std::int64_t n);
 
-// Host conversions between a stored element and double (f32, f16, bf16, f64).
-double element_to_double(DType dtype, const void* element);
-void double_to_element(DType dtype, double value, void* element);
-
 // vec = 1, items = 4, block = 256, one group per thread: valid for every problem.
 Config elementwise_default_config(const KernelSpec& spec);
 

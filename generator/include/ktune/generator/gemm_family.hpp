@@ -18,6 +18,10 @@ struct GemmArgs {
 // pointers, and C overlapping A or B.
 void validate(const GemmArgs& args);
 
+// `args` with stand-in pointers far apart and 16-byte aligned (as cuMemAlloc gives
+// them): the problem a tuning run sees, checkable before anything is allocated.
+GemmArgs gemm_probe_args(GemmArgs args);
+
 // 4 when every pointer is 16-byte aligned and lda, ldb are multiples of 4 elements
 // (16-byte loads along rows), else 1.
 std::int64_t gemm_alignment(const GemmArgs& args);
