@@ -50,7 +50,7 @@ nlohmann::json TuningRecord::to_json() const {
           {"dtype", dtype},             {"shape", shape},
           {"align", align},             {"config", config},
           {"template_hash", template_hash}, {"median_us", median_us},
-          {"spread_pct", spread_pct},   {"gbps", gbps},
+          {"spread_pct", spread_pct},   {"rate", rate}, {"rate_unit", rate_unit},
           {"ceiling_fraction", ceiling_fraction}, {"tool_version", tool_version},
           {"nvrtc_version", nvrtc_version}, {"driver_version", driver_version},
           {"tuned_at", tuned_at}};
@@ -70,7 +70,13 @@ TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
     r.template_hash = j.at("template_hash");
     r.median_us = j.at("median_us");
     r.spread_pct = j.value("spread_pct", 0.0);
-    r.gbps = j.value("gbps", 0.0);
+    if (j.contains("rate")) {
+      r.rate = j.at("rate");
+      r.rate_unit = j.at("rate_unit");
+    } else {  // schema 1
+      r.rate = j.value("gbps", 0.0);
+      r.rate_unit = r.family == "gemm" ? "GFLOP/s" : "GB/s";
+    }
     r.ceiling_fraction = j.value("ceiling_fraction", 0.0);
     r.tool_version = j.value("tool_version", "");
     r.nvrtc_version = j.value("nvrtc_version", "");
@@ -197,6 +203,108 @@ bool writable_by_others(const fs::path& p) {
 
 }  // namespace
 
+namespace {
+
+// A database that must not be set aside: it is fine, only this ktune cannot migrate it.
+struct MigrationError : Error {
+  using Error::Error;
+};
+
+// The stored schema version: nullopt when there is none, -1 when it is not a positive
+// number.
+std::optional<int> schema_version(sqlite3* db) {
+  Statement version(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!version.step()) return std::nullopt;
+  const std::string text = version.text(0);
+  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+  const int v = std::stoi(text);
+  return v >= 1 ? v : -1;
+}
+
+bool readable_version(std::optional<int> version) {
+  return version && *version >= 1 && *version <= Database::k_schema_version;
+}
+
+std::string version_problem(std::optional<int> version) {
+  if (!version) return "no schema version";
+  return "schema version " + (*version < 0 ? std::string("(not a number)") : std::to_string(*version)) +
+         ", this ktune reads 1 to " + std::to_string(Database::k_schema_version);
+}
+
+// Schema 1 -> 2: each record's JSON is rewritten by from_json's reading of schema 1.
+void migrate_1_to_2(sqlite3* db) {
+  std::vector<std::pair<std::int64_t, std::string>> rewritten;
+  {
+    Statement q(db, "SELECT rowid, record FROM results");
+    while (q.step()) {
+      try {
+        rewritten.emplace_back(q.int64(0), TuningRecord::from_json(nlohmann::json::parse(q.text(1))).to_json().dump());
+      } catch (const std::exception& e) {
+        log()->warn("schema migration keeps an unreadable tuning record as it is: {}", e.what());
+      }
+    }
+  }
+  for (const auto& [rowid, record] : rewritten) {
+    Statement u(db, "UPDATE results SET record=? WHERE rowid=?");
+    u.bind(1, record).bind(2, rowid);
+    u.step();
+  }
+}
+
+}  // namespace
+
+// Creates the tables of a new file, or brings an earlier schema up to this one. An
+// earlier file is first copied aside (VACUUM INTO: a consistent snapshot even while
+// others write); the migration itself is one transaction, so a crash leaves either
+// schema, never a mix. Returns what is wrong with a file this ktune cannot use.
+std::optional<std::string> Database::create_or_migrate(Handle& db, const fs::path& path) {
+  // nullopt: a new file (no version yet).
+  const auto version_now = [&]() -> std::optional<int> {
+    Statement tables(db.db, "SELECT count(*) FROM sqlite_master WHERE name='meta'");
+    tables.step();
+    return tables.int64(0) == 0 ? std::nullopt : schema_version(db.db);
+  };
+  if (const auto v = version_now(); readable_version(v) && *v < k_schema_version) {
+    const fs::path backup = path.string() + ".schema" + std::to_string(*v);
+    try {
+      if (!fs::exists(backup)) {
+        Statement copy(db.db, "VACUUM INTO ?");
+        copy.bind(1, backup.string());
+        copy.step();
+      }
+    } catch (const Error& e) {
+      if (!fs::exists(backup))  // else another process made it meanwhile
+        throw MigrationError("tuning database " + path.string() + " has schema " + std::to_string(*v) +
+                             " and could not be copied before migrating it (left as it is): " + e.what());
+    }
+    fs::permissions(backup, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+    migrated_backup_ = backup;
+  }
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.exec(k_schema);
+    const std::optional<int> v = version_now();  // again: another process may have migrated meanwhile
+    if (!v) {
+      db.exec(("INSERT INTO meta VALUES('schema_version', '" + std::to_string(k_schema_version) + "')").c_str());
+    } else if (!readable_version(v)) {
+      db.exec("ROLLBACK");
+      return version_problem(v);
+    } else if (*v < k_schema_version) {
+      migrate_1_to_2(db.db);  // the only step so far
+      db.exec(("UPDATE meta SET value='" + std::to_string(k_schema_version) + "' WHERE key='schema_version'").c_str());
+      log()->warn("tuning database {} migrated from schema {} to {}; the schema-{} file is kept as {}", path.string(),
+                  *v, k_schema_version, *v, migrated_backup_ ? migrated_backup_->string() : "?");
+    } else {
+      migrated_backup_.reset();  // someone else migrated it first
+    }
+    db.exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db.db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  return std::nullopt;
+}
+
 fs::path Database::default_dir() {
   if (const char* d = std::getenv("KTUNE_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "ktune";
@@ -226,19 +334,15 @@ Database::Database(const fs::path& path, bool read_only) : path_(path), read_onl
         if (!check.step() || check.text(0) != "ok") return "integrity check failed: " + check.text(0);
       }
       if (!read_only) {
-        db_->exec("BEGIN IMMEDIATE");
-        db_->exec(k_schema);
-        db_->exec(("INSERT OR IGNORE INTO meta VALUES('schema_version', '" + std::to_string(k_schema_version) +
-                   "')").c_str());
-        db_->exec("COMMIT");
+        if (auto problem = create_or_migrate(*db_, path)) return problem;
+      } else if (const auto version = schema_version(db_->db); !readable_version(version)) {
+        return version_problem(version);
       }
-      Statement version(db_->db, "SELECT value FROM meta WHERE key = 'schema_version'");
-      if (!version.step()) return std::string("no schema version");
-      if (version.text(0) != std::to_string(k_schema_version))
-        return "schema version " + version.text(0) + ", this ktune reads " + std::to_string(k_schema_version);
       Statement probe(db_->db, "SELECT device_key, family, dtype, shape, align, template_hash, median_us, record "
                                "FROM results LIMIT 0");
       probe.step();
+    } catch (const MigrationError&) {
+      throw;
     } catch (const Error& e) {
       return std::string(e.what());
     }
@@ -357,9 +461,9 @@ nlohmann::json Database::export_json() const {
 std::size_t Database::import_json(const nlohmann::json& doc) {
   if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array())
     throw Error("not a ktune export: expected {\"ktune_schema\": N, \"records\": [...]}");
-  if (doc.value("ktune_schema", -1) != k_schema_version)
-    throw Error("export has schema " + doc.value("ktune_schema", nlohmann::json(-1)).dump() + ", this ktune reads " +
-                std::to_string(k_schema_version));
+  const nlohmann::json schema = doc.value("ktune_schema", nlohmann::json(-1));
+  if (!schema.is_number_integer() || schema.get<int>() < 1 || schema.get<int>() > k_schema_version)
+    throw Error("export has schema " + schema.dump() + ", this ktune reads 1 to " + std::to_string(k_schema_version));
   std::vector<TuningRecord> records;
   for (const auto& j : doc["records"]) records.push_back(TuningRecord::from_json(j));  // all or nothing
   std::size_t stored = 0;

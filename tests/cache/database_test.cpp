@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 namespace ktune {
 namespace {
@@ -36,7 +39,7 @@ class DatabaseTest : public ::testing::Test {
     r.config = {{"tile_m", 64}, {"layout", "xor"}};
     r.template_hash = std::move(hash);
     r.median_us = median_us;
-    r.gbps = 3000;
+    r.rate = 3000;
     r.tuned_at = "2026-11-21T00:00:00Z";
     return r;
   }
@@ -108,6 +111,128 @@ TEST_F(DatabaseTest, WrongSchemaVersionIsSetAside) {
   Database db(db_path());
   ASSERT_TRUE(db.recovered_from());
   EXPECT_NE(db.recovered_from()->find("schema version 99"), std::string::npos) << *db.recovered_from();
+}
+
+// The golden database was written by ktune at schema 1 (commit 127da01, `ktune cache
+// import tests/data/schema1/records.json`, plus one stored binary); see
+// tests/data/schema1/README.md.
+class MigrationTest : public DatabaseTest {
+ protected:
+  fs::path golden_copy() const {
+    create_private_directory(db_path().parent_path());
+    fs::copy_file(fs::path(KTUNE_TEST_DATA_DIR) / "schema1" / "tuning.db", db_path());
+    fs::permissions(db_path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+    return db_path();
+  }
+  // The first column of the first row of `sql`, read past the Database class.
+  static std::string raw_query(const fs::path& path, const char* sql) {
+    sqlite3* raw = nullptr;
+    sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* q = nullptr;
+    sqlite3_prepare_v2(raw, sql, -1, &q, nullptr);
+    std::string v = sqlite3_step(q) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(q, 0)) : "none";
+    sqlite3_finalize(q);
+    sqlite3_close(raw);
+    return v;
+  }
+  static std::string stored_schema(const fs::path& path) {
+    return raw_query(path, "SELECT value FROM meta WHERE key='schema_version'");
+  }
+  // The golden file's three records, read through any schema.
+  static void expect_golden_records(const Database& db) {
+    const auto records = db.all();
+    ASSERT_EQ(records.size(), 3u);
+    const auto& eltwise = records[0];
+    const auto& gemm = records[1];
+    const auto& transpose = records[2];
+    EXPECT_EQ(eltwise.family, "elementwise:o0=(i0+i1)");
+    EXPECT_EQ(eltwise.rate_unit, "GB/s");
+    EXPECT_EQ(gemm.family, "gemm");
+    EXPECT_EQ(gemm.shape, (std::vector<std::int64_t>{4096, 4096, 4096}));
+    EXPECT_DOUBLE_EQ(gemm.rate, 45447.9);
+    EXPECT_EQ(gemm.rate_unit, "GFLOP/s");  // schema 1 called it gbps
+    EXPECT_EQ(gemm.config.at("bm"), 128);
+    EXPECT_EQ(transpose.family, "transpose");
+    EXPECT_DOUBLE_EQ(transpose.rate, 3808.2);
+    EXPECT_EQ(transpose.rate_unit, "GB/s");
+    EXPECT_DOUBLE_EQ(transpose.median_us, 70.5);
+    EXPECT_EQ(transpose.config.at("layout"), "xor");
+    EXPECT_EQ(transpose.tuned_at, "2026-11-22T05:40:00Z");
+  }
+};
+
+TEST_F(MigrationTest, GoldenSchema1DatabaseIsMigratedWithABackup) {
+  const fs::path path = golden_copy();
+  {
+    Database db(path);
+    EXPECT_FALSE(db.recovered_from());
+    ASSERT_TRUE(db.migrated_backup());
+    EXPECT_EQ(*db.migrated_backup(), fs::path(path.string() + ".schema1"));
+    expect_golden_records(db);
+    const auto binary = db.get_binary("fixture-binary-key");  // binaries survive, hash intact
+    ASSERT_TRUE(binary);
+    EXPECT_EQ(binary->bytes.size(), 64u);
+    EXPECT_EQ(binary->entry, "ktune_transpose<float,64,64,16,16,4,2,0>");
+    // New records go in next to the migrated ones.
+    EXPECT_TRUE(db.put(record(8192, 5.0)));
+    EXPECT_EQ(db.all().size(), 4u);
+  }
+  EXPECT_EQ(stored_schema(path), std::to_string(Database::k_schema_version));
+  const auto stored = nlohmann::json::parse(raw_query(path, "SELECT record FROM results WHERE family='gemm'"));
+  EXPECT_FALSE(stored.contains("gbps")) << stored;  // rewritten in the schema-2 form
+  EXPECT_EQ(stored.at("rate_unit"), "GFLOP/s");
+  const fs::path backup = path.string() + ".schema1";
+  EXPECT_EQ(stored_schema(backup), "1");
+  EXPECT_EQ(fs::status(backup).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  {
+    Database again(path);  // already migrated: nothing to do
+    EXPECT_FALSE(again.migrated_backup());
+    EXPECT_EQ(again.all().size(), 4u);
+  }
+  Database old(backup, /*read_only=*/true);  // the kept copy still holds the schema-1 records
+  expect_golden_records(old);
+}
+
+TEST_F(MigrationTest, ReadOnlyReadsSchema1AsItIs) {
+  const fs::path path = golden_copy();
+  const auto before = fs::file_size(path);
+  Database db(path, /*read_only=*/true);
+  EXPECT_FALSE(db.migrated_backup());
+  expect_golden_records(db);
+  EXPECT_EQ(stored_schema(path), "1");
+  EXPECT_EQ(fs::file_size(path), before);
+  EXPECT_FALSE(fs::exists(path.string() + ".schema1"));
+}
+
+TEST_F(MigrationTest, ProcessesOpeningAtOnceMigrateOnce) {
+  const fs::path path = golden_copy();
+  std::vector<std::thread> openers;
+  std::atomic<int> migrated{0}, failed{0};
+  for (int i = 0; i < 6; ++i)
+    openers.emplace_back([&] {
+      try {
+        Database db(path);
+        if (db.migrated_backup()) ++migrated;
+        if (db.recovered_from() || db.all().size() != 3) ++failed;
+      } catch (const std::exception&) {
+        ++failed;
+      }
+    });
+  for (auto& t : openers) t.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(migrated.load(), 1);
+  EXPECT_EQ(stored_schema(path), std::to_string(Database::k_schema_version));
+}
+
+TEST_F(MigrationTest, Schema1ExportImports) {
+  std::ifstream in(fs::path(KTUNE_TEST_DATA_DIR) / "schema1" / "records.json");
+  Database db(db_path());
+  EXPECT_EQ(db.import_json(nlohmann::json::parse(in)), 3u);
+  expect_golden_records(db);
+  EXPECT_EQ(db.export_json().at("ktune_schema"), Database::k_schema_version);
+  EXPECT_THROW(db.import_json({{"ktune_schema", Database::k_schema_version + 1}, {"records", nlohmann::json::array()}}),
+               Error);
+  EXPECT_THROW(db.import_json({{"ktune_schema", "1"}, {"records", nlohmann::json::array()}}), Error);
 }
 
 TEST_F(DatabaseTest, HandEditedRecordIsSkippedNotFatal) {

@@ -24,9 +24,9 @@ struct CacheArgs {
 fs::path db_path(const CacheArgs& a) { return a.database.empty() ? Database::default_path() : fs::path(a.database); }
 
 void print_record(const TuningRecord& r) {
-  std::printf("%-40s %-10s %-5s %-12s align %-2lld %9.2f us %6.0f GB/s %5.1f%%  %s\n", r.device_key.c_str(),
+  std::printf("%-40s %-10s %-5s %-12s align %-2lld %9.2f us %6.0f %-7s %5.1f%%  %s\n", r.device_key.c_str(),
               r.family.c_str(), r.dtype.c_str(), shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
-              r.median_us, r.gbps, 100 * r.ceiling_fraction, r.config.dump().c_str());
+              r.median_us, r.rate, r.rate_unit.c_str(), 100 * r.ceiling_fraction, r.config.dump().c_str());
 }
 
 bool matches(const TuningRecord& r, const CacheArgs& a) {

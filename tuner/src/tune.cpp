@@ -348,7 +348,8 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     rec.template_hash = spec.source_hash();
     rec.median_us = w.timing.median_us;
     rec.spread_pct = w.timing.ci_pct;
-    rec.gbps = result.ranked.front().gbps;
+    rec.rate = result.ranked.front().gbps;
+    rec.rate_unit = result.rate_unit;
     rec.ceiling_fraction = result.ranked.front().ceiling_fraction;
     rec.tool_version = k_tool_version;
     rec.nvrtc_version = nvrtc_version();

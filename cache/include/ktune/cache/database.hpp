@@ -31,11 +31,13 @@ struct TuningRecord {
   std::int64_t align = 1;  // alignment class (vector width in elements the call allowed)
   nlohmann::json config;   // tunable name -> value
   std::string template_hash;
-  double median_us = 0, spread_pct = 0, gbps = 0, ceiling_fraction = 0;
-  std::string tool_version, nvrtc_version, driver_version, tuned_at;
-
+  double median_us = 0, spread_pct = 0, ceiling_fraction = 0;
+  double rate = 0;                 // in rate_unit: bytes moved or FLOPs per time
+  std::string rate_unit = "GB/s";  // "GB/s" or "GFLOP/s"
   nlohmann::json to_json() const;
+  // Reads schema-2 records and schema-1 ones (whose "gbps" held GFLOP/s for GEMM).
   static TuningRecord from_json(const nlohmann::json& j);  // throws ktune::Error
+  std::string tool_version, nvrtc_version, driver_version, tuned_at;
 };
 
 // Creates `dir` (and parents) owner-only when missing: stored CUBINs are code that
@@ -54,7 +56,10 @@ struct StoredBinary {
 
 // The tuning database: SQLite in WAL mode (atomic, crash-safe, several writers),
 // schema-versioned. A file that is not a healthy ktune database is renamed aside
-// (reported with its path and the reason) and an empty one takes its place.
+// (reported with its path and the reason) and an empty one takes its place. A
+// database of an earlier schema is migrated in place, in one transaction, after a
+// copy of it is kept next to it (`<path>.schema<N>`) for the ktune that wrote it;
+// opened read-only it is read as it is.
 class Database {
  public:
   // $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune.
@@ -86,7 +91,8 @@ class Database {
   // Deletes the records `stale` selects; returns how many.
   std::size_t prune(const std::function<bool(const TuningRecord&)>& stale);
 
-  // Human-readable interchange: {"ktune_schema": N, "records": [...]}.
+  // Human-readable interchange: {"ktune_schema": N, "records": [...]}; imports
+  // accept this schema and the earlier ones.
   nlohmann::json export_json() const;
   // Puts every record (keeping the faster per key, as put does); returns how many were
   // stored. Throws ktune::Error on malformed input before storing anything.
@@ -97,14 +103,20 @@ class Database {
   void put_binary(const std::string& key, const StoredBinary& binary);
   std::optional<StoredBinary> get_binary(const std::string& key);
 
-  static constexpr int k_schema_version = 1;
+  // 2: records carry "rate" and "rate_unit" (schema 1: "gbps", which held GFLOP/s
+  // for GEMM).
+  static constexpr int k_schema_version = 2;
+  // Set when opening migrated the file from an earlier schema: where the copy is.
+  const std::optional<std::filesystem::path>& migrated_backup() const { return migrated_backup_; }
 
  private:
   struct Handle;
+  std::optional<std::string> create_or_migrate(Handle& db, const std::filesystem::path& path);
   std::filesystem::path path_;
   std::unique_ptr<Handle> db_;
   bool read_only_ = false;
   std::optional<std::string> recovered_from_;
+  std::optional<std::filesystem::path> migrated_backup_;
 };
 
 }  // namespace ktune
