@@ -9,7 +9,19 @@ namespace {
 
 [[noreturn]] void fail(const GemmArgs& a, const std::string& what) {
   throw Error("gemm " + std::string(to_string(a.dtype)) + " " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
-              std::to_string(a.k) + ": " + what);
+              std::to_string(a.k) + " " + gemm_layout(a) + ": " + what);
+}
+
+// Stored rows and columns of A and B.
+std::pair<std::int64_t, std::int64_t> a_stored(const GemmArgs& a) {
+  return a.trans_a ? std::pair{a.k, a.m} : std::pair{a.m, a.k};
+}
+std::pair<std::int64_t, std::int64_t> b_stored(const GemmArgs& a) {
+  return a.trans_b ? std::pair{a.n, a.k} : std::pair{a.k, a.n};
+}
+
+std::int64_t tunable(const KernelSpec& spec, const Instance& inst, const char* name) {
+  return std::get<std::int64_t>(inst.config.at(static_cast<std::size_t>(spec.tunable_index(name))));
 }
 
 // Bytes from the first to one past the last element of a rows x cols matrix.
@@ -19,16 +31,28 @@ std::uintptr_t extent(std::int64_t rows, std::int64_t cols, std::int64_t ld, std
 
 }  // namespace
 
+std::string gemm_layout(const GemmArgs& a) { return std::string(a.trans_a ? "t" : "n") + (a.trans_b ? "t" : "n"); }
+
+bool set_gemm_layout(GemmArgs& a, std::string_view layout) {
+  if (layout.size() != 2 || (layout[0] != 'n' && layout[0] != 't') || (layout[1] != 'n' && layout[1] != 't'))
+    return false;
+  a.trans_a = layout[0] == 't', a.trans_b = layout[1] == 't';
+  return true;
+}
+
 void validate(const GemmArgs& a) {
-  if (a.dtype != DType::f32 && a.dtype != DType::f64) fail(a, "dtype not supported (f32, f64)");
+  if (a.dtype != DType::f32 && a.dtype != DType::f64 && a.dtype != DType::f16 && a.dtype != DType::bf16)
+    fail(a, "dtype not supported (f32, f64, f16, bf16)");
   constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
   if (a.m < 1 || a.n < 1 || a.k < 1) fail(a, "sizes must be positive");
   if (a.m > int_max || a.n > int_max || a.k > int_max) fail(a, "m, n and k must each be below 2^31");
-  if (a.lda < a.k) fail(a, "lda " + std::to_string(a.lda) + " is smaller than k");
-  if (a.ldb < a.n) fail(a, "ldb " + std::to_string(a.ldb) + " is smaller than n");
+  const auto [a_rows, a_cols] = a_stored(a);
+  const auto [b_rows, b_cols] = b_stored(a);
+  if (a.lda < a_cols) fail(a, "lda " + std::to_string(a.lda) + " is smaller than " + (a.trans_a ? "m" : "k"));
+  if (a.ldb < b_cols) fail(a, "ldb " + std::to_string(a.ldb) + " is smaller than " + (a.trans_b ? "k" : "n"));
   if (a.ldc < a.n) fail(a, "ldc " + std::to_string(a.ldc) + " is smaller than n");
   const std::int64_t elem = size_of(a.dtype);
-  for (const auto& [rows, ld] : {std::pair{a.m, a.lda}, std::pair{a.k, a.ldb}, std::pair{a.m, a.ldc}}) {
+  for (const auto& [rows, ld] : {std::pair{a_rows, a.lda}, std::pair{b_rows, a.ldb}, std::pair{a.m, a.ldc}}) {
     std::int64_t bytes = 0;
     if (__builtin_mul_overflow(rows, ld, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes))
       fail(a, "matrix size overflows 64 bits");
@@ -37,8 +61,8 @@ void validate(const GemmArgs& a) {
   const auto e = static_cast<std::uintptr_t>(elem);
   if (a.a % e || a.b % e || a.c % e) fail(a, "pointers must be aligned to the element size");
   const std::uintptr_t c_end = a.c + extent(a.m, a.n, a.ldc, elem);
-  if (a.c < a.a + extent(a.m, a.k, a.lda, elem) && a.a < c_end) fail(a, "C overlaps A");
-  if (a.c < a.b + extent(a.k, a.n, a.ldb, elem) && a.b < c_end) fail(a, "C overlaps B");
+  if (a.c < a.a + extent(a_rows, a_cols, a.lda, elem) && a.a < c_end) fail(a, "C overlaps A");
+  if (a.c < a.b + extent(b_rows, b_cols, a.ldb, elem) && a.b < c_end) fail(a, "C overlaps B");
 }
 
 GemmArgs gemm_probe_args(GemmArgs a) {
@@ -47,15 +71,29 @@ GemmArgs gemm_probe_args(GemmArgs a) {
 }
 
 std::int64_t gemm_alignment(const GemmArgs& a) {
-  const bool aligned = a.a % 16 == 0 && a.b % 16 == 0 && a.c % 16 == 0 && a.lda % 4 == 0 && a.ldb % 4 == 0;
-  return aligned ? 4 : 1;
+  const std::int64_t elem = size_of(a.dtype);
+  for (std::int64_t v = 16 / elem; v > 1; v /= 2) {
+    const auto bytes = static_cast<std::uintptr_t>(v * elem);
+    if (a.a % bytes == 0 && a.b % bytes == 0 && a.lda % v == 0 && a.ldb % v == 0) return v;
+  }
+  return 1;
 }
 
 Problem gemm_problem(const GemmArgs& a) {
-  return {a.dtype, {{"m", a.m}, {"n", a.n}, {"k", a.k}, {"align", gemm_alignment(a)}}};
+  return {a.dtype,
+          {{"m", a.m}, {"n", a.n}, {"k", a.k}, {"align", gemm_alignment(a)}, {"trans_a", a.trans_a}, {"trans_b", a.trans_b}}};
 }
 
-std::string gemm_type_argument(DType dtype) { return element_value_type(dtype); }
+std::string gemm_type_argument(const GemmArgs& a) {
+  const char* acc = a.dtype == DType::f64 ? "double" : "float";
+  return "ktune_gemm_types<" + element_value_type(a.dtype) + ", " + acc + ", " + (a.trans_a ? "1" : "0") + ", " +
+         (a.trans_b ? "1" : "0") + ">";
+}
+
+std::string gemm_family_key(const GemmArgs& a) {
+  const std::string layout = gemm_layout(a);
+  return layout == "nn" ? "gemm" : "gemm:" + layout;
+}
 
 double gemm_flops(const GemmArgs& a) {
   return 2.0 * static_cast<double>(a.m) * static_cast<double>(a.n) * static_cast<double>(a.k);
@@ -63,7 +101,33 @@ double gemm_flops(const GemmArgs& a) {
 
 Config gemm_default_config(const KernelSpec& spec) {
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
-                                 {"buffer", 1}, {"split", 0}});
+                                 {"buffer", 1}, {"split", 0}, {"splitk", 1}});
+}
+
+GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs& a) {
+  GemmPlan plan;
+  const std::int64_t elem = size_of(a.dtype);
+  const std::int64_t vec = tunable(spec, inst, "vec");
+  plan.splitk = static_cast<int>(tunable(spec, inst, "splitk"));
+  const auto round = [](std::int64_t bytes) { return static_cast<std::size_t>((bytes + 255) / 256 * 256); };
+  std::size_t at = 0;
+  if (vec > gemm_alignment(a)) {
+    plan.pack = true;
+    const auto [a_rows, a_cols] = a_stored(a);
+    const auto [b_rows, b_cols] = b_stored(a);
+    plan.packed_lda = (a_cols + vec - 1) / vec * vec;
+    plan.packed_ldb = (b_cols + vec - 1) / vec * vec;
+    plan.a_offset = at;
+    at += round(a_rows * plan.packed_lda * elem);
+    plan.b_offset = at;
+    at += round(b_rows * plan.packed_ldb * elem);
+  }
+  if (plan.splitk > 1) {
+    plan.work_offset = at;
+    at += round(plan.splitk * a.m * a.n * (a.dtype == DType::f64 ? 8 : 4));
+  }
+  plan.workspace_bytes = at;
+  return plan;
 }
 
 }  // namespace ktune

@@ -85,4 +85,80 @@ BankConflicts transpose_bank_conflicts(SmemLayout layout, int tile_m, int tile_n
           static_cast<double>(load_cost) / static_cast<double>(load_ideal)};
 }
 
+std::int64_t gemm_smem_offset(SmemLayout layout, int rows, std::int64_t k, std::int64_t r) {
+  switch (layout) {
+    case SmemLayout::pad: return k * (rows + 4) + r;
+    case SmemLayout::xor_swizzle: return k * rows + ((((r >> 2) ^ (k & 7)) << 2) | (r & 3));
+    case SmemLayout::shift: return k * rows + ((((r >> 2) + k) & (rows / 4 - 1)) << 2) + (r & 3);
+    case SmemLayout::none: break;
+  }
+  return k * rows + r;
+}
+
+double GemmBankConflicts::weighted(const GemmTile& t) const {
+  const double stores = static_cast<double>(t.bm + t.bn) / (t.bm / t.tm * (t.bn / t.tn));  // per thread per k
+  const double reads = t.tm + t.tn;
+  return (stores * (store_a + store_b) / 2 + reads * (read_a * t.tm + read_b * t.tn) / (t.tm + t.tn)) / (stores + reads);
+}
+
+GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
+  const int threads = t.bm / t.tm * (t.bn / t.tn);
+  const int acc = t.acc_bytes;
+  struct Tally {
+    long cost = 0, ideal = 0;
+    void add(const std::vector<std::optional<std::int64_t>>& lanes, int bytes) {
+      cost += wavefronts(lanes, bytes);
+      ideal += ideal_wavefronts(bytes);
+    }
+    double ratio() const { return ideal ? static_cast<double>(cost) / static_cast<double>(ideal) : 1.0; }
+  };
+  // Vector width of a run of `count` consecutive elements (the kernel's chunking).
+  const auto width = [&](int count) { return std::min({count, 4, 16 / acc}); };
+  const auto stores = [&](int rows, bool k_contig) {
+    Tally tally;
+    const int loads = rows * t.bk / (threads * t.vec), g = std::min(t.vec, 4);
+    for (int warp = 0; warp * 32 < threads; ++warp)
+      for (int i = 0; i < loads; ++i)
+        for (int e = 0; e < t.vec; e += k_contig ? 1 : g) {
+          std::vector<std::optional<std::int64_t>> lanes(32);
+          for (int lane = 0; lane < 32 && warp * 32 + lane < threads; ++lane) {
+            const int c = warp * 32 + lane + i * threads;
+            const int r = k_contig ? c / (t.bk / t.vec) : (c % (rows / t.vec)) * t.vec;
+            const int kk = k_contig ? (c % (t.bk / t.vec)) * t.vec : c / (rows / t.vec);
+            lanes[static_cast<std::size_t>(lane)] =
+                (k_contig ? gemm_smem_offset(layout, rows, kk + e, r) : gemm_smem_offset(layout, rows, kk, r + e)) * acc;
+          }
+          tally.add(lanes, k_contig ? acc : g * acc);
+        }
+    return tally.ratio();
+  };
+  // Each lane reads `count` elements of row kk from first(lane) on, `parts` times.
+  const auto reads = [&](int rows, int count, const auto& first) {
+    Tally tally;
+    const int g = width(count);
+    for (int warp = 0; warp * 32 < threads; ++warp)
+      for (int kk = 0; kk < t.bk; ++kk)
+        for (int q = 0; q < count; q += g) {
+          std::vector<std::optional<std::int64_t>> lanes(32);
+          for (int lane = 0; lane < 32 && warp * 32 + lane < threads; ++lane)
+            lanes[static_cast<std::size_t>(lane)] = gemm_smem_offset(layout, rows, kk, first(warp * 32 + lane) + q) * acc;
+          tally.add(lanes, g * acc);
+        }
+    return tally.ratio();
+  };
+  GemmBankConflicts out;
+  out.store_a = stores(t.bm, t.a_k_contig);
+  out.store_b = stores(t.bn, t.b_k_contig);
+  const int tx_count = t.bn / t.tn;
+  out.read_a = reads(t.bm, t.tm, [&](int tid) { return tid / tx_count * t.tm; });
+  if (t.split) {
+    const double lo = reads(t.bn, t.tn / 2, [&](int tid) { return tid % tx_count * (t.tn / 2); });
+    const double hi = reads(t.bn, t.tn / 2, [&](int tid) { return t.bn / 2 + tid % tx_count * (t.tn / 2); });
+    out.read_b = (lo + hi) / 2;
+  } else {
+    out.read_b = reads(t.bn, t.tn, [&](int tid) { return tid % tx_count * t.tn; });
+  }
+  return out;
+}
+
 }  // namespace ktune

@@ -1,21 +1,61 @@
 #include <ktune/runtime/gemm_launch.hpp>
 
-namespace ktune {
+#include <ktune/generator/error.hpp>
 
-void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& a, CUstream stream) {
-  // Must match ktune_gemm(const T* A, const T* B, T* C, int m, int n, int k, long long lda,
-  //                       long long ldb, long long ldc, T alpha, T beta).
-  CUdeviceptr A = a.a, B = a.b, C = a.c;
-  int m = static_cast<int>(a.m), n = static_cast<int>(a.n), k = static_cast<int>(a.k);
-  long long lda = a.lda, ldb = a.ldb, ldc = a.ldc;
-  float alpha32 = static_cast<float>(a.alpha), beta32 = static_cast<float>(a.beta);
-  double alpha64 = a.alpha, beta64 = a.beta;
-  const bool wide = a.dtype == DType::f64;
-  void* params[] = {&A, &B, &C, &m, &n, &k, &lda, &ldb, &ldc, wide ? static_cast<void*>(&alpha64) : &alpha32,
-                    wide ? static_cast<void*>(&beta64) : &beta32};
-  driver::check(driver::api().cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
-                                             inst.block[2], inst.smem_bytes, stream, params, nullptr),
+namespace ktune {
+namespace {
+
+// rows x cols elements from a pitch of src_ld to one of dst_ld (the copy engine
+// handles any pitch; the kernel then loads whole vectors).
+void copy_pitched(CUdeviceptr dst, std::int64_t dst_ld, CUdeviceptr src, std::int64_t src_ld, std::int64_t rows,
+                  std::int64_t cols, std::int64_t elem, CUstream stream) {
+  CUDA_MEMCPY2D copy{};
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = src;
+  copy.srcPitch = static_cast<std::size_t>(src_ld * elem);
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = dst;
+  copy.dstPitch = static_cast<std::size_t>(dst_ld * elem);
+  copy.WidthInBytes = static_cast<std::size_t>(cols * elem);
+  copy.Height = static_cast<std::size_t>(rows);
+  driver::check(driver::api().cuMemcpy2DAsync(&copy, stream), "cuMemcpy2DAsync", "gemm operand packing");
+}
+
+}  // namespace
+
+void launch_gemm(CUfunction f, const KernelSpec& spec, const Instance& inst, const GemmArgs& args,
+                 CUdeviceptr workspace, CUstream stream) {
+  const GemmPlan plan = gemm_plan(spec, inst, args);
+  if (plan.workspace_bytes > 0 && !workspace)
+    throw Error("gemm " + inst.name_expression + " needs a workspace of " + std::to_string(plan.workspace_bytes) +
+                " bytes");
+  const std::int64_t elem = size_of(args.dtype);
+  CUdeviceptr A = args.a, B = args.b, C = args.c, work = workspace + plan.work_offset;
+  long long lda = args.lda, ldb = args.ldb, ldc = args.ldc;
+  if (plan.pack) {
+    A = workspace + plan.a_offset, B = workspace + plan.b_offset;
+    lda = plan.packed_lda, ldb = plan.packed_ldb;
+    copy_pitched(A, lda, args.a, args.lda, args.trans_a ? args.k : args.m, args.trans_a ? args.m : args.k, elem, stream);
+    copy_pitched(B, ldb, args.b, args.ldb, args.trans_b ? args.n : args.k, args.trans_b ? args.k : args.n, elem, stream);
+  }
+  // Must match ktune_gemm(const In* A, const In* B, In* C, int m, int n, int k, long long lda,
+  //   long long ldb, long long ldc, Acc alpha, Acc beta, Acc* work, int phase).
+  int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k), phase = 0;
+  float alpha32 = static_cast<float>(args.alpha), beta32 = static_cast<float>(args.beta);
+  double alpha64 = args.alpha, beta64 = args.beta;
+  const bool wide = args.dtype == DType::f64;
+  void* params[] = {&A,   &B,   &C,   &m,   &n,   &k,   &lda, &ldb, &ldc, wide ? static_cast<void*>(&alpha64) : &alpha32,
+                    wide ? static_cast<void*>(&beta64) : &beta32, &work, &phase};
+  const auto& d = driver::api();
+  driver::check(d.cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
+                                 inst.block[2], inst.smem_bytes, stream, params, nullptr),
                 "cuLaunchKernel", inst.name_expression);
+  if (plan.splitk > 1) {
+    phase = 1;
+    const auto blocks = static_cast<unsigned>((args.m * args.n + inst.block[0] - 1) / inst.block[0]);
+    driver::check(d.cuLaunchKernel(f, blocks, 1, 1, inst.block[0], 1, 1, inst.smem_bytes, stream, params, nullptr),
+                  "cuLaunchKernel", inst.name_expression + " (split-K sum)");
+  }
 }
 
 }  // namespace ktune

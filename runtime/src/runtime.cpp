@@ -25,7 +25,7 @@ namespace ktune {
 namespace {
 
 // kind: 0 transpose, 1 + op for reduce, 5 + op for reduce_rows, 9 + op for reduce_cols,
-// 13 gemm (depth: its k; 0 elsewhere).
+// 13 + layout (nn, nt, tn, tt) gemm (depth: its k; 0 elsewhere).
 struct ProblemKey {
   CUcontext ctx;
   int kind;
@@ -48,6 +48,7 @@ struct ProblemKeyHash {
 };
 
 struct Prepared {
+  const KernelSpec* spec = nullptr;
   CUfunction function = nullptr;
   Instance instance;
   LaunchInfo info;
@@ -101,6 +102,23 @@ struct Runtime::Impl {
     driver::check(driver::api().cuMemsetD8(buffer.get(), 0, buffer.size()), "cuMemsetD8");
     std::unique_lock<std::shared_mutex> lock(workspace_mutex);
     return workspaces.emplace(std::make_pair(ctx, stream), std::move(buffer)).first->second.get();
+  }
+
+  // GEMM: split-K partials and packed operands, per (context, stream), grown on demand.
+  std::mutex gemm_workspace_mutex;
+  std::map<std::pair<CUcontext, CUstream>, DeviceBuffer> gemm_workspaces;
+
+  CUdeviceptr gemm_workspace(CUcontext ctx, CUstream stream, std::size_t bytes) {
+    if (bytes == 0) return 0;
+    std::lock_guard<std::mutex> lock(gemm_workspace_mutex);
+    DeviceBuffer& buffer = gemm_workspaces[{ctx, stream}];
+    if (buffer.size() < bytes) {
+      // Launches already queued on this stream may still use the old buffer.
+      driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize", "growing the gemm workspace");
+      buffer = DeviceBuffer();  // free first: the two may not fit together
+      buffer = DeviceBuffer(bytes);
+    }
+    return buffer.get();
   }
 
   // family: "reduce", "reduce_rows" or "reduce_cols".
@@ -178,6 +196,7 @@ struct Runtime::Impl {
       found = LookupResult{};
     }
     Prepared p;
+    p.spec = &q.spec;
     const Config config = found.record ? config_from_json(q.spec, found.record->config) : q.default_config;
     p.instance = instantiate(q.spec, config, dev.limits, q.problem, q.type_argument);
     p.function = function(ctx, dev, q, p.instance);
@@ -236,26 +255,30 @@ const LaunchInfo& Runtime::reduce_rows(void* out, const void* in, std::int64_t r
 
 const LaunchInfo& Runtime::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
-                                Stream stream) {
-  const GemmArgs args{dtype, m, n, k, lda, ldb, ldc, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b),
-                      reinterpret_cast<std::uintptr_t>(c), alpha, beta};
+                                Stream stream, std::string_view layout) {
+  GemmArgs args{dtype, m, n, k, lda, ldb, ldc, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b),
+                reinterpret_cast<std::uintptr_t>(c), alpha, beta};
+  if (!set_gemm_layout(args, layout))
+    throw Error("gemm: unknown layout '" + std::string(layout) + "' (nn, nt, tn or tt: n = as stored, t = transposed)");
   validate(args);  // throws before anything launches
   const CUcontext ctx = impl_->current_context();
-  const ProblemKey key{ctx, 13, dtype, m, n, gemm_alignment(args), k};
+  const ProblemKey key{ctx, 13 + (args.trans_a ? 2 : 0) + (args.trans_b ? 1 : 0), dtype, m, n, gemm_alignment(args), k};
   const Prepared& p = impl_->prepared_for(key, ctx, [&] {
     const KernelSpec& spec = KernelSpec::builtin("gemm");
     return Query{spec,
                  spec.source(),
-                 gemm_type_argument(dtype),
-                 spec.family(),
+                 gemm_type_argument(args),
+                 gemm_family_key(args),
                  std::string(to_string(dtype)),
                  gemm_problem(args),
                  {m, n, k},
                  gemm_default_config(spec),
                  "gemm " + std::string(to_string(dtype)) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                     std::to_string(k) + " align " + std::to_string(key.align)};
+                     std::to_string(k) + " " + gemm_layout(args) + " align " + std::to_string(key.align)};
   });
-  launch_gemm(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
+  const auto s = reinterpret_cast<CUstream>(stream);
+  const GemmPlan plan = gemm_plan(*p.spec, p.instance, args);
+  launch_gemm(p.function, *p.spec, p.instance, args, impl_->gemm_workspace(ctx, s, plan.workspace_bytes), s);
   return p.info;
 }
 

@@ -14,6 +14,10 @@ GemmArgs args(std::int64_t m, std::int64_t n, std::int64_t k) {
   return {DType::f32, m, n, k, k, n, n, 0x100000, 0x200000000, 0x400000000, 1, 0};
 }
 
+std::int64_t value(const KernelSpec& spec, const Config& c, const char* name) {
+  return std::get<std::int64_t>(c[static_cast<std::size_t>(spec.tunable_index(name))]);
+}
+
 TEST(GemmFamily, BadArgumentsAreRefused) {
   EXPECT_EQ(error_of([] { validate(args(64, 64, 64)); }), "");
   EXPECT_NE(error_of([] { validate(args(0, 4, 4)); }).find("sizes must be positive"), std::string::npos);
@@ -34,16 +38,57 @@ TEST(GemmFamily, BadArgumentsAreRefused) {
   a.a += 2;
   EXPECT_NE(error_of([&] { validate(a); }).find("aligned to the element size"), std::string::npos);
   a = args(8, 8, 8);
-  a.dtype = DType::f16;
-  EXPECT_NE(error_of([&] { validate(a); }).find("dtype not supported"), std::string::npos);
+  a.dtype = DType::i32;
+  EXPECT_NE(error_of([&] { validate(a); }).find("dtype not supported (f32, f64, f16, bf16)"), std::string::npos);
+  // Transposed operands are checked against their stored shapes.
+  a = args(8, 16, 4);  // A stored 4 x 8 when transposed: lda must be >= m
+  a.trans_a = true;
+  a.lda = 4;
+  EXPECT_NE(error_of([&] { validate(a); }).find("lda 4 is smaller than m"), std::string::npos);
+  a.lda = 8;
+  EXPECT_EQ(error_of([&] { validate(a); }), "");
+  a.trans_b = true;  // B stored 16 x 4
+  a.ldb = 3;
+  EXPECT_NE(error_of([&] { validate(a); }).find("ldb 3 is smaller than k"), std::string::npos);
+  a.ldb = 4;
+  EXPECT_EQ(error_of([&] { validate(a); }), "");
+  a.c = a.b + 4 * 15 * 4;  // row 15 of the 16 x 4 stored B (k rows of an nn B would end at row 3)
+  EXPECT_NE(error_of([&] { validate(a); }).find("C overlaps B"), std::string::npos);
+}
+
+TEST(GemmFamily, Layouts) {
+  GemmArgs a = args(8, 8, 8);
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+    ASSERT_TRUE(set_gemm_layout(a, layout));
+    EXPECT_EQ(gemm_layout(a), layout);
+  }
+  for (const char* bad : {"", "n", "NN", "nx", "ntt", "tr"}) EXPECT_FALSE(set_gemm_layout(a, bad)) << bad;
+  EXPECT_EQ(gemm_layout(a), "tt");  // untouched by the bad ones
+  EXPECT_EQ(gemm_family_key(a), "gemm:tt");
+  set_gemm_layout(a, "nn");
+  EXPECT_EQ(gemm_family_key(a), "gemm");  // as schema-1 databases stored nn
+  a.dtype = DType::bf16;
+  a.trans_b = true;
+  EXPECT_EQ(gemm_type_argument(a), "ktune_gemm_types<ktune_bfloat, float, 0, 1>");
+  a.dtype = DType::f64;
+  EXPECT_EQ(gemm_type_argument(a), "ktune_gemm_types<double, double, 0, 1>");
 }
 
 TEST(GemmFamily, AlignmentAndSpace) {
   EXPECT_EQ(gemm_alignment(args(64, 64, 64)), 4);
   EXPECT_EQ(gemm_alignment(args(64, 64, 63)), 1);  // lda = 63
+  EXPECT_EQ(gemm_alignment(args(64, 64, 62)), 2);
   GemmArgs shifted = args(64, 64, 64);
   shifted.b += 4;
   EXPECT_EQ(gemm_alignment(shifted), 1);
+  shifted.c += 4;  // C is accessed element by element: it does not count
+  shifted.b += 4;
+  EXPECT_EQ(gemm_alignment(shifted), 2);
+  GemmArgs half = args(64, 64, 64);
+  half.dtype = DType::f16;
+  EXPECT_EQ(gemm_alignment(half), 8);
+  half.dtype = DType::f64;
+  EXPECT_EQ(gemm_alignment(half), 2);
   const KernelSpec& spec = KernelSpec::builtin("gemm");
   const auto space = enumerate(spec, DeviceLimits{}, gemm_problem(args(4096, 4096, 4096)));
   EXPECT_GE(space.size(), 500u);
@@ -51,12 +96,38 @@ TEST(GemmFamily, AlignmentAndSpace) {
   for (const auto& c : space)
     seen.insert(to_string(c[spec.tunable_index("vec")]) + to_string(c[spec.tunable_index("layout")]) +
                 to_string(c[spec.tunable_index("buffer")]));
-  EXPECT_EQ(seen.size(), 8u);  // every vec x layout x buffer combination
-  const Problem odd = gemm_problem(args(4095, 4097, 1023));
+  EXPECT_EQ(seen.size(), 16u);  // every vec (1, 4) x layout x buffer combination
+  for (const auto& c : space) EXPECT_EQ(value(spec, c, "splitk"), 1);  // 1024 tiles at least: no split-K
+  // Odd pitches: scalar loads, or 16-byte loads from packed copies.
+  const GemmArgs odd_args = args(4095, 4097, 1023);
+  const Problem odd = gemm_problem(odd_args);
   EXPECT_FALSE(why_invalid(spec, gemm_default_config(spec), DeviceLimits{}, odd));
-  for (const auto& c : enumerate(spec, DeviceLimits{}, odd)) EXPECT_EQ(to_string(c[spec.tunable_index("vec")]), "1");
+  std::set<std::int64_t> vecs;
+  for (const auto& c : enumerate(spec, DeviceLimits{}, odd)) {
+    vecs.insert(value(spec, c, "vec"));
+    const GemmPlan plan = gemm_plan(spec, instantiate(spec, c, DeviceLimits{}, odd, gemm_type_argument(odd_args)), odd_args);
+    EXPECT_EQ(plan.pack, value(spec, c, "vec") > 1);
+    if (plan.pack) {
+      EXPECT_EQ(plan.packed_lda, 1024);  // k rounded up to the vector
+      EXPECT_EQ(plan.packed_ldb, 4100);
+      EXPECT_GE(plan.b_offset, static_cast<std::size_t>(4095 * 1024 * 4));
+      EXPECT_GE(plan.workspace_bytes, plan.b_offset + 1023 * 4100 * 4);
+      EXPECT_EQ(plan.b_offset % 256, 0u);
+    }
+  }
+  EXPECT_EQ(vecs, (std::set<std::int64_t>{1, 4}));
+  // Tall-skinny: few tiles, long k: split-K slices, with a workspace for them.
+  const GemmArgs skinny = args(16384, 64, 16384);
+  std::set<std::int64_t> splits;
+  for (const auto& c : enumerate(spec, DeviceLimits{}, gemm_problem(skinny))) {
+    splits.insert(value(spec, c, "splitk"));
+    const Instance inst = instantiate(spec, c, DeviceLimits{}, gemm_problem(skinny), gemm_type_argument(skinny));
+    const GemmPlan plan = gemm_plan(spec, inst, skinny);
+    EXPECT_EQ(inst.grid[2], static_cast<std::uint32_t>(plan.splitk));
+    EXPECT_EQ(plan.workspace_bytes, plan.splitk > 1 ? static_cast<std::size_t>(plan.splitk) * 16384 * 64 * 4 : 0u);
+  }
+  EXPECT_EQ(splits, (std::set<std::int64_t>{1, 2, 4, 8}));
   EXPECT_DOUBLE_EQ(gemm_flops(args(10, 20, 30)), 12000);
-  EXPECT_EQ(gemm_type_argument(DType::f64), "double");
 }
 
 }  // namespace

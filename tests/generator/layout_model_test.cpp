@@ -100,5 +100,52 @@ TEST(LayoutModel, ClassicFloatTileNumbers) {
   EXPECT_EQ(transpose_bank_conflicts(SmemLayout::xor_swizzle, 32, 32, 32, 8, 1, 4).load, 1.0);
 }
 
+// The GEMM tile layouts permute 4-element chunks within a k row: every row keeps its
+// elements, and 4 consecutive elements from a multiple of 4 stay consecutive.
+TEST(GemmLayoutModel, LayoutsArePermutationsOfChunks) {
+  for (SmemLayout layout : {SmemLayout::none, SmemLayout::pad, SmemLayout::xor_swizzle, SmemLayout::shift})
+    for (int rows : {32, 64, 128})
+      for (int k = 0; k < 32; ++k) {
+        std::set<std::int64_t> seen;
+        const std::int64_t stride = layout == SmemLayout::pad ? rows + 4 : rows;
+        for (int r = 0; r < rows; ++r) {
+          const std::int64_t at = gemm_smem_offset(layout, rows, k, r);
+          EXPECT_EQ(at / stride, k);
+          EXPECT_LT(at % stride, rows);
+          EXPECT_EQ(at % 4, r % 4);
+          if (r % 4) {
+            EXPECT_EQ(at, gemm_smem_offset(layout, rows, k, r - 1) + 1);
+          }
+          seen.insert(at);
+        }
+        EXPECT_EQ(seen.size(), static_cast<std::size_t>(rows));
+      }
+}
+
+TEST(GemmLayoutModel, TransposingStoresConflictUnlessSwizzledOrPadded) {
+  // The 4096^3 winner's tile (128 x 128 x 8, 8 x 8 per thread), scalar loads of an nn A:
+  // a warp stores 4 rows x 8 k of A, which without a layout land on 4 banks.
+  GemmTile t{128, 128, 8, 8, 8, 1, 4, true, true, false};
+  EXPECT_DOUBLE_EQ(gemm_bank_conflicts(SmemLayout::none, t).store_a, 8.0);
+  for (SmemLayout layout : {SmemLayout::pad, SmemLayout::xor_swizzle, SmemLayout::shift}) {
+    const auto bc = gemm_bank_conflicts(layout, t);
+    EXPECT_DOUBLE_EQ(bc.store_a, 1.0);
+    EXPECT_DOUBLE_EQ(bc.store_b, 1.0);  // B (rows along n) is stored as it is loaded
+    EXPECT_DOUBLE_EQ(bc.read_a, 1.0);   // a warp reads 2 chunks of A: broadcast
+  }
+  // Split thread tiles: a warp's 16 lanes read adjacent 16-byte chunks of B.
+  EXPECT_DOUBLE_EQ(gemm_bank_conflicts(SmemLayout::none, t).read_b, 1.0);
+  t.split = false;  // 8 consecutive columns a lane: 32-byte strides, 2 lanes a bank group
+  EXPECT_GT(gemm_bank_conflicts(SmemLayout::none, t).read_b, 1.0);
+  // A transposed (tn): A is stored as loaded, no transposing stores left to conflict.
+  t.a_k_contig = false;
+  EXPECT_DOUBLE_EQ(gemm_bank_conflicts(SmemLayout::none, t).store_a, 1.0);
+  // Weighted: reads count tm + tn per k step, stores (bm + bn) / threads.
+  GemmBankConflicts bc;
+  bc.store_a = 8;
+  t = GemmTile{128, 128, 8, 8, 8, 1, 4, true, true, false};
+  EXPECT_NEAR(bc.weighted(t), (1.0 * (8 + 1) / 2 + 16.0) / (1.0 + 16.0), 1e-12);
+}
+
 }  // namespace
 }  // namespace ktune

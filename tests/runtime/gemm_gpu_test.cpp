@@ -8,64 +8,169 @@
 #include <ktune/tuner/gemm_harness.hpp>
 
 #include <cmath>
+#include <map>
+#include <set>
 
 namespace ktune {
 namespace {
 
+GemmArgs shape_of(DType dtype, const char* layout, std::int64_t m, std::int64_t n, std::int64_t k) {
+  GemmArgs a{dtype, m, n, k};
+  EXPECT_TRUE(set_gemm_layout(a, layout)) << layout;
+  return a;
+}
+
+// Each (dtype, layout): the configs valid at any of the shapes below, every `stride`-th
+// one (every `split_stride`-th of the split-K ones), each verified at every shape it is
+// valid for. Shapes: tiny, odd (pitches allow scalar loads only: 16-byte configs pack
+// A and B first), 4-aligned but no multiple of any tile, and one with few tiles and a
+// long k (split-K 2 and 4).
 TEST(GemmGpu, EveryConfigVerifiedAtOddShapes) {
   KTUNE_REQUIRE_GPU();
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
   const KernelSpec& spec = KernelSpec::builtin("gemm");
-  std::size_t verified = 0;
-  for (DType dtype : {DType::f32, DType::f64}) {
-    const Problem widest{dtype, {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"align", 4}}};
-    const auto configs = enumerate(spec, dev.limits, widest);
-    std::vector<std::string> names;
-    for (const auto& c : configs)
-      names.push_back(instantiate(spec, c, dev.limits, widest, gemm_type_argument(dtype)).name_expression);
-    const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "gemm");
-    const auto& functions = loaded.functions;
-    // Odd shapes (scalar loads only) and 4-aligned shapes that are no multiple of any tile.
-    const std::int64_t shapes[][3] = {{1, 1, 1}, {3, 5, 7}, {33, 65, 17}, {129, 127, 131}, {100, 36, 260}, {260, 132, 68}};
-    for (const auto& s : shapes) {
-      GemmHarness h(dev, dtype, s[0], s[1], s[2], TimingProtocol{});
-      std::size_t failed = 0;
-      for (std::size_t i = 0; i < configs.size(); ++i) {
-        if (!functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
-        const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), gemm_type_argument(dtype));
-        if (const auto wrong = h.verify(functions[i], inst))
-          if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
-        ++verified;
+  const std::int64_t shapes[][3] = {{1, 1, 1},      {3, 5, 7},     {33, 65, 17}, {129, 127, 131},
+                                    {100, 36, 260}, {260, 132, 68}, {72, 40, 1100}};
+  struct Case {
+    DType dtype;
+    const char* layout;
+    std::size_t stride, split_stride;
+  };
+  std::size_t verified = 0, packed = 0, split = 0;
+  for (const Case& c : {Case{DType::f32, "nn", 1, 11}, Case{DType::f32, "nt", 7, 29}, Case{DType::f32, "tn", 7, 29},
+                        Case{DType::f32, "tt", 7, 29}, Case{DType::f16, "nn", 13, 41}, Case{DType::f16, "tt", 13, 41},
+                        Case{DType::bf16, "nt", 13, 41}, Case{DType::bf16, "tn", 13, 41}, Case{DType::f64, "nn", 13, 41},
+                        Case{DType::f64, "tn", 13, 41}}) {
+    std::vector<std::unique_ptr<GemmHarness>> harnesses;
+    for (const auto& s : shapes)
+      harnesses.push_back(std::make_unique<GemmHarness>(dev, shape_of(c.dtype, c.layout, s[0], s[1], s[2]), TimingProtocol{}));
+    std::map<std::string, Config> chosen;  // by name: packing configs share their kernel
+    const int splitk_at = spec.tunable_index("splitk");
+    for (const auto& h : harnesses) {
+      std::size_t plain = 0, splits = 0;
+      for (const auto& config : enumerate(spec, dev.limits, h->problem())) {
+        const bool is_split = std::get<std::int64_t>(config[static_cast<std::size_t>(splitk_at)]) > 1;
+        if (is_split ? splits++ % c.split_stride : plain++ % c.stride) continue;
+        chosen.emplace(instantiate(spec, config, dev.limits, h->problem(), h->type_argument()).name_expression, config);
       }
-      EXPECT_EQ(failed, 0u) << h.describe();
     }
+    std::vector<std::string> names;
+    for (const auto& [name, config] : chosen) names.push_back(name);
+    const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "gemm");
+    std::size_t i = 0, failed = 0;
+    for (const auto& [name, config] : chosen) {
+      const CUfunction f = loaded.functions[i++];
+      ASSERT_TRUE(f) << name;
+      for (const auto& h : harnesses) {
+        if (why_invalid(spec, config, dev.limits, h->problem())) continue;
+        const Instance inst = instantiate(spec, config, dev.limits, h->problem(), h->type_argument());
+        if (const auto wrong = h->verify(f, inst))
+          if (++failed <= 3) ADD_FAILURE() << h->describe() << " " << config_to_string(spec, config) << ": " << *wrong;
+        ++verified;
+        packed += gemm_plan(spec, inst, h->args()).pack;
+        split += inst.grid[2] > 1;
+      }
+    }
+    EXPECT_EQ(failed, 0u) << to_string(c.dtype) << " " << c.layout;
+    std::printf("gemm %s %s: %zu configs\n", std::string(to_string(c.dtype)).c_str(), c.layout, chosen.size());
   }
-  std::printf("gemm: verified %zu (config, dtype, shape) combinations\n", verified);
-  EXPECT_GE(verified, 3000u);
+  std::printf("gemm: verified %zu (config, dtype, layout, shape) combinations, %zu of them packed, %zu split-K\n",
+              verified, packed, split);
+  EXPECT_GE(verified, 20000u);
+  EXPECT_GE(packed, 2000u);
+  EXPECT_GE(split, 500u);
 }
 
 // A few register-prefetch (buffer = 2) configs at one odd shape: small enough for
 // compute-sanitizer racecheck (scripts/gpu-check.sh runs it over GemmRuntimeGpu.*).
 class GemmRuntimeGpu : public GpuRuntimeTest {};
 
+// Register-prefetch (buffer = 2) configs of every shared-memory layout, split-K and
+// packed operands, at odd shapes: few enough for compute-sanitizer racecheck.
 TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
   const KernelSpec& spec = KernelSpec::builtin("gemm");
-  GemmHarness h(dev_, DType::f32, 100, 68, 260, TimingProtocol{});
-  std::vector<Config> picked;
-  for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
-    if (to_string(c[spec.tunable_index("buffer")]) == "2" && picked.size() < 6 &&
-        (picked.empty() || picked.back()[0] != c[0] || picked.back()[2] != c[2]))
-      picked.push_back(c);
-  ASSERT_GE(picked.size(), 3u);
-  std::vector<std::string> names;
-  for (const auto& c : picked) names.push_back(instantiate(spec, c, dev_.limits, h.problem(), "float").name_expression);
-  const CompileOutput out = compile_cubin(spec.source(), names, dev_.arch, "gemm double-buffered");
-  Module module(out.cubin, "gemm double-buffered");
-  for (std::size_t i = 0; i < picked.size(); ++i) {
-    const auto wrong = h.verify(module.function(out.lowered_names[i]), instantiate(spec, picked[i], dev_.limits, h.problem(), "float"));
-    EXPECT_FALSE(wrong) << config_to_string(spec, picked[i]) << ": " << *wrong;
+  const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
+  std::size_t ran = 0;
+  for (const auto& [shape, want] : {std::pair{shape_of(DType::f32, "nn", 100, 68, 260), "aligned"},
+                                    std::pair{shape_of(DType::f32, "tn", 72, 40, 1100), "split"},
+                                    std::pair{shape_of(DType::f16, "nt", 129, 127, 131), "packed"}}) {
+    GemmHarness h(dev_, shape, TimingProtocol{});
+    std::vector<Config> picked;
+    std::set<std::string> layouts;
+    for (const auto& c : enumerate(spec, dev_.limits, h.problem())) {
+      const bool fits = std::string(want) == "split"    ? value(c, "splitk") != "1"
+                        : std::string(want) == "packed" ? value(c, "vec") != "1"
+                                                        : true;
+      if (value(c, "buffer") == "2" && fits && layouts.insert(value(c, "layout")).second) picked.push_back(c);
+    }
+    ASSERT_EQ(picked.size(), 4u) << want;  // none, pad, xor, shift
+    std::vector<std::string> names;
+    for (const auto& c : picked) names.push_back(instantiate(spec, c, dev_.limits, h.problem(), h.type_argument()).name_expression);
+    const CompileOutput out = compile_cubin(spec.source(), names, dev_.arch, "gemm double-buffered");
+    Module module(out.cubin, "gemm double-buffered");
+    for (std::size_t i = 0; i < picked.size(); ++i) {
+      const Instance inst = instantiate(spec, picked[i], dev_.limits, h.problem(), h.type_argument());
+      const auto wrong = h.verify(module.function(out.lowered_names[i]), inst);
+      EXPECT_FALSE(wrong) << h.describe() << " " << config_to_string(spec, picked[i]) << ": " << *wrong;
+      ++ran;
+    }
   }
+  EXPECT_EQ(ran, 12u);
+}
+
+// Every layout through the public call, f32 and f16, with pitches wider than the rows;
+// small integers, so every result is exact before its one rounding to the dtype.
+TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
+  Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
+  const std::int64_t m = 37, n = 29, k = 45;
+  const auto& d = driver::api();
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16})
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      GemmArgs a = shape_of(dtype, layout, m, n, k);
+      const std::int64_t a_rows = a.trans_a ? k : m, a_cols = a.trans_a ? m : k;
+      const std::int64_t b_rows = a.trans_b ? n : k, b_cols = a.trans_b ? k : n;
+      a.lda = a_cols + 3, a.ldb = b_cols + 5, a.ldc = n + 1;
+      const std::int64_t elem = size_of(dtype);
+      std::vector<unsigned char> ha(static_cast<std::size_t>(a_rows * a.lda * elem)),
+          hb(static_cast<std::size_t>(b_rows * a.ldb * elem)), hc(static_cast<std::size_t>(m * a.ldc * elem));
+      const auto put = [&](std::vector<unsigned char>& h, std::int64_t i, double v) {
+        double_to_element(dtype, v, &h[static_cast<std::size_t>(i * elem)]);
+      };
+      const auto get = [&](const std::vector<unsigned char>& h, std::int64_t i) {
+        return element_to_double(dtype, &h[static_cast<std::size_t>(i * elem)]);
+      };
+      for (std::int64_t i = 0; i < a_rows * a.lda; ++i) put(ha, i, static_cast<double>(i % 7) - 3);
+      for (std::int64_t i = 0; i < b_rows * a.ldb; ++i) put(hb, i, static_cast<double>(i % 5) - 2);
+      for (std::int64_t i = 0; i < m * a.ldc; ++i) put(hc, i, static_cast<double>(i % 3));
+      DeviceBuffer da(ha.size()), db(hb.size()), dc(hc.size());
+      driver::check(d.cuMemcpyHtoD(da.get(), ha.data(), ha.size()), "HtoD");
+      driver::check(d.cuMemcpyHtoD(db.get(), hb.data(), hb.size()), "HtoD");
+      driver::check(d.cuMemcpyHtoD(dc.get(), hc.data(), hc.size()), "HtoD");
+      rt.gemm(reinterpret_cast<void*>(dc.get()), reinterpret_cast<const void*>(da.get()),
+              reinterpret_cast<const void*>(db.get()), m, n, k, a.lda, a.ldb, a.ldc, 1.0, 2.0, dtype, nullptr, layout);
+      std::vector<unsigned char> got(hc.size());
+      driver::check(d.cuCtxSynchronize(), "sync");
+      driver::check(d.cuMemcpyDtoH(got.data(), dc.get(), got.size()), "DtoH");
+      std::size_t wrong = 0;
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < a.ldc; ++j) {
+          double want = get(hc, i * a.ldc + j);  // the pitch padding stays
+          if (j < n) {
+            double s = 0;
+            for (std::int64_t q = 0; q < k; ++q)
+              s += get(ha, a.trans_a ? q * a.lda + i : i * a.lda + q) * get(hb, a.trans_b ? j * a.ldb + q : q * a.ldb + j);
+            want = s + 2 * want;
+          }
+          unsigned char rounded[8];  // the exact result, rounded once to the dtype (bf16 from 256 on)
+          double_to_element(dtype, want, rounded);
+          wrong += get(got, i * a.ldc + j) != element_to_double(dtype, rounded);
+        }
+      EXPECT_EQ(wrong, 0u) << to_string(dtype) << " " << layout;
+    }
+  DeviceBuffer buf(4096);
+  void* p = reinterpret_cast<void*>(buf.get());
+  expect_error([&] { rt.gemm(p, p, p, 4, 4, 4, 4, 4, 4, 1, 0, DType::f32, nullptr, "nx"); }, "unknown layout 'nx'");
 }
 
 TEST_F(GemmRuntimeGpu, PitchedAlphaBetaAndBadInput) {
@@ -104,7 +209,8 @@ TEST_F(GemmRuntimeGpu, PitchedAlphaBetaAndBadInput) {
   expect_error([&] { rt.gemm(C, nullptr, B, m, n, k, lda, ldb, ldc, 1, 0, DType::f32); }, "null pointer");
   expect_error([&] { rt.gemm(C, A, B, m, n, k, k - 1, ldb, ldc, 1, 0, DType::f32); }, "smaller than k");
   expect_error([&] { rt.gemm(const_cast<void*>(A), A, B, m, n, k, lda, ldb, ldc, 1, 0, DType::f32); }, "C overlaps A");
-  expect_error([&] { rt.gemm(C, A, B, m, n, k, lda, ldb, ldc, 1, 0, DType::f16); }, "dtype not supported");
+  expect_error([&] { rt.gemm(C, A, B, m, n, k, lda, ldb, ldc, 1, 0, DType::i32); }, "dtype not supported");
+  expect_error([&] { rt.gemm(C, A, B, m, n, k, lda, ldb, ldc, 1, 0, DType::f32, nullptr, "tn"); }, "lda 31 is smaller than m");
 }
 
 }  // namespace

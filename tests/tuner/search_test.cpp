@@ -19,7 +19,7 @@ struct Replay {
   SearchSpace space;
   explicit Replay(const std::string& name)
       : run(read_search_log(k_data + "/" + name)),
-        space(KernelSpec::builtin("transpose"), run.configs, run.dtype) {}
+        space(KernelSpec::builtin("transpose"), run.configs, Problem{run.dtype, {}}) {}
 
   // Best time found by `strategy` within `evals` evaluations, and how many it used.
   std::pair<double, std::size_t> search(const std::string& strategy, std::size_t evals, std::uint64_t seed = 1) {
@@ -143,6 +143,36 @@ TEST(RecordedRun, TruncatedAndCorruptLinesAreSkipped) {
   EXPECT_FALSE(run.closing);  // a run in progress (or killed) reads as partial
   std::ofstream(tmp) << "{\"type\": \"candidate\"}\n";
   EXPECT_THROW(read_search_log(tmp), Error);
+}
+
+// The GEMM model against the exhaustive H200 run of 2026-11-22 at 4096^3 f32 nn
+// (bench/RESULTS.md): its winner, 128 x 128 x 8 tiles, 8 x 8 per thread, 16-byte
+// loads, register prefetch, split B columns, must rank in the model's top 5% (in any
+// layout: xor and shift did not exist then); and the model must not like the
+// configs that run measured slowest (32 x 32 tiles, 2 x 2 per thread).
+TEST(GemmModel, RanksTheMeasuredWinnerHigh) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm");
+  const Problem p{DType::f32, {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"align", 4}, {"trans_a", 0}, {"trans_b", 0}}};
+  const auto configs = enumerate(spec, DeviceLimits{}, p);
+  const SearchSpace space(spec, configs, p);
+  std::vector<double> scores;
+  for (std::size_t i = 0; i < space.size(); ++i) scores.push_back(space.model_score(i));
+  std::sort(scores.begin(), scores.end(), std::greater<>());
+  const double top5 = scores[scores.size() / 20];
+  const auto is = [&](const Config& c, const nlohmann::json& want) {
+    for (const auto& [name, value] : want.items())
+      if (config_to_json(spec, c).at(name) != value) return false;
+    return true;
+  };
+  double winner = -1e9, worst = -1e9;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const Config& c = space.config(i);
+    if (is(c, {{"bm", 128}, {"bn", 128}, {"bk", 8}, {"tm", 8}, {"tn", 8}, {"vec", 4}, {"buffer", 2}, {"split", 1}}))
+      winner = std::max(winner, space.model_score(i));
+    if (is(c, {{"bm", 32}, {"bn", 32}, {"tm", 2}, {"tn", 2}})) worst = std::max(worst, space.model_score(i));
+  }
+  EXPECT_GE(winner, top5);
+  EXPECT_LT(worst, scores[scores.size() / 2]);
 }
 
 }  // namespace

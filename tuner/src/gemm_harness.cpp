@@ -1,5 +1,6 @@
 #include <ktune/tuner/gemm_harness.hpp>
 
+#include <ktune/generator/embedded_templates.hpp>
 #include <ktune/generator/error.hpp>
 #include <ktune/runtime/gemm_launch.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
@@ -11,21 +12,24 @@
 namespace ktune {
 namespace {
 
-// The float64 reference and its bound, the comparison, and the FMA-peak kernel.
+// The float64 reference and its bound, the comparison, and the FMA-peak kernel (after
+// templates/common.cuh for the element conversions).
 constexpr const char* k_helpers = R"(
 template <class T>
 __global__ void ktune_gemm_reference(const T* A, const T* B, const T* C0, double* ref, double* bound, int m, int n,
-                                     int k, long long lda, long long ldb, long long ldc, double alpha, double beta) {
+                                     int k, long long lda, long long ldb, long long ldc, double alpha, double beta,
+                                     int ta, int tb) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= (long long)m * n) return;
   const int r = (int)(i / n), c = (int)(i % n);
   double s = 0, a = 0;
   for (int q = 0; q < k; ++q) {
-    const double x = (double)A[r * lda + q] * (double)B[q * ldb + c];
+    const double x = ktune_io<T, double>::load(ta ? A[q * lda + r] : A[r * lda + q]) *
+                     ktune_io<T, double>::load(tb ? B[c * ldb + q] : B[q * ldb + c]);
     s += x;
     a += fabs(x);
   }
-  const double c0 = (double)C0[r * ldc + c];
+  const double c0 = ktune_io<T, double>::load(C0[r * ldc + c]);
   ref[i] = alpha * s + beta * c0;
   bound[i] = fabs(alpha) * a + fabs(beta * c0);
 }
@@ -36,7 +40,7 @@ __global__ void ktune_gemm_check(const T* C, const double* ref, const double* bo
   unsigned long long count = 0;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)m * n;
        i += (long long)gridDim.x * blockDim.x) {
-    const double g = (double)C[(i / n) * ldc + i % n];
+    const double g = ktune_io<T, double>::load(C[(i / n) * ldc + i % n]);
     if (!(fabs(g - ref[i]) <= tol * bound[i] + ulp * fabs(ref[i]))) ++count;
   }
   if (count) atomicAdd(bad, count);
@@ -57,16 +61,24 @@ __global__ void ktune_fma_peak(T seed, int iters, T* sink) {
 }
 )";
 
+std::string helpers_source() {
+  for (const auto& [name, text] : embedded_templates())
+    if (name == "common") return std::string(text) + k_helpers;
+  throw Error("templates/common.cuh is not embedded");
+}
+
 }  // namespace
 
-GemmHarness::GemmHarness(const DeviceInfo& device, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const TimingProtocol& protocol)
+GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const TimingProtocol& protocol)
     : context_(device.device), sm_count_(device.fingerprint.sm_count) {
-  const std::int64_t elem = size_of(dtype);
-  args_ = {dtype, m, n, k, k, n, n, 256, 256 + 16, 256 + 32, 1.25, -0.75};
+  const DType dtype = shape.dtype;
+  const std::int64_t m = shape.m, n = shape.n, k = shape.k, elem = size_of(dtype);
+  args_ = {dtype, m, n, k, shape.trans_a ? m : k, shape.trans_b ? k : n, n, 256, 256 + 16, 256 + 32, 1.25, -0.75,
+           shape.trans_a, shape.trans_b};
   // Sizes first, with stand-in pointers far apart; the real ones are checked below.
   validate(gemm_probe_args(args_));
-  const double bytes = static_cast<double>(m * k + k * n + 2 * m * n) * static_cast<double>(elem) +
+  // A, B, their packed copies, C and its saved copy; the reference and its bound.
+  const double bytes = static_cast<double>(2 * (m * k + k * n) + 2 * m * n) * static_cast<double>(elem) +
                        static_cast<double>(m * n) * 16.0;
   std::size_t free = 0, total = 0;
   driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
@@ -97,10 +109,10 @@ GemmHarness::GemmHarness(const DeviceInfo& device, DType dtype, std::int64_t m, 
   validate(args_);
   problem_ = gemm_problem(args_);
 
-  const std::string t = gemm_type_argument(dtype);
+  const std::string t = element_value_type(dtype), acc = dtype == DType::f64 ? "double" : "float";
   const std::vector<std::string> names{"ktune_gemm_reference<" + t + ">", "ktune_gemm_check<" + t + ">",
-                                       "ktune_fma_peak<" + t + ">"};
-  const CompileOutput out = compile_cubin(k_helpers, names, device.arch, "gemm helpers");
+                                       "ktune_fma_peak<" + acc + ">"};
+  const CompileOutput out = compile_cubin(helpers_source(), names, device.arch, "gemm helpers");
   helpers_ = std::make_unique<Module>(out.cubin, "gemm helpers");
   const CUfunction reference = helpers_->function(out.lowered_names[0]);
   check_ = helpers_->function(out.lowered_names[1]);
@@ -109,7 +121,8 @@ GemmHarness::GemmHarness(const DeviceInfo& device, DType dtype, std::int64_t m, 
   int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
   long long lda = args_.lda, ldb = args_.ldb, ldc = args_.ldc;
   double alpha = args_.alpha, beta = args_.beta;
-  void* params[] = {&A, &B, &C0, &R, &Bd, &mi, &ni, &ki, &lda, &ldb, &ldc, &alpha, &beta};
+  int ta = args_.trans_a, tb = args_.trans_b;
+  void* params[] = {&A, &B, &C0, &R, &Bd, &mi, &ni, &ki, &lda, &ldb, &ldc, &alpha, &beta, &ta, &tb};
   const auto blocks = static_cast<unsigned>((m * n + 255) / 256);
   driver::check(d.cuLaunchKernel(reference, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr), "cuLaunchKernel",
                 "ktune_gemm_reference");
@@ -124,7 +137,7 @@ GemmHarness::~GemmHarness() {
 
 std::string GemmHarness::describe() const {
   return "gemm " + std::string(to_string(args_.dtype)) + " " + std::to_string(args_.m) + "x" + std::to_string(args_.n) +
-         "x" + std::to_string(args_.k) + " nn";
+         "x" + std::to_string(args_.k) + " " + gemm_layout(args_);
 }
 
 TimingStats GemmHarness::time_ceiling() {
@@ -142,15 +155,24 @@ TimingStats GemmHarness::time_ceiling() {
   });
 }
 
-void GemmHarness::launch(CUfunction f, const Instance& inst) { launch_gemm(f, inst, args_, stream_); }
+void GemmHarness::launch(CUfunction f, const Instance& inst) {
+  const std::size_t bytes = gemm_plan(spec(), inst, args_).workspace_bytes;
+  if (workspace_.size() < bytes) {
+    workspace_ = DeviceBuffer();
+    workspace_ = DeviceBuffer(bytes);
+  }
+  launch_gemm(f, spec(), inst, args_, workspace_.get(), stream_);
+}
 
 std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& inst) {
   const auto& d = driver::api();
   driver::check(d.cuMemcpyDtoDAsync(c_.get(), c0_.get(), c_.size(), stream_), "cuMemcpyDtoDAsync");
   launch(f, inst);
   driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
+  // Accumulation error, then one rounding to the output type.
   const double eps = args_.dtype == DType::f64 ? 0x1.0p-53 : 0x1.0p-24;
-  double tol = 8 * std::sqrt(static_cast<double>(args_.k)) * eps, ulp = 2 * eps;
+  const double out_eps = args_.dtype == DType::f16 ? 0x1.0p-11 : args_.dtype == DType::bf16 ? 0x1.0p-8 : eps;
+  double tol = 8 * std::sqrt(static_cast<double>(args_.k)) * eps, ulp = 2 * out_eps;
   CUdeviceptr C = c_.get(), R = ref_.get(), Bd = bound_.get(), bad = counter_.get();
   int m = static_cast<int>(args_.m), n = static_cast<int>(args_.n);
   long long ldc = args_.ldc;

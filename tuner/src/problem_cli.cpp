@@ -37,7 +37,8 @@ void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
   cmd->add_option("--out-dtype", p.out_dtype, "elementwise: element type of the outputs (default: --dtype)");
   cmd->add_option("--scalar", p.scalars, "elementwise: a scalar and its value, e.g. alpha=2.5 (repeatable)");
   cmd->add_option("--n", p.n, "elementwise, reduce: number of elements")->capture_default_str();
-  cmd->add_option("--layout", p.layout, "gemm: nn (row-major A and B; the only layout so far)")->capture_default_str();
+  cmd->add_option("--layout", p.layout, "gemm: nn, nt, tn or tt (row-major A and B as stored; t: that operand transposed)")
+      ->capture_default_str();
   cmd->add_option("--op", p.op, "reduce, reduce_rows, reduce_cols: sum | max | min | mean")->capture_default_str();
 }
 
@@ -81,20 +82,23 @@ ParsedProblem parse_problem(const ProblemArgs& p) {
     return out;
   }
   if (p.family == "gemm") {
-    if (p.layout != "nn") throw Error("gemm --layout " + p.layout + ": only nn (row-major A and B) exists so far");
     const auto shape = parse_shape(p.shape);
     if (!shape || shape->size() != 3)
       throw Error("bad --shape '" + p.shape + "': expected MxNxK with positive integers, e.g. 4096x4096x4096");
     const std::int64_t m = (*shape)[0], n = (*shape)[1], k = (*shape)[2];
-    // cuMemAlloc'd matrices, pitches = row lengths: the tuning alignment class.
-    const GemmArgs a = gemm_probe_args({dtype, m, n, k, k, n, n});
+    GemmArgs a{dtype, m, n, k};
+    if (!set_gemm_layout(a, p.layout))
+      throw Error("unknown --layout '" + p.layout + "' (nn, nt, tn, tt: n = as stored, t = transposed; A first)");
+    // cuMemAlloc'd matrices, pitches = stored row lengths: the tuning alignment class.
+    a.lda = a.trans_a ? m : k, a.ldb = a.trans_b ? k : n, a.ldc = n;
+    a = gemm_probe_args(a);
     validate(a);
     out.problem = gemm_problem(a);
     out.source = out.spec->source();
-    out.type_argument = gemm_type_argument(dtype);
-    out.description = "gemm " + p.dtype + " " + p.shape + " nn";
+    out.type_argument = gemm_type_argument(a);
+    out.description = "gemm " + p.dtype + " " + p.shape + " " + p.layout;
     out.harness = [=](const DeviceInfo& dev, const TimingProtocol& t) {
-      return std::make_unique<GemmHarness>(dev, dtype, m, n, k, t);
+      return std::make_unique<GemmHarness>(dev, a, t);
     };
     return out;
   }

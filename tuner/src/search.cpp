@@ -54,7 +54,36 @@ double transpose_model_score(const KernelSpec& spec, const Config& c, DType dtyp
   return score;
 }
 
-SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, DType dtype)
+double gemm_model_score(const KernelSpec& spec, const Config& c, const Problem& p, const DeviceLimits& device) {
+  const auto v = [&](const char* name) { return static_cast<int>(int_of(spec, c, name)); };
+  const std::string layout = std::get<std::string>(c[static_cast<std::size_t>(spec.tunable_index("layout"))]);
+  const int bm = v("bm"), bn = v("bn"), bk = v("bk"), tm = v("tm"), tn = v("tn"), vec = v("vec"), splitk = v("splitk");
+  const int elem = static_cast<int>(size_of(p.dtype)), acc = elem == 8 ? 8 : 4;
+  const auto dim = [&](const char* name) { return static_cast<double>(p.get(name).value_or(0)); };
+  GemmTile tile{bm, bn, bk, tm, tn, vec, acc, v("split") == 1, dim("trans_a") == 0, dim("trans_b") == 1};
+  double score = std::log2(static_cast<double>(tm * tn) / (tm + tn));
+  score += 0.5 * std::log2(static_cast<double>(bm * bn) / (bm + bn) / 32);
+  score -= std::log2(gemm_bank_conflicts(*parse_smem_layout(layout), tile).weighted(tile));
+  if (v("buffer") == 2) score += 0.3;
+  score += 0.2 * std::log2(static_cast<double>(vec * elem) / 4 + 1);
+  if (vec > dim("align")) score -= 0.1;  // the packing copies
+  // Occupancy from registers (accumulators, fragments, prefetch registers, ~40 more)
+  // and shared memory, then the fill of the last wave.
+  const double threads = static_cast<double>(bm / tm * (bn / tn));
+  const double regs = (tm * tn + tm + tn) * (acc / 4.0) + (bm + bn) * bk / threads * (elem / 4.0 + 1) + 40;
+  const double smem = (bk * (bm + 4) + bk * (bn + 4)) * acc + 1024.0;
+  const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
+                                                std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));
+  const double tiles = std::ceil(dim("m") / bm) * std::ceil(dim("n") / bn) * splitk;
+  const double waves = tiles / (static_cast<double>(device.sm_count) * per_sm);
+  score += 2 * std::log2(waves / std::ceil(waves));
+  score += 0.3 * std::log2(std::min(per_sm * threads, 512.0) / 512);  // warps to hide latency
+  if (splitk > 1) score -= 0.2 * std::log2(splitk);                   // partials written and re-read
+  return score;
+}
+
+SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
+                         const DeviceLimits& device)
     : configs_(std::move(configs)), neighbours_(configs_.size()), scores_(configs_.size()) {
   std::map<Config, std::size_t> index;
   for (std::size_t i = 0; i < configs_.size(); ++i) index.emplace(configs_[i], i);
@@ -71,7 +100,8 @@ SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, DT
         if (auto it = index.find(n); it != index.end()) neighbours_[i].push_back(it->second);
       }
     }
-    scores_[i] = spec.family() == "transpose" ? transpose_model_score(spec, configs_[i], dtype) : 0.0;
+    if (spec.family() == "transpose") scores_[i] = transpose_model_score(spec, configs_[i], problem.dtype);
+    else if (spec.family() == "gemm") scores_[i] = gemm_model_score(spec, configs_[i], problem, device);
   }
 }
 

@@ -163,7 +163,7 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     names.push_back(instances.back().name_expression);
   }
   const auto search_start = Clock::now();
-  const SearchSpace search_space(spec, space, problem.dtype);
+  const SearchSpace search_space(spec, space, problem, dev.limits);
   const auto strategy = make_strategy(o.strategy, search_space, o.seed);
   const std::size_t planned = o.budget.evals ? std::min(o.budget.evals, space.size()) : space.size();
 

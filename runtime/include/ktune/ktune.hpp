@@ -17,6 +17,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct CUstream_st;
@@ -93,13 +94,16 @@ class Runtime {
   const LaunchInfo& reduce_cols(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                                 ReduceOp op, DType dtype, Stream stream = nullptr);
 
-  // C (m x n, pitch ldc) = alpha * A (m x k, lda) * B (k x n, ldb) + beta * C, all
-  // row-major, f32 or f64; beta = 0 never reads C. Pointers not 16-byte aligned, or
-  // pitches not multiples of 4, get a config with scalar loads. Throws ktune::Error on
-  // bad arguments (nothing launched).
+  // C (m x n, pitch ldc) = alpha * op(A) * op(B) + beta * C, all row-major, f32, f64,
+  // f16 or bf16 (f16 and bf16 accumulate in f32). layout "nn": A is m x k (pitch lda),
+  // B is k x n (ldb); a "t" stores that operand transposed (A: k x m, B: n x k), as in
+  // "nt", "tn", "tt". beta = 0 never reads C. Pointers or pitches that do not allow
+  // 16-byte loads get a config with narrower loads or one that first copies A and B
+  // into aligned buffers; split-K and such copies use a workspace per stream, grown on
+  // demand. Throws ktune::Error on bad arguments (nothing launched).
   const LaunchInfo& gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
                          std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
-                         Stream stream = nullptr);
+                         Stream stream = nullptr, std::string_view layout = "nn");
 
   // An elementwise operation compiled from an expression (see Elementwise below), e.g.
   //   auto fma = rt.elementwise("out = a * b + c", DType::f16);

@@ -1,40 +1,63 @@
 #pragma once
-// The C++ part of the GEMM family: C = alpha * A * B + beta * C, row-major (nn).
+// The C++ part of the GEMM family: C = alpha * op(A) * op(B) + beta * C, row-major,
+// op(X) = X or X^T (layouts nn, nt, tn, tt: the first letter is A's).
 #include <ktune/generator/space.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace ktune {
 
 struct GemmArgs {
-  DType dtype = DType::f32;
+  DType dtype = DType::f32;  // of A, B and C; f16 and bf16 accumulate in f32
   std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   std::uintptr_t a = 0, b = 0, c = 0;
   double alpha = 1, beta = 0;
+  bool trans_a = false, trans_b = false;  // A stored k x m, B stored n x k
 };
 
-// Throws ktune::Error (nothing launched) on dtypes other than f32 and f64, sizes
-// outside 1 .. 2^31 - 1, pitches smaller than the rows, null or element-misaligned
-// pointers, and C overlapping A or B.
+// "nn", "nt", "tn", "tt".
+std::string gemm_layout(const GemmArgs& args);
+// Sets trans_a and trans_b from "nn" .. "tt"; false (args untouched) for other text.
+bool set_gemm_layout(GemmArgs& args, std::string_view layout);
+
+// Throws ktune::Error (nothing launched) on dtypes other than f32, f64, f16 and bf16,
+// sizes outside 1 .. 2^31 - 1, pitches smaller than the stored rows, null or
+// element-misaligned pointers, and C overlapping A or B.
 void validate(const GemmArgs& args);
 
 // `args` with stand-in pointers far apart and 16-byte aligned (as cuMemAlloc gives
 // them): the problem a tuning run sees, checkable before anything is allocated.
 GemmArgs gemm_probe_args(GemmArgs args);
 
-// 4 when every pointer is 16-byte aligned and lda, ldb are multiples of 4 elements
-// (16-byte loads along rows), else 1.
+// The widest vector (elements, 16 bytes at most) that A's and B's pointers and pitches
+// allow loads of: 4 for f32 from cuMemAlloc with pitches a multiple of 4, 1 for odd
+// pitches. C is read and written element by element, so it does not count.
 std::int64_t gemm_alignment(const GemmArgs& args);
 
-// {m, n, k, align} for the constraints; validate first.
+// {m, n, k, align, trans_a, trans_b} for the constraints and the model; validate first.
 Problem gemm_problem(const GemmArgs& args);
 
-// The template's first argument: "float" or "double".
-std::string gemm_type_argument(DType dtype);
+// The template's operation type, e.g. "ktune_gemm_types<ktune_half, float, 0, 1>".
+std::string gemm_type_argument(const GemmArgs& args);
+// Database keys: "gemm" for nn (as schema 1 stored it), "gemm:nt" etc. otherwise.
+std::string gemm_family_key(const GemmArgs& args);
 
 double gemm_flops(const GemmArgs& args);  // 2 m n k
 
 // 64 x 64 x 8 tiles, 4 x 4 per thread, scalar loads: valid for every problem.
 Config gemm_default_config(const KernelSpec& spec);
+
+// What a launch of `inst` needs besides the kernel: A and B copied into pitch-aligned
+// buffers first (when its vec is wider than the call's alignment), and split-K
+// partials.
+struct GemmPlan {
+  bool pack = false;
+  std::int64_t packed_lda = 0, packed_ldb = 0;  // elements
+  std::size_t a_offset = 0, b_offset = 0, work_offset = 0, workspace_bytes = 0;
+  int splitk = 1;
+};
+GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs& args);
 
 }  // namespace ktune

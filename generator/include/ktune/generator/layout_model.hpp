@@ -34,4 +34,26 @@ struct BankConflicts {
 BankConflicts transpose_bank_conflicts(SmemLayout layout, int tile_m, int tile_n, int block_x, int block_y,
                                        int vec, int elem_bytes);
 
+// Host twin of ktune_gemm_at() in templates/gemm.cuh: the element offset of (k, r) in
+// a k-major GEMM tile of `rows`-element rows (layouts act on 4-element chunks).
+std::int64_t gemm_smem_offset(SmemLayout layout, int rows, std::int64_t k, std::int64_t r);
+
+struct GemmTile {
+  int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, acc_bytes = 4;
+  bool split = false;              // B columns of a thread in two halves of the tile
+  bool a_k_contig = true;          // A rows run along k in memory (layouts n.)
+  bool b_k_contig = false;         // B rows run along k in memory (layouts .t)
+};
+
+struct GemmBankConflicts {
+  double store_a = 1, store_b = 1;  // staging registers into the shared tiles
+  double read_a = 1, read_b = 1;    // the fragment reads of the multiply loop
+  // The multiply loop's reads dominate: they happen every k step, stores once per tile.
+  double weighted(const GemmTile& t) const;
+};
+
+// Replays every shared-memory request of one block of the GEMM kernel for one k-tile
+// (wavefronts / ideal, per request kind).
+GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& tile);
+
 }  // namespace ktune
