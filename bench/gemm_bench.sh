@@ -1,37 +1,41 @@
 #!/usr/bin/env bash
-# GEMM benchmark, one GPU run: ktune tunes each shape (a time budget per shape; its
-# ceiling: FMA chains doing the same FLOPs), and cuBLAS through torch.mm with TF32 off
-# is timed alike.
+# GEMM benchmark, one GPU run: ktune tunes each problem (the static model's ranking,
+# a budget of evaluations per problem; its ceiling: FMA chains doing the same FLOPs),
+# and cuBLAS through torch.mm with TF32 off is timed alike.
 #   bash bench/gemm_bench.sh BUILD_DIR OUT_DIR
+# KTUNE_GEMM_PROBLEMS: DTYPE:MxNxK:LAYOUT:EVALS ... (EVALS 0: the whole space).
 # Output: OUT_DIR/gemm.log, gemm-summary.jsonl, gemm-torch.jsonl, gemm.md.
 set -uo pipefail
 build=${1:?usage: bench/gemm_bench.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: bench/gemm_bench.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-problems=${KTUNE_GEMM_PROBLEMS:-"f32:4096x4096x4096 f32:4095x4097x1023 f32:16384x64x16384"}
-budget=${KTUNE_GEMM_BUDGET_SECONDS:-60}
+problems=${KTUNE_GEMM_PROBLEMS:-"f32:4096x4096x4096:nn:600 f32:8192x8192x8192:nn:80 f32:4095x4097x1023:nn:600 f32:16384x64x16384:nn:600"}
 status=0
+peers=()
 for p in $problems; do
-  dtype=${p%%:*}; shape=${p#*:}
+  IFS=: read -r dtype shape layout evals <<< "$p"
   start=$(date +%s)
-  "$build/tuner/ktune" tune gemm --dtype "$dtype" --shape "$shape" --strategy anneal --budget-seconds "$budget" \
-    --summary "$out/gemm-summary.jsonl" >> "$out/gemm.log" 2>&1 || status=1
-  echo "tuned gemm $dtype $shape in $(( $(date +%s) - start )) s (wall, whole command)" | tee -a "$out/gemm.log"
+  "$build/tuner/ktune" tune gemm --dtype "$dtype" --shape "$shape" --layout "$layout" --strategy model \
+    --budget-evals "$evals" --summary "$out/gemm-summary.jsonl" >> "$out/gemm.log" 2>&1 || status=1
+  echo "tuned gemm $dtype $shape $layout in $(( $(date +%s) - start )) s (wall, whole command)" | tee -a "$out/gemm.log"
+  peers+=("$dtype:$shape:$layout")
 done
-python3 "$here/torch_gemm.py" $problems > "$out/gemm-torch.jsonl" 2>> "$out/gemm.log" || status=1
+python3 "$here/torch_gemm.py" "${peers[@]}" > "$out/gemm-torch.jsonl" 2>> "$out/gemm.log" || status=1
 python3 - "$out/gemm-summary.jsonl" "$out/gemm-torch.jsonl" <<'PY' | tee "$out/gemm.md"
 import json, sys
 ktune = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-torch = {(t["dtype"], t["shape"]): t for t in (json.loads(l) for l in open(sys.argv[2]) if l.strip())}
-print("| dtype | MxNxK | ktune us | ktune TFLOP/s | % of FMA chains | cuBLAS (torch.mm) us | % of cuBLAS | tune s | space | winner |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+torch = {(t["dtype"], t["shape"], t["layout"]): t for t in (json.loads(l) for l in open(sys.argv[2]) if l.strip())}
+print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of FMA chains | cuBLAS (torch.mm) us | % of cuBLAS | tune s | evaluated / space | winner |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for k in ktune:
-    w, t = k.get("winner"), torch.get((k["dtype"], k["shape"]))
+    layout = k.get("layout", "nn")
+    w, t = k.get("winner"), torch.get((k["dtype"], k["shape"], layout))
     if not w:
-        print(f"| {k['dtype']} | {k['shape']} | no winner |"); continue
+        print(f"| {k['dtype']} | {k['shape']} | {layout} | no winner |"); continue
     cub = f"{t['torch_us']:.1f} | {100 * t['torch_us'] / w['median_us']:.1f}%" if t else "- | -"
-    print(f"| {k['dtype']} | {k['shape']} | {w['median_us']:.1f} | {w['gbps'] / 1e3:.1f} | {100 * w['ceiling_fraction']:.1f}% | "
-          f"{cub} | {k['seconds']:.0f} | {k['configs']} | `{w['config']}` |")
+    print(f"| {k['dtype']} | {k['shape']} | {layout} | {w['median_us']:.1f} | {w['gbps'] / 1e3:.1f} | "
+          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
+          f"`{w['config']}` |")
 PY
 exit $status

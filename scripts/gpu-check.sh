@@ -4,7 +4,8 @@
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
 # then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer) and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
-# Writes at most 8 files into OUT_DIR; prints a short summary last.
+# Writes at most 8 files into OUT_DIR; prints a short summary last. KTUNE_NO_BENCH=1:
+# a family's pass without its benchmark.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|all]}
 what=${2:-all}
@@ -78,7 +79,7 @@ family_pass() {  # name, test program, gtest filter for the sanitizers
     rc=$?; [ $rc = 0 ] || status=1
     note "compute-sanitizer $tool ($name runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$name-tests.log" | tail -1)"
   done
-  bash "$here/bench/${name}_bench.sh" "$build" "$out" || status=1
+  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/${name}_bench.sh" "$build" "$out" || status=1
 }
 if [ "$what" = elementwise ] || [ "$what" = all ]; then
   family_pass elementwise elementwise_gpu_test 'ElementwiseRuntimeGpu.*'

@@ -44,7 +44,8 @@
 // of B cover adjacent chunks. splitk > 1: block z of the grid takes the z-th slice of
 // k and writes its partial tile to `work` (splitk x m x n, accumulator type); a second
 // launch (phase 1, one thread an element) adds the slices in order, so the result is
-// deterministic. beta = 0 never reads C.
+// deterministic. Blocks take their tiles in groups of 8 tile rows (L2 reuse). beta = 0
+// never reads C.
 
 template <class In, class Acc, int TA, int TB> struct ktune_gemm_types {
   using in = In;    // A, B and C as stored
@@ -162,7 +163,13 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
   __shared__ __align__(16) Acc As[TileA::size];
   __shared__ __align__(16) Acc Bs[TileB::size];
   const int tx = tid % (bn / tn), ty = tid / (bn / tn);
-  const int m0 = blockIdx.y * bm, n0 = blockIdx.x * bn;
+  // Grouped tile order: consecutive blocks walk 8 tile rows column by column, so the
+  // blocks resident at once share A and B panels in L2 (row-major order would stream
+  // all of B past each row of tiles).
+  constexpr int group = 8;
+  const long long block = (long long)blockIdx.y * gridDim.x + blockIdx.x, in_group = (long long)group * gridDim.x;
+  const int first = int(block / in_group) * group, rows = int(gridDim.y) - first < group ? int(gridDim.y) - first : group;
+  const int m0 = (first + int(block % in_group % rows)) * bm, n0 = int(block % in_group / rows) * bn;
   // This block's slice of k (all of it unless split-K).
   const int k_len = splitk > 1 ? (((k - 1) / splitk + bk) / bk) * bk : k;
   const int k_begin = blockIdx.z * k_len, k_end = k - k_begin < k_len ? k : k_begin + k_len;

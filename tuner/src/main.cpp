@@ -48,8 +48,8 @@ void print_table(const TuneResult& r, const std::string& what, int top) {
 
 void append_summary(const std::string& file, const ProblemArgs& p, const TuneResult& r) {
   nlohmann::json j{{"family", p.family}, {"dtype", p.dtype}, {"shape", p.family == "elementwise" || p.family == "reduce" ? std::to_string(p.n) : p.shape},
-                   {"expr", p.expr}, {"out_dtype", p.out_dtype}, {"op", p.op}, {"device", r.device_name},
-                   {"configs", r.space_size}, {"seconds", r.seconds}, {"search_seconds", r.search_seconds},
+                   {"expr", p.expr}, {"out_dtype", p.out_dtype}, {"op", p.op}, {"layout", p.layout},
+                   {"device", r.device_name}, {"configs", r.space_size}, {"evaluated", r.evaluated}, {"seconds", r.seconds}, {"search_seconds", r.search_seconds},
                    {"ceiling_gbps", r.ceiling_gbps}, {"ceiling_us", r.ceiling_us}, {"log", r.log.string()}};
   if (!r.ranked.empty())
     j["winner"] = {{"config", r.ranked[0].config}, {"median_us", r.ranked[0].median_us}, {"gbps", r.ranked[0].gbps},
