@@ -74,4 +74,13 @@ if "$ktune" space gemmm 2> "$dir/err"; then fail "unknown family accepted"; fi
 grep -q "unknown kernel family 'gemmm'" "$dir/err" || fail "unknown family message"
 if "$ktune" space transpose --shape 0x5 2> "$dir/err"; then fail "zero shape accepted"; fi
 grep -q "bad --shape" "$dir/err" || fail "zero shape message"
+if "$ktune" space gemm --shape 64x64x64 --layout nx 2> "$dir/err"; then fail "unknown gemm layout accepted"; fi
+grep -q "unknown --layout 'nx'" "$dir/err" || fail "gemm layout message"
+if "$ktune" space gemm --shape 64x64 2> "$dir/err"; then fail "two-dimensional gemm shape accepted"; fi
+grep -q "expected MxNxK" "$dir/err" || fail "gemm shape message"
+if "$ktune" space gemm --shape 64x64x64 --dtype i32 2> "$dir/err"; then fail "i32 gemm accepted"; fi
+grep -q "dtype not supported" "$dir/err" || fail "gemm dtype message"
+# A transposed bf16 problem has a space of its own (16-byte loads are 8 elements).
+"$ktune" space gemm --shape 64x64x64 --layout tn --dtype bf16 > "$dir/space.txt"
+grep -q '"vec":8' "$dir/space.txt" || fail "bf16 gemm space without 16-byte loads"
 echo "cache CLI: all checks passed"
