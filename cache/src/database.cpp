@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <mutex>
@@ -266,18 +267,27 @@ std::optional<std::string> Database::create_or_migrate(Handle& db, const fs::pat
   };
   if (const auto v = version_now(); readable_version(v) && *v < k_schema_version) {
     const fs::path backup = path.string() + ".schema" + std::to_string(*v);
+    // Written under a private name and renamed: a crash mid-copy leaves no half backup.
+    const fs::path partial = backup.string() + ".partial-" + std::to_string(getpid()) + "-" +
+                             std::to_string(reinterpret_cast<std::uintptr_t>(db.db));  // one per connection
+    std::error_code ec;
+    std::string why;
     try {
       if (!fs::exists(backup)) {
         Statement copy(db.db, "VACUUM INTO ?");
-        copy.bind(1, backup.string());
+        copy.bind(1, partial.string());
         copy.step();
+        fs::permissions(partial, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
+        if (!fs::exists(backup)) fs::rename(partial, backup, ec);  // else another process was first
       }
     } catch (const Error& e) {
-      if (!fs::exists(backup))  // else another process made it meanwhile
-        throw MigrationError("tuning database " + path.string() + " has schema " + std::to_string(*v) +
-                             " and could not be copied before migrating it (left as it is): " + e.what());
+      why = std::string(": ") + e.what();
     }
-    fs::permissions(backup, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+    fs::remove(partial, ec);
+    if (!fs::exists(backup))
+      throw MigrationError("tuning database " + path.string() + " has schema " + std::to_string(*v) +
+                           " and could not be copied to " + backup.string() + " before migrating it (left as it is)" +
+                           why);
     migrated_backup_ = backup;
   }
   db.exec("BEGIN IMMEDIATE");

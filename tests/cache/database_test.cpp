@@ -118,11 +118,12 @@ TEST_F(DatabaseTest, WrongSchemaVersionIsSetAside) {
 // tests/data/schema1/README.md.
 class MigrationTest : public DatabaseTest {
  protected:
-  fs::path golden_copy() const {
-    create_private_directory(db_path().parent_path());
-    fs::copy_file(fs::path(KTUNE_TEST_DATA_DIR) / "schema1" / "tuning.db", db_path());
-    fs::permissions(db_path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
-    return db_path();
+  fs::path golden_copy(const std::string& name = "tuning.db") const {
+    const fs::path path = db_path().parent_path() / name;
+    create_private_directory(path.parent_path());
+    fs::copy_file(fs::path(KTUNE_TEST_DATA_DIR) / "schema1" / "tuning.db", path);
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+    return path;
   }
   // The first column of the first row of `sql`, read past the Database class.
   static std::string raw_query(const fs::path& path, const char* sql) {
@@ -190,6 +191,24 @@ TEST_F(MigrationTest, GoldenSchema1DatabaseIsMigratedWithABackup) {
     EXPECT_EQ(again.all().size(), 4u);
   }
   Database old(backup, /*read_only=*/true);  // the kept copy still holds the schema-1 records
+  expect_golden_records(old);
+}
+
+// No backup, no migration: the schema-1 file stays as it was, not set aside.
+TEST_F(MigrationTest, NoMigrationWithoutABackup) {
+  // A name the database fits in but its backup copy does not (255 bytes at most).
+  const fs::path path = golden_copy(std::string(240, 'd') + ".db");
+  try {
+    Database db(path);
+    ADD_FAILURE() << "opened without a backup";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("could not be copied"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(stored_schema(path), "1");
+  EXPECT_FALSE(fs::exists(path.string() + ".schema1"));
+  for (const auto& entry : fs::directory_iterator(path.parent_path()))
+    EXPECT_EQ(entry.path().string().find(".broken"), std::string::npos) << entry.path();
+  Database old(path, /*read_only=*/true);
   expect_golden_records(old);
 }
 
