@@ -12,14 +12,6 @@ namespace {
               std::to_string(a.k) + " " + gemm_layout(a) + ": " + what);
 }
 
-// Stored rows and columns of A and B.
-std::pair<std::int64_t, std::int64_t> a_stored(const GemmArgs& a) {
-  return a.trans_a ? std::pair{a.k, a.m} : std::pair{a.m, a.k};
-}
-std::pair<std::int64_t, std::int64_t> b_stored(const GemmArgs& a) {
-  return a.trans_b ? std::pair{a.n, a.k} : std::pair{a.k, a.n};
-}
-
 std::int64_t tunable(const KernelSpec& spec, const Instance& inst, const char* name) {
   return std::get<std::int64_t>(inst.config.at(static_cast<std::size_t>(spec.tunable_index(name))));
 }
@@ -30,6 +22,20 @@ std::uintptr_t extent(std::int64_t rows, std::int64_t cols, std::int64_t ld, std
 }
 
 }  // namespace
+
+std::pair<std::int64_t, std::int64_t> gemm_stored_a(const GemmArgs& a) {
+  return a.trans_a ? std::pair{a.k, a.m} : std::pair{a.m, a.k};
+}
+std::pair<std::int64_t, std::int64_t> gemm_stored_b(const GemmArgs& a) {
+  return a.trans_b ? std::pair{a.n, a.k} : std::pair{a.k, a.n};
+}
+
+GemmArgs gemm_dense_pitches(GemmArgs a) {
+  a.lda = gemm_stored_a(a).second, a.ldb = gemm_stored_b(a).second, a.ldc = a.n;
+  return a;
+}
+
+DType gemm_accumulator(DType dtype) { return dtype == DType::f64 ? DType::f64 : DType::f32; }
 
 std::string gemm_layout(const GemmArgs& a) { return std::string(a.trans_a ? "t" : "n") + (a.trans_b ? "t" : "n"); }
 
@@ -46,8 +52,8 @@ void validate(const GemmArgs& a) {
   constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
   if (a.m < 1 || a.n < 1 || a.k < 1) fail(a, "sizes must be positive");
   if (a.m > int_max || a.n > int_max || a.k > int_max) fail(a, "m, n and k must each be below 2^31");
-  const auto [a_rows, a_cols] = a_stored(a);
-  const auto [b_rows, b_cols] = b_stored(a);
+  const auto [a_rows, a_cols] = gemm_stored_a(a);
+  const auto [b_rows, b_cols] = gemm_stored_b(a);
   if (a.lda < a_cols) fail(a, "lda " + std::to_string(a.lda) + " is smaller than " + (a.trans_a ? "m" : "k"));
   if (a.ldb < b_cols) fail(a, "ldb " + std::to_string(a.ldb) + " is smaller than " + (a.trans_b ? "k" : "n"));
   if (a.ldc < a.n) fail(a, "ldc " + std::to_string(a.ldc) + " is smaller than n");
@@ -85,8 +91,8 @@ Problem gemm_problem(const GemmArgs& a) {
 }
 
 std::string gemm_type_argument(const GemmArgs& a) {
-  const char* acc = a.dtype == DType::f64 ? "double" : "float";
-  return "ktune_gemm_types<" + element_value_type(a.dtype) + ", " + acc + ", " + (a.trans_a ? "1" : "0") + ", " +
+  return "ktune_gemm_types<" + element_value_type(a.dtype) + ", " + element_value_type(gemm_accumulator(a.dtype)) +
+         ", " + (a.trans_a ? "1" : "0") + ", " +
          (a.trans_b ? "1" : "0") + ">";
 }
 
@@ -113,8 +119,8 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
   std::size_t at = 0;
   if (vec > gemm_alignment(a)) {
     plan.pack = true;
-    const auto [a_rows, a_cols] = a_stored(a);
-    const auto [b_rows, b_cols] = b_stored(a);
+    const auto [a_rows, a_cols] = gemm_stored_a(a);
+    const auto [b_rows, b_cols] = gemm_stored_b(a);
     plan.packed_lda = (a_cols + vec - 1) / vec * vec;
     plan.packed_ldb = (b_cols + vec - 1) / vec * vec;
     plan.a_offset = at;
@@ -124,7 +130,7 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
   }
   if (plan.splitk > 1) {
     plan.work_offset = at;
-    at += round(plan.splitk * a.m * a.n * (a.dtype == DType::f64 ? 8 : 4));
+    at += round(plan.splitk * a.m * a.n * size_of(gemm_accumulator(a.dtype)));
   }
   plan.workspace_bytes = at;
   return plan;

@@ -132,7 +132,7 @@ GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
         }
     return tally.ratio();
   };
-  // Each lane reads `count` elements of row kk from first(lane) on, `parts` times.
+  // Each lane reads `count` elements of row kk from first(lane) on, in vectors of width(count).
   const auto reads = [&](int rows, int count, const auto& first) {
     Tally tally;
     const int g = width(count);

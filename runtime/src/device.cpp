@@ -88,6 +88,12 @@ DeviceBuffer::~DeviceBuffer() {
   if (ptr_) driver::api().cuMemFree(ptr_);
 }
 
+void DeviceBuffer::grow(std::size_t bytes) {
+  if (bytes_ >= bytes) return;
+  *this = DeviceBuffer();
+  *this = DeviceBuffer(bytes);
+}
+
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
     if (ptr_) driver::api().cuMemFree(ptr_);

@@ -23,9 +23,8 @@ void copy_pitched(CUdeviceptr dst, std::int64_t dst_ld, CUdeviceptr src, std::in
 
 }  // namespace
 
-void launch_gemm(CUfunction f, const KernelSpec& spec, const Instance& inst, const GemmArgs& args,
+void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan,
                  CUdeviceptr workspace, CUstream stream) {
-  const GemmPlan plan = gemm_plan(spec, inst, args);
   if (plan.workspace_bytes > 0 && !workspace)
     throw Error("gemm " + inst.name_expression + " needs a workspace of " + std::to_string(plan.workspace_bytes) +
                 " bytes");
@@ -35,15 +34,17 @@ void launch_gemm(CUfunction f, const KernelSpec& spec, const Instance& inst, con
   if (plan.pack) {
     A = workspace + plan.a_offset, B = workspace + plan.b_offset;
     lda = plan.packed_lda, ldb = plan.packed_ldb;
-    copy_pitched(A, lda, args.a, args.lda, args.trans_a ? args.k : args.m, args.trans_a ? args.m : args.k, elem, stream);
-    copy_pitched(B, ldb, args.b, args.ldb, args.trans_b ? args.n : args.k, args.trans_b ? args.k : args.n, elem, stream);
+    const auto [a_rows, a_cols] = gemm_stored_a(args);
+    const auto [b_rows, b_cols] = gemm_stored_b(args);
+    copy_pitched(A, lda, args.a, args.lda, a_rows, a_cols, elem, stream);
+    copy_pitched(B, ldb, args.b, args.ldb, b_rows, b_cols, elem, stream);
   }
   // Must match ktune_gemm(const In* A, const In* B, In* C, int m, int n, int k, long long lda,
   //   long long ldb, long long ldc, Acc alpha, Acc beta, Acc* work, int phase).
   int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k), phase = 0;
   float alpha32 = static_cast<float>(args.alpha), beta32 = static_cast<float>(args.beta);
   double alpha64 = args.alpha, beta64 = args.beta;
-  const bool wide = args.dtype == DType::f64;
+  const bool wide = gemm_accumulator(args.dtype) == DType::f64;
   void* params[] = {&A,   &B,   &C,   &m,   &n,   &k,   &lda, &ldb, &ldc, wide ? static_cast<void*>(&alpha64) : &alpha32,
                     wide ? static_cast<void*>(&beta64) : &beta32, &work, &phase};
   const auto& d = driver::api();

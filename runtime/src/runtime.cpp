@@ -115,8 +115,7 @@ struct Runtime::Impl {
     if (buffer.size() < bytes) {
       // Launches already queued on this stream may still use the old buffer.
       driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize", "growing the gemm workspace");
-      buffer = DeviceBuffer();  // free first: the two may not fit together
-      buffer = DeviceBuffer(bytes);
+      buffer.grow(bytes);
     }
     return buffer.get();
   }
@@ -278,7 +277,7 @@ const LaunchInfo& Runtime::gemm(void* c, const void* a, const void* b, std::int6
   });
   const auto s = reinterpret_cast<CUstream>(stream);
   const GemmPlan plan = gemm_plan(*p.spec, p.instance, args);
-  launch_gemm(p.function, *p.spec, p.instance, args, impl_->gemm_workspace(ctx, s, plan.workspace_bytes), s);
+  launch_gemm(p.function, p.instance, args, plan, impl_->gemm_workspace(ctx, s, plan.workspace_bytes), s);
   return p.info;
 }
 

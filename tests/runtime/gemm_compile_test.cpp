@@ -16,8 +16,7 @@ std::pair<std::size_t, std::vector<std::string>> compile_space(DType dtype, cons
   const KernelSpec& spec = KernelSpec::builtin("gemm");
   GemmArgs a{dtype, m, n, k};
   EXPECT_TRUE(set_gemm_layout(a, layout));
-  a.lda = a.trans_a ? m : k, a.ldb = a.trans_b ? k : n, a.ldc = n;
-  a = gemm_probe_args(a);
+  a = gemm_probe_args(gemm_dense_pitches(a));
   const Problem p = gemm_problem(a);
   const auto configs = enumerate(spec, DeviceLimits{}, p);
   std::vector<std::string> names;

@@ -82,8 +82,7 @@ TEST(GemmGpu, EveryConfigVerifiedAtOddShapes) {
   EXPECT_GE(split, 500u);
 }
 
-// A few register-prefetch (buffer = 2) configs at one odd shape: small enough for
-// compute-sanitizer racecheck (scripts/gpu-check.sh runs it over GemmRuntimeGpu.*).
+// scripts/gpu-check.sh runs compute-sanitizer over GemmRuntimeGpu.*.
 class GemmRuntimeGpu : public GpuRuntimeTest {};
 
 // Register-prefetch (buffer = 2) configs of every shared-memory layout, split-K and
@@ -128,8 +127,8 @@ TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
   for (DType dtype : {DType::f32, DType::f16, DType::bf16})
     for (const char* layout : {"nn", "nt", "tn", "tt"}) {
       GemmArgs a = shape_of(dtype, layout, m, n, k);
-      const std::int64_t a_rows = a.trans_a ? k : m, a_cols = a.trans_a ? m : k;
-      const std::int64_t b_rows = a.trans_b ? n : k, b_cols = a.trans_b ? k : n;
+      const auto [a_rows, a_cols] = gemm_stored_a(a);
+      const auto [b_rows, b_cols] = gemm_stored_b(a);
       a.lda = a_cols + 3, a.ldb = b_cols + 5, a.ldc = n + 1;
       const std::int64_t elem = size_of(dtype);
       std::vector<unsigned char> ha(static_cast<std::size_t>(a_rows * a.lda * elem)),

@@ -73,8 +73,8 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
     : context_(device.device), sm_count_(device.fingerprint.sm_count) {
   const DType dtype = shape.dtype;
   const std::int64_t m = shape.m, n = shape.n, k = shape.k, elem = size_of(dtype);
-  args_ = {dtype, m, n, k, shape.trans_a ? m : k, shape.trans_b ? k : n, n, 256, 256 + 16, 256 + 32, 1.25, -0.75,
-           shape.trans_a, shape.trans_b};
+  args_ = gemm_dense_pitches(shape);
+  args_.alpha = 1.25, args_.beta = -0.75;  // beta != 0: C is read
   // Sizes first, with stand-in pointers far apart; the real ones are checked below.
   validate(gemm_probe_args(args_));
   // A, B, their packed copies, C and its saved copy; the reference and its bound.
@@ -109,7 +109,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   validate(args_);
   problem_ = gemm_problem(args_);
 
-  const std::string t = element_value_type(dtype), acc = dtype == DType::f64 ? "double" : "float";
+  const std::string t = element_value_type(dtype), acc = element_value_type(gemm_accumulator(dtype));
   const std::vector<std::string> names{"ktune_gemm_reference<" + t + ">", "ktune_gemm_check<" + t + ">",
                                        "ktune_fma_peak<" + acc + ">"};
   const CompileOutput out = compile_cubin(helpers_source(), names, device.arch, "gemm helpers");
@@ -148,7 +148,8 @@ TimingStats GemmHarness::time_ceiling() {
   float seed32 = 0.999f;
   double seed64 = 0.999;
   CUdeviceptr sink = counter_.get();
-  void* params[] = {args_.dtype == DType::f64 ? static_cast<void*>(&seed64) : &seed32, &iters, &sink};
+  const bool wide = gemm_accumulator(args_.dtype) == DType::f64;  // the FMA chains run in the accumulator type
+  void* params[] = {wide ? static_cast<void*>(&seed64) : &seed32, &iters, &sink};
   return timer_->measure([&] {
     driver::check(driver::api().cuLaunchKernel(fma_peak_, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
                   "cuLaunchKernel", "ktune_fma_peak");
@@ -156,12 +157,9 @@ TimingStats GemmHarness::time_ceiling() {
 }
 
 void GemmHarness::launch(CUfunction f, const Instance& inst) {
-  const std::size_t bytes = gemm_plan(spec(), inst, args_).workspace_bytes;
-  if (workspace_.size() < bytes) {
-    workspace_ = DeviceBuffer();
-    workspace_ = DeviceBuffer(bytes);
-  }
-  launch_gemm(f, spec(), inst, args_, workspace_.get(), stream_);
+  const GemmPlan plan = gemm_plan(spec(), inst, args_);
+  workspace_.grow(plan.workspace_bytes);
+  launch_gemm(f, inst, args_, plan, workspace_.get(), stream_);
 }
 
 std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& inst) {
@@ -170,7 +168,7 @@ std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& ins
   launch(f, inst);
   driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
   // Accumulation error, then one rounding to the output type.
-  const double eps = args_.dtype == DType::f64 ? 0x1.0p-53 : 0x1.0p-24;
+  const double eps = gemm_accumulator(args_.dtype) == DType::f64 ? 0x1.0p-53 : 0x1.0p-24;
   const double out_eps = args_.dtype == DType::f16 ? 0x1.0p-11 : args_.dtype == DType::bf16 ? 0x1.0p-8 : eps;
   double tol = 8 * std::sqrt(static_cast<double>(args_.k)) * eps, ulp = 2 * out_eps;
   CUdeviceptr C = c_.get(), R = ref_.get(), Bd = bound_.get(), bad = counter_.get();

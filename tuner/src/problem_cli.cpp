@@ -89,9 +89,8 @@ ParsedProblem parse_problem(const ProblemArgs& p) {
     GemmArgs a{dtype, m, n, k};
     if (!set_gemm_layout(a, p.layout))
       throw Error("unknown --layout '" + p.layout + "' (nn, nt, tn, tt: n = as stored, t = transposed; A first)");
-    // cuMemAlloc'd matrices, pitches = stored row lengths: the tuning alignment class.
-    a.lda = a.trans_a ? m : k, a.ldb = a.trans_b ? k : n, a.ldc = n;
-    a = gemm_probe_args(a);
+    // cuMemAlloc'd dense matrices: the tuning alignment class.
+    a = gemm_probe_args(gemm_dense_pitches(a));
     validate(a);
     out.problem = gemm_problem(a);
     out.source = out.spec->source();

@@ -1,6 +1,7 @@
 #include <ktune/tuner/search.hpp>
 
 #include <ktune/generator/error.hpp>
+#include <ktune/generator/gemm_family.hpp>
 #include <ktune/generator/layout_model.hpp>
 
 #include <algorithm>
@@ -58,7 +59,7 @@ double gemm_model_score(const KernelSpec& spec, const Config& c, const Problem& 
   const auto v = [&](const char* name) { return static_cast<int>(int_of(spec, c, name)); };
   const std::string layout = std::get<std::string>(c[static_cast<std::size_t>(spec.tunable_index("layout"))]);
   const int bm = v("bm"), bn = v("bn"), bk = v("bk"), tm = v("tm"), tn = v("tn"), vec = v("vec"), splitk = v("splitk");
-  const int elem = static_cast<int>(size_of(p.dtype)), acc = elem == 8 ? 8 : 4;
+  const int elem = size_of(p.dtype), acc = size_of(gemm_accumulator(p.dtype));
   const auto dim = [&](const char* name) { return static_cast<double>(p.get(name).value_or(0)); };
   GemmTile tile{bm, bn, bk, tm, tn, vec, acc, v("split") == 1, dim("trans_a") == 0, dim("trans_b") == 1};
   double score = std::log2(static_cast<double>(tm * tn) / (tm + tn));
@@ -84,7 +85,7 @@ double gemm_model_score(const KernelSpec& spec, const Config& c, const Problem& 
 
 SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
                          const DeviceLimits& device)
-    : configs_(std::move(configs)), neighbours_(configs_.size()), scores_(configs_.size()) {
+    : spec_(&spec), configs_(std::move(configs)), neighbours_(configs_.size()), problem_(problem), device_(device) {
   std::map<Config, std::size_t> index;
   for (std::size_t i = 0; i < configs_.size(); ++i) index.emplace(configs_[i], i);
   for (std::size_t i = 0; i < configs_.size(); ++i) {
@@ -100,9 +101,13 @@ SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, co
         if (auto it = index.find(n); it != index.end()) neighbours_[i].push_back(it->second);
       }
     }
-    if (spec.family() == "transpose") scores_[i] = transpose_model_score(spec, configs_[i], problem.dtype);
-    else if (spec.family() == "gemm") scores_[i] = gemm_model_score(spec, configs_[i], problem, device);
   }
+}
+
+double SearchSpace::model_score(std::size_t i) const {
+  if (spec_->family() == "transpose") return transpose_model_score(*spec_, configs_[i], problem_.dtype);
+  if (spec_->family() == "gemm") return gemm_model_score(*spec_, configs_[i], problem_, device_);
+  return 0.0;
 }
 
 namespace {
@@ -125,10 +130,11 @@ class OrderedStrategy : public SearchStrategy {
 };
 
 std::vector<std::size_t> model_order(const SearchSpace& space) {
+  std::vector<double> scores(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) scores[i] = space.model_score(i);
   std::vector<std::size_t> order(space.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return space.model_score(a) > space.model_score(b); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
   return order;
 }
 

@@ -34,10 +34,11 @@ struct TuningRecord {
   double median_us = 0, spread_pct = 0, ceiling_fraction = 0;
   double rate = 0;                 // in rate_unit: bytes moved or FLOPs per time
   std::string rate_unit = "GB/s";  // "GB/s" or "GFLOP/s"
+  std::string tool_version, nvrtc_version, driver_version, tuned_at;
+
   nlohmann::json to_json() const;
   // Reads schema-2 records and schema-1 ones (whose "gbps" held GFLOP/s for GEMM).
   static TuningRecord from_json(const nlohmann::json& j);  // throws ktune::Error
-  std::string tool_version, nvrtc_version, driver_version, tuned_at;
 };
 
 // Creates `dir` (and parents) owner-only when missing: stored CUBINs are code that

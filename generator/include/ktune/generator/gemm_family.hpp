@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace ktune {
 
@@ -16,6 +17,15 @@ struct GemmArgs {
   double alpha = 1, beta = 0;
   bool trans_a = false, trans_b = false;  // A stored k x m, B stored n x k
 };
+
+// Rows and columns of A and B as stored (A: m x k, or k x m when transposed).
+std::pair<std::int64_t, std::int64_t> gemm_stored_a(const GemmArgs& args);
+std::pair<std::int64_t, std::int64_t> gemm_stored_b(const GemmArgs& args);
+// `args` with pitches = stored row lengths: dense matrices, as tuning runs use them.
+GemmArgs gemm_dense_pitches(GemmArgs args);
+
+// What shared tiles, accumulators, alpha and beta are kept in: f64 for f64, else f32.
+DType gemm_accumulator(DType dtype);
 
 // "nn", "nt", "tn", "tt".
 std::string gemm_layout(const GemmArgs& args);

@@ -59,6 +59,9 @@ class DeviceBuffer {
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
   CUdeviceptr get() const { return ptr_; }
   std::size_t size() const { return bytes_; }
+  // At least `bytes` afterwards; a smaller buffer is freed first (the two may not fit
+  // together) and its contents are lost.
+  void grow(std::size_t bytes);
 
  private:
   CUdeviceptr ptr_ = 0;

@@ -19,8 +19,9 @@ struct Evaluation {
   std::optional<double> median_us;  // nullopt: failed to compile, launch or verify
 };
 
-// The space a strategy searches, with what strategies need precomputed: each config's
-// neighbours (one tunable moved one step) and its static-model score.
+// The space a strategy searches: each config's neighbours (one tunable moved one step,
+// precomputed) and its static-model score (computed when asked: only the model-guided
+// strategies ask, and the GEMM model replays shared-memory requests).
 class SearchSpace {
  public:
   // `problem` and `device` feed the GEMM model (tiles per wave); transposes need only
@@ -32,12 +33,14 @@ class SearchSpace {
   const std::vector<std::size_t>& neighbours(std::size_t i) const { return neighbours_[i]; }
   // Higher is predicted faster (transpose_model_score, gemm_model_score; 0 for the
   // other families).
-  double model_score(std::size_t i) const { return scores_[i]; }
+  double model_score(std::size_t i) const;
 
  private:
+  const KernelSpec* spec_;
   std::vector<Config> configs_;
   std::vector<std::vector<std::size_t>> neighbours_;
-  std::vector<double> scores_;
+  Problem problem_;
+  DeviceLimits device_;
 };
 
 // A cheap static model of a transpose config, no GPU and no compile: wider accesses,
