@@ -11,7 +11,10 @@
 // @tune    buffer = 1, 2
 // @tune    split  = 0, 1
 // @tune    splitk = 1, 2, 4, 8
+// @tune    warp_n = 4, 8, 16, 32
+// @runtime splitk
 // @derive  threads = (bm / tm) * (bn / tn)
+// @derive  warp_m = 32 / warp_n
 // @derive  pad = layout == "pad" ? 4 : 0
 // @derive  acc_bytes = elem_bytes == 8 ? 8 : 4
 // @require threads >= 64 && threads <= 256
@@ -20,6 +23,8 @@
 // @require vec * elem_bytes <= 16 && (vec == 1 || vec * elem_bytes == 16 || vec == align)
 // @require (bk * (bm + pad) + bk * (bn + pad)) * acc_bytes <= 48 * 1024
 // @require split == 0 || tn >= 4
+// @require (bn / tn) % warp_n == 0 && (bm / tm) % warp_m == 0
+// @require warp_m * tm <= 2 * warp_n * tn && warp_n * tn <= 2 * warp_m * tm
 // @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 256 && k >= 256 * splitk)
 // @launch  block = (threads, 1, 1)
 // @launch  grid  = (ceil_div(n, bn), ceil_div(m, bm), splitk)
@@ -43,9 +48,14 @@
 // columns are two groups of tn / 2, one in each half of the tile, so a warp's reads
 // of B cover adjacent chunks. splitk > 1: block z of the grid takes the z-th slice of
 // k and writes its partial tile to `work` (splitk x m x n, accumulator type); a second
-// launch (phase 1, one thread an element) adds the slices in order, so the result is
-// deterministic. Blocks take their tiles in groups of 8 tile rows (L2 reuse). beta = 0
-// never reads C.
+// launch (sum_slices = splitk, one thread an element) adds the slices in order, so the
+// result is deterministic. The kernel reads splitk from its grid, so one compiled kernel
+// serves every slice count. Blocks take their tiles in groups of 8 tile rows (L2 reuse). beta = 0
+// never reads C. warp_n: a warp's 32 lanes hold warp_m x warp_n thread tiles (warp_m =
+// 32 / warp_n), a (warp_m * tm) x (warp_n * tn) warp tile; its fragment reads touch
+// warp_m distinct pieces of A and warp_n of B per k, fewest when the warp tile is near
+// square, so the space keeps warp tiles at most twice as long as wide (every block and
+// thread tile has one).
 
 template <class In, class Acc, int TA, int TB> struct ktune_gemm_types {
   using in = In;    // A, B and C as stored
@@ -132,11 +142,11 @@ __device__ __forceinline__ void ktune_gemm_fragment(const Acc* S, int k, int r0,
   }
 }
 
-template <class T, int bm, int bn, int bk, int tm, int tn, int vec, int layout, int buffer, int split, int splitk>
+template <class T, int bm, int bn, int bk, int tm, int tn, int vec, int layout, int buffer, int split, int warp_n>
 __global__ void __launch_bounds__((bm / tm) * (bn / tn))
     ktune_gemm(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B, typename T::in* C, int m,
                int n, int k, long long lda, long long ldb, long long ldc, typename T::acc alpha, typename T::acc beta,
-               typename T::acc* work, int phase) {
+               typename T::acc* work, int sum_slices) {
   using In = typename T::in;
   using Acc = typename T::acc;
   constexpr int threads = (bm / tm) * (bn / tn);
@@ -146,11 +156,10 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
     *c = ktune_io<In, Acc>::store(beta == Acc(0) ? alpha * v : fma(alpha, v, beta * ktune_io<In, Acc>::load(*c)));
   };
   const long long mn = (long long)m * n;
-  if (splitk > 1 && phase == 1) {  // sum the slices in order
+  if (sum_slices > 0) {  // add the slices in order
     for (long long i = blockIdx.x * (long long)threads + tid; i < mn; i += (long long)gridDim.x * threads) {
       Acc s = work[i];
-#pragma unroll
-      for (int z = 1; z < splitk; ++z) s += work[z * mn + i];
+      for (int z = 1; z < sum_slices; ++z) s += work[z * mn + i];
       store(int(i / n), int(i % n), s);
     }
     return;
@@ -162,7 +171,11 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
   TileB tile_b;
   __shared__ __align__(16) Acc As[TileA::size];
   __shared__ __align__(16) Acc Bs[TileB::size];
-  const int tx = tid % (bn / tn), ty = tid / (bn / tn);
+  // Thread tile (ty, tx) of this thread: warps in row-major order over the block tile,
+  // lanes row-major inside the warp tile.
+  constexpr int warp_m = 32 / warp_n, warps_x = bn / tn / warp_n;
+  const int warp = tid / 32, lane = tid % 32;
+  const int tx = warp % warps_x * warp_n + lane % warp_n, ty = warp / warps_x * warp_m + lane / warp_n;
   // Grouped tile order: consecutive blocks walk 8 tile rows column by column, so the
   // blocks resident at once share A and B panels in L2 (row-major order would stream
   // all of B past each row of tiles).
@@ -171,6 +184,7 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
   const int first = int(block / in_group) * group, rows = int(gridDim.y) - first < group ? int(gridDim.y) - first : group;
   const int m0 = (first + int(block % in_group % rows)) * bm, n0 = int(block % in_group / rows) * bn;
   // This block's slice of k (all of it unless split-K).
+  const int splitk = int(gridDim.z);
   const int k_len = splitk > 1 ? (((k - 1) / splitk + bk) / bk) * bk : k;
   const int k_begin = blockIdx.z * k_len, k_end = k - k_begin < k_len ? k : k_begin + k_len;
   // Column of the tile that this thread's j-th accumulator column holds.

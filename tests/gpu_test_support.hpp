@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -25,7 +26,8 @@
 
 namespace ktune {
 
-// Every instance compiled (NVRTC, all cores) and loaded in the current context; a
+// Every instance compiled (NVRTC on all cores, or KTUNE_TEST_COMPILE_THREADS when
+// several test processes share a machine) and loaded in the current context; a
 // compile error fails the test. functions[i] belongs to names[i].
 struct LoadedSpace {
   std::vector<std::unique_ptr<Module>> modules;
@@ -36,7 +38,8 @@ inline LoadedSpace compile_and_load(const std::string& source, const std::vector
                                     const std::string& family) {
   LoadedSpace out;
   out.functions.assign(names.size(), nullptr);
-  CompilePool pool(source, names, arch, 0, family);
+  const char* threads = std::getenv("KTUNE_TEST_COMPILE_THREADS");
+  CompilePool pool(source, names, arch, threads ? std::atoi(threads) : 0, family);
   while (auto b = pool.next()) {
     for (const auto& [i, e] : b->errors) ADD_FAILURE() << names[i] << ": " << e.substr(0, 2000);
     for (const auto& u : b->units) {

@@ -107,7 +107,7 @@ double gemm_flops(const GemmArgs& a) {
 
 Config gemm_default_config(const KernelSpec& spec) {
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
-                                 {"buffer", 1}, {"split", 0}, {"splitk", 1}});
+                                 {"buffer", 1}, {"split", 0}, {"splitk", 1}, {"warp_n", 8}});
 }
 
 GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs& a) {

@@ -125,6 +125,12 @@ KernelSpec KernelSpec::parse(std::string_view source) {
           if (spec.tunable_index(name) >= 0) fail("tunable declared twice");
           spec.tunables_.push_back(std::move(tunable));
         }
+      } else if (key == "runtime") {
+        for (const auto& name : split_top(rest, ',')) {
+          const int index = spec.tunable_index(name);
+          if (index < 0) fail("'" + name + "' is no tunable declared above");
+          spec.tunables_[static_cast<std::size_t>(index)].runtime = true;
+        }
       } else if (key == "include") {
         // Resolved by builtin(): the fragment's text replaces the line.
       } else if (key == "require") {

@@ -1,8 +1,11 @@
 #include <ktune/generator/layout_model.hpp>
 
+#include <ktune/generator/error.hpp>
+
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 
 namespace ktune {
 
@@ -103,6 +106,9 @@ double GemmBankConflicts::weighted(const GemmTile& t) const {
 
 GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
   const int threads = t.bm / t.tm * (t.bn / t.tn);
+  if (t.warp_n <= 0 || 32 % t.warp_n != 0 || (t.bn / t.tn) % t.warp_n != 0 || (t.bm / t.tm) % (32 / t.warp_n) != 0)
+    throw Error("gemm_bank_conflicts: warp_n " + std::to_string(t.warp_n) + " does not tile a " +
+                std::to_string(t.bm / t.tm) + " x " + std::to_string(t.bn / t.tn) + " grid of thread tiles");
   const int acc = t.acc_bytes;
   struct Tally {
     long cost = 0, ideal = 0;
@@ -149,14 +155,18 @@ GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
   GemmBankConflicts out;
   out.store_a = stores(t.bm, t.a_k_contig);
   out.store_b = stores(t.bn, t.b_k_contig);
-  const int tx_count = t.bn / t.tn;
-  out.read_a = reads(t.bm, t.tm, [&](int tid) { return tid / tx_count * t.tm; });
+  // The kernel's thread-tile coordinates: warps row-major over the block tile, lanes
+  // row-major inside a warp's warp_m x warp_n thread tiles.
+  const int warps_x = t.bn / t.tn / t.warp_n, warp_m = 32 / t.warp_n;
+  const auto tx = [&](int tid) { return tid / 32 % warps_x * t.warp_n + tid % 32 % t.warp_n; };
+  const auto ty = [&](int tid) { return tid / 32 / warps_x * warp_m + tid % 32 / t.warp_n; };
+  out.read_a = reads(t.bm, t.tm, [&](int tid) { return ty(tid) * t.tm; });
   if (t.split) {
-    const double lo = reads(t.bn, t.tn / 2, [&](int tid) { return tid % tx_count * (t.tn / 2); });
-    const double hi = reads(t.bn, t.tn / 2, [&](int tid) { return t.bn / 2 + tid % tx_count * (t.tn / 2); });
+    const double lo = reads(t.bn, t.tn / 2, [&](int tid) { return tx(tid) * (t.tn / 2); });
+    const double hi = reads(t.bn, t.tn / 2, [&](int tid) { return t.bn / 2 + tx(tid) * (t.tn / 2); });
     out.read_b = (lo + hi) / 2;
   } else {
-    out.read_b = reads(t.bn, t.tn, [&](int tid) { return tid % tx_count * t.tn; });
+    out.read_b = reads(t.bn, t.tn, [&](int tid) { return tx(tid) * t.tn; });
   }
   return out;
 }

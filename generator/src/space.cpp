@@ -161,6 +161,7 @@ Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceL
   inst.config = config;
   inst.name_expression = spec.entry() + "<" + (type_argument.empty() ? element_bits_type(problem.dtype) : type_argument);
   for (std::size_t i = 0; i < config.size(); ++i) {
+    if (spec.tunables()[i].runtime) continue;
     inst.name_expression += ", ";
     // Symbolic values name enumerators `<tunable>_<value>` declared by the template.
     if (const auto* v = std::get_if<std::int64_t>(&config[i])) inst.name_expression += std::to_string(*v);

@@ -40,19 +40,19 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
     copy_pitched(B, ldb, args.b, args.ldb, b_rows, b_cols, elem, stream);
   }
   // Must match ktune_gemm(const In* A, const In* B, In* C, int m, int n, int k, long long lda,
-  //   long long ldb, long long ldc, Acc alpha, Acc beta, Acc* work, int phase).
-  int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k), phase = 0;
+  //   long long ldb, long long ldc, Acc alpha, Acc beta, Acc* work, int sum_slices).
+  int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k), sum_slices = 0;
   float alpha32 = static_cast<float>(args.alpha), beta32 = static_cast<float>(args.beta);
   double alpha64 = args.alpha, beta64 = args.beta;
   const bool wide = gemm_accumulator(args.dtype) == DType::f64;
   void* params[] = {&A,   &B,   &C,   &m,   &n,   &k,   &lda, &ldb, &ldc, wide ? static_cast<void*>(&alpha64) : &alpha32,
-                    wide ? static_cast<void*>(&beta64) : &beta32, &work, &phase};
+                    wide ? static_cast<void*>(&beta64) : &beta32, &work, &sum_slices};
   const auto& d = driver::api();
   driver::check(d.cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
                                  inst.block[2], inst.smem_bytes, stream, params, nullptr),
                 "cuLaunchKernel", inst.name_expression);
   if (plan.splitk > 1) {
-    phase = 1;
+    sum_slices = plan.splitk;
     const auto blocks = static_cast<unsigned>((args.m * args.n + inst.block[0] - 1) / inst.block[0]);
     driver::check(d.cuLaunchKernel(f, blocks, 1, 1, inst.block[0], 1, 1, inst.smem_bytes, stream, params, nullptr),
                   "cuLaunchKernel", inst.name_expression + " (split-K sum)");

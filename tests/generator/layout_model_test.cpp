@@ -1,6 +1,8 @@
 #include <ktune/generator/layout_model.hpp>
 #include <ktune/generator/space.hpp>
 
+#include "test_support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -123,9 +125,10 @@ TEST(GemmLayoutModel, LayoutsArePermutationsOfChunks) {
 }
 
 TEST(GemmLayoutModel, TransposingStoresConflictUnlessSwizzledOrPadded) {
-  // The 4096^3 winner's tile (128 x 128 x 8, 8 x 8 per thread), scalar loads of an nn A:
-  // a warp stores 4 rows x 8 k of A, which without a layout land on 4 banks.
-  GemmTile t{128, 128, 8, 8, 8, 1, 4, true, true, false};
+  // A 128 x 128 x 8 tile, 8 x 8 per thread, row-major warps (16 lanes along n), scalar
+  // loads of an nn A: a warp stores 4 rows x 8 k of A, which without a layout land on 4
+  // banks.
+  GemmTile t{128, 128, 8, 8, 8, 1, 4, true, true, false, 16};
   EXPECT_DOUBLE_EQ(gemm_bank_conflicts(SmemLayout::none, t).store_a, 8.0);
   for (SmemLayout layout : {SmemLayout::pad, SmemLayout::xor_swizzle, SmemLayout::shift}) {
     const auto bc = gemm_bank_conflicts(layout, t);
@@ -143,8 +146,32 @@ TEST(GemmLayoutModel, TransposingStoresConflictUnlessSwizzledOrPadded) {
   // Weighted: reads count tm + tn per k step, stores (bm + bn) / threads.
   GemmBankConflicts bc;
   bc.store_a = 8;
-  t = GemmTile{128, 128, 8, 8, 8, 1, 4, true, true, false};
+  t = GemmTile{128, 128, 8, 8, 8, 1, 4, true, true, false, 16};
   EXPECT_NEAR(bc.weighted(t), (1.0 * (8 + 1) / 2 + 16.0) / (1.0 + 16.0), 1e-12);
+}
+
+TEST(GemmLayoutModel, WarpShapeDecidesTheConflictsOfFragmentReads) {
+  // 128 x 128 tile, 8 x 8 per thread (16 x 16 thread tiles), B columns not split, no
+  // layout. With 16 lanes along n, the 8 lanes of a 16-byte request's phase read B
+  // chunks 32 bytes apart: two lanes a bank group. With 4 lanes along n (a 64 x 32 warp
+  // tile) a phase holds 4 columns x 2 rows: 4 chunks of B, each read by 2 lanes.
+  GemmTile wide{128, 128, 8, 8, 8, 4, 4, false, true, false, 16};
+  GemmTile narrow = wide;
+  narrow.warp_n = 4;
+  const auto w = gemm_bank_conflicts(SmemLayout::none, wide), n = gemm_bank_conflicts(SmemLayout::none, narrow);
+  EXPECT_DOUBLE_EQ(w.read_b, 2.0);
+  EXPECT_DOUBLE_EQ(n.read_b, 1.0);
+  EXPECT_DOUBLE_EQ(w.read_a, 1.0);
+  EXPECT_DOUBLE_EQ(n.read_a, 1.0);
+  EXPECT_LT(n.weighted(narrow), w.weighted(wide));
+  // The stores do not depend on the warp shape.
+  EXPECT_DOUBLE_EQ(n.store_a, w.store_a);
+  EXPECT_DOUBLE_EQ(n.store_b, w.store_b);
+  // A warp shape that does not tile the thread tiles is an error, not a guess.
+  for (int bad : {0, 3, 32, 64}) {
+    narrow.warp_n = bad;
+    expect_error([&] { gemm_bank_conflicts(SmemLayout::none, narrow); }, "warp_n");
+  }
 }
 
 }  // namespace

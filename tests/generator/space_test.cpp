@@ -103,6 +103,22 @@ TEST(Space, InstantiateGivesNameAndGeometry) {
   EXPECT_THROW(instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 2147483647, 2147483647, 4)), Error);
 }
 
+// A runtime tunable changes the launch, not the kernel: it is no template argument.
+TEST(Space, RuntimeTunablesShareOneKernel) {
+  const KernelSpec k = KernelSpec::parse(
+      "// @kernel k\n// @entry k\n// @type T = element\n// @tune a = 1, 2\n// @tune s = 1, 4\n// @runtime s\n"
+      "// @launch block = (32, 1, 1)\n// @launch grid = (a, 1, s)\n"
+      "template <typename T, int a> __global__ void k(T* p) {}\n");
+  const Problem p{DType::f32, {}};
+  const auto one = instantiate(k, config_from_json(k, {{"a", 2}, {"s", 1}}), DeviceLimits{}, p);
+  const auto four = instantiate(k, config_from_json(k, {{"a", 2}, {"s", 4}}), DeviceLimits{}, p);
+  EXPECT_EQ(one.name_expression, "k<unsigned int, 2>");
+  EXPECT_EQ(four.name_expression, one.name_expression);
+  EXPECT_EQ(one.grid[2], 1u);
+  EXPECT_EQ(four.grid[2], 4u);
+  EXPECT_EQ(enumerate(k, DeviceLimits{}, p).size(), 4u);  // still four configs to time
+}
+
 TEST(Space, DefaultConfigIsValidForEveryProblem) {
   for (DType dt : {DType::u8, DType::f16, DType::f32, DType::f64})
     for (auto [r, c] : {std::pair{1, 1}, {3, 5}, {1, 1000000}, {65537, 3}})

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace ktune {
 namespace {
@@ -97,6 +98,32 @@ TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
   EXPECT_EQ(stored, names.size());    // ...the second compiles nothing
   EXPECT_EQ(first, second);
   std::filesystem::remove_all(dir);
+}
+
+// Candidates with one name expression (configs that differ in runtime tunables only)
+// are compiled once and each is delivered with that kernel; a failing name fails all
+// of its candidates.
+TEST(NvrtcCompile, EqualNamesCompileOnce) {
+  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}}};
+  const std::string a = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, p).name_expression;
+  const std::string b = instantiate(spec(), enumerate(spec(), DeviceLimits{}, p).back(), DeviceLimits{}, p).name_expression;
+  ASSERT_NE(a, b);
+  const std::string bad = "ktune_transpose<unsigned int, 3>";
+  const std::vector<std::string> names{a, b, a, bad, a, bad};
+  CompilePool pool(spec().source(), names, 90, 2, "transpose", nullptr, 8);
+  EXPECT_EQ(pool.kernel_count(), 3u);
+  std::map<std::size_t, std::string> lowered;
+  std::set<std::size_t> failed;
+  while (auto batch = pool.next()) {
+    for (const auto& u : batch->units)
+      for (const auto& [i, l] : u.entries) EXPECT_TRUE(lowered.emplace(i, l).second) << i;
+    for (const auto& [i, e] : batch->errors) EXPECT_TRUE(failed.insert(i).second) << i;
+  }
+  EXPECT_EQ(lowered.size(), 4u);
+  EXPECT_EQ(lowered.at(0), lowered.at(2));
+  EXPECT_EQ(lowered.at(0), lowered.at(4));
+  EXPECT_NE(lowered.at(0), lowered.at(1));
+  EXPECT_EQ(failed, (std::set<std::size_t>{3, 5}));
 }
 
 // The runtime's path: one instance, loaded from the store once it is there, compiled

@@ -1,14 +1,25 @@
 #include <ktune/tuner/compile_pool.hpp>
 
 #include <algorithm>
+#include <map>
 
 namespace ktune {
 
 CompilePool::CompilePool(std::string source, std::vector<std::string> name_expressions, int arch, int threads,
                          std::string program_name, Database* store, int instances_per_program)
-    : source_(std::move(source)), program_name_(std::move(program_name)), names_(std::move(name_expressions)),
-      arch_(arch), store_(store) {
+    : source_(std::move(source)), program_name_(std::move(program_name)), arch_(arch), store_(store) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Candidates with the same name expression (they differ in runtime tunables only)
+  // share one compiled kernel.
+  std::map<std::string, std::size_t> unique;
+  for (std::size_t i = 0; i < name_expressions.size(); ++i) {
+    const auto [it, added] = unique.emplace(name_expressions[i], names_.size());
+    if (added) {
+      names_.push_back(name_expressions[i]);
+      users_.emplace_back();
+    }
+    users_[it->second].push_back(i);
+  }
   // Several instances per program amortize parsing; enough programs to keep every
   // thread busy and to hand the first candidates to the GPU early.
   const std::size_t n = names_.size();
@@ -48,7 +59,8 @@ void CompilePool::work() {
       for (auto i : indices) names.push_back(names_[i]);
       Program p = load_or_compile(store_, source_, names, arch_, program_name_);
       CompiledBatch::Unit unit{std::move(p.cubin), {}, p.compile_ms, p.stored};
-      for (std::size_t k = 0; k < indices.size(); ++k) unit.entries.emplace_back(indices[k], p.entries[k]);
+      for (std::size_t k = 0; k < indices.size(); ++k)
+        for (auto user : users_[indices[k]]) unit.entries.emplace_back(user, p.entries[k]);
       result.units.push_back(std::move(unit));
     };
     try {
@@ -58,7 +70,7 @@ void CompilePool::work() {
         try {
           compile({i});
         } catch (const std::exception& e) {
-          result.errors.emplace_back(i, e.what());
+          for (auto user : users_[i]) result.errors.emplace_back(user, e.what());
         }
       }
     }

@@ -61,7 +61,7 @@ double gemm_model_score(const KernelSpec& spec, const Config& c, const Problem& 
   const int bm = v("bm"), bn = v("bn"), bk = v("bk"), tm = v("tm"), tn = v("tn"), vec = v("vec"), splitk = v("splitk");
   const int elem = size_of(p.dtype), acc = size_of(gemm_accumulator(p.dtype));
   const auto dim = [&](const char* name) { return static_cast<double>(p.get(name).value_or(0)); };
-  GemmTile tile{bm, bn, bk, tm, tn, vec, acc, v("split") == 1, dim("trans_a") == 0, dim("trans_b") == 1};
+  GemmTile tile{bm, bn, bk, tm, tn, vec, acc, v("split") == 1, dim("trans_a") == 0, dim("trans_b") == 1, v("warp_n")};
   double score = std::log2(static_cast<double>(tm * tn) / (tm + tn));
   score += 0.5 * std::log2(static_cast<double>(bm * bn) / (bm + bn) / 32);
   score -= std::log2(gemm_bank_conflicts(*parse_smem_layout(layout), tile).weighted(tile));

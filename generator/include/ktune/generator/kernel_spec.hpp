@@ -11,6 +11,9 @@ namespace ktune {
 struct Tunable {
   std::string name;
   std::vector<Value> values;
+  // `// @runtime <name>`: the kernel reads the value from its launch, so it is no
+  // template argument and configs that differ only in it share one compiled kernel.
+  bool runtime = false;
 };
 
 struct Derived {
@@ -46,7 +49,8 @@ class KernelSpec {
   const std::string& source_hash() const { return source_hash_; }
   // Index of a tunable by name, or -1.
   int tunable_index(std::string_view name) const;
-  // Names of the entry kernel's template parameters, in declaration order.
+  // Names of the entry kernel's template parameters, in declaration order (the type
+  // parameter, then every tunable that is not `runtime`).
   std::vector<std::string> template_parameters() const;
   // Product of the value counts: the space before constraints.
   std::size_t cartesian_size() const;

@@ -43,6 +43,7 @@ struct GemmTile {
   bool split = false;              // B columns of a thread in two halves of the tile
   bool a_k_contig = true;          // A rows run along k in memory (layouts n.)
   bool b_k_contig = false;         // B rows run along k in memory (layouts .t)
+  int warp_n = 0;                  // lanes of a warp along n (a divisor of bn / tn, <= 32)
 };
 
 struct GemmBankConflicts {

@@ -27,6 +27,7 @@ struct CompiledBatch {
 // Compiles candidates on worker threads, several instances per NVRTC program, and
 // hands batches back in completion order so timing overlaps compilation. A failing
 // program is retried one instance at a time, so each candidate gets its own error.
+// Candidates with equal name expressions are compiled once and all delivered.
 class CompilePool {
  public:
   // With `store`, each program is looked up by binary_key() first and saved after
@@ -41,13 +42,15 @@ class CompilePool {
   // The next finished batch, or nullopt when all were handed out.
   std::optional<CompiledBatch> next();
   std::size_t batch_count() const { return batches_.size(); }
+  std::size_t kernel_count() const { return names_.size(); }  // distinct kernels compiled
   // Workers finish the program in hand and start no other; call next() no more.
   void cancel();
 
  private:
   void work();
   std::string source_, program_name_;
-  std::vector<std::string> names_;
+  std::vector<std::string> names_;               // distinct name expressions
+  std::vector<std::vector<std::size_t>> users_;  // per distinct name: the candidates
   int arch_;
   Database* store_;
   std::vector<std::vector<std::size_t>> batches_;
