@@ -131,6 +131,63 @@ std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device
   return out;
 }
 
+namespace {
+
+// Each config as the dense ids of the (tunable, value) pairs it takes and, with
+// strength 2, of the two-tunable value combinations it takes; and the id count.
+std::pair<std::vector<std::vector<std::size_t>>, std::size_t> coverage_keys(const std::vector<Config>& configs,
+                                                                              int strength) {
+  const std::size_t tunables = configs.front().size();
+  std::vector<std::vector<Value>> values(tunables);
+  for (const auto& c : configs)
+    for (std::size_t t = 0; t < tunables; ++t) values[t].push_back(c[t]);
+  for (auto& v : values) std::sort(v.begin(), v.end()), v.erase(std::unique(v.begin(), v.end()), v.end());
+  std::vector<std::vector<std::size_t>> keys(configs.size());
+  std::size_t ids = 0;
+  std::vector<std::size_t> index(tunables);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    for (std::size_t t = 0; t < tunables; ++t)
+      index[t] = static_cast<std::size_t>(std::lower_bound(values[t].begin(), values[t].end(), configs[i][t]) -
+                                          values[t].begin());
+    std::size_t base = 0;
+    for (std::size_t t = 0; t < tunables; ++t) {
+      keys[i].push_back(base + index[t]);
+      base += values[t].size();
+    }
+    for (std::size_t t = 0; strength >= 2 && t < tunables; ++t)
+      for (std::size_t u = t + 1; u < tunables; ++u) {
+        keys[i].push_back(base + index[t] * values[u].size() + index[u]);
+        base += values[t].size() * values[u].size();
+      }
+    ids = base;
+  }
+  return {keys, ids};
+}
+
+}  // namespace
+
+std::vector<std::size_t> covering_sample(const std::vector<Config>& configs, int strength) {
+  if (configs.empty()) return {};
+  const auto [keys, ids] = coverage_keys(configs, strength);
+  std::vector<char> missing(ids, 0);
+  std::size_t left = 0;
+  for (const auto& k : keys)
+    for (auto id : k) left += missing[id] ? 0 : (missing[id] = 1);
+  std::vector<std::size_t> picks;
+  while (left > 0) {
+    std::size_t best = 0, best_gain = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      std::size_t gain = 0;
+      for (auto id : keys[i]) gain += static_cast<std::size_t>(missing[id]);
+      if (gain > best_gain) best = i, best_gain = gain;
+    }
+    picks.push_back(best);
+    for (auto id : keys[best]) left -= static_cast<std::size_t>(missing[id]), missing[id] = 0;
+  }
+  std::sort(picks.begin(), picks.end());
+  return picks;
+}
+
 std::string element_bits_type(DType dtype) {
   switch (size_of(dtype)) {
     case 1: return "unsigned char";

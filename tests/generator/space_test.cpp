@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace ktune {
 namespace {
@@ -30,6 +32,42 @@ TEST(Space, F32SpaceCoversEveryLayoutAndVectorWidth) {
   for (const auto& c : configs) seen.insert({value_str(c, "layout"), value_int(c, "vec")});
   for (const char* layout : {"direct", "none", "pad", "xor", "shift"})
     for (std::int64_t vec : {1, 2, 4}) EXPECT_TRUE(seen.count({layout, vec})) << layout << " vec " << vec;
+}
+
+// The compile tests' sample: every value any config of the space takes, in few configs.
+TEST(Space, CoveringSampleTakesEveryValueOfEveryTunable) {
+  const auto configs = enumerate(spec(), DeviceLimits{}, problem(DType::f32, 8191, 4097, 1));
+  const auto picks = covering_sample(configs);
+  std::set<std::pair<std::size_t, Value>> all, taken;
+  for (const auto& c : configs)
+    for (std::size_t t = 0; t < c.size(); ++t) all.emplace(t, c[t]);
+  for (std::size_t i : picks)
+    for (std::size_t t = 0; t < configs.at(i).size(); ++t) taken.emplace(t, configs[i][t]);
+  EXPECT_EQ(taken, all);
+  EXPECT_TRUE(std::is_sorted(picks.begin(), picks.end()));
+  EXPECT_EQ(std::set<std::size_t>(picks.begin(), picks.end()).size(), picks.size());
+  EXPECT_LE(picks.size(), 10u);  // the largest tunable has 5 values; greedy needs a few more
+  EXPECT_GE(picks.size(), 5u);
+  // A value absent from the space (realign=1 at aligned pitches) is not asked for.
+  const auto aligned = enumerate(spec(), DeviceLimits{}, problem(DType::f32, 8192, 2048, 4));
+  for (std::size_t i : covering_sample(aligned)) EXPECT_EQ(value_int(aligned[i], "realign"), 0);
+  EXPECT_TRUE(covering_sample({}).empty());
+}
+
+TEST(Space, PairwiseSampleTakesEveryPairOfValues) {
+  const auto configs = enumerate(spec(), DeviceLimits{}, problem(DType::f16, 8192, 2048, 8));
+  const auto picks = covering_sample(configs, 2);
+  using Pair = std::tuple<std::size_t, Value, std::size_t, Value>;
+  const auto pairs = [&](const Config& c, std::set<Pair>& into) {
+    for (std::size_t t = 0; t < c.size(); ++t)
+      for (std::size_t u = t + 1; u < c.size(); ++u) into.emplace(t, c[t], u, c[u]);
+  };
+  std::set<Pair> all, taken;
+  for (const auto& c : configs) pairs(c, all);
+  for (std::size_t i : picks) pairs(configs.at(i), taken);
+  EXPECT_EQ(taken, all);
+  EXPECT_GT(picks.size(), covering_sample(configs).size());
+  EXPECT_LT(picks.size() * 4, configs.size());  // still a sample
 }
 
 TEST(Space, EveryConfigSatisfiesItsConstraintsAndDeviceLimits) {

@@ -1,4 +1,6 @@
-// Compiles the GEMM family with NVRTC for sm_90: needs no GPU, runs in CI.
+// Compiles the GEMM family with NVRTC for sm_90: needs no GPU. By default a covering
+// sample of each (dtype, layout) space (the cpu label, CI); KTUNE_COMPILE_SWEEP=1 compiles
+// every config (the sweep label, scripts/gpu-check.sh).
 #include <ktune/generator/gemm_family.hpp>
 
 #include <gtest/gtest.h>
@@ -8,48 +10,31 @@
 namespace ktune {
 namespace {
 
-// Every `stride`-th config of the space of an m x n x k problem (pitches = stored row
-// lengths, cuMemAlloc'd pointers).
-std::pair<std::size_t, std::vector<std::string>> compile_space(DType dtype, const char* layout, std::int64_t m,
-                                                               std::int64_t n, std::int64_t k, std::size_t stride,
-                                                               std::size_t offset = 0) {
-  const KernelSpec& spec = KernelSpec::builtin("gemm");
-  GemmArgs a{dtype, m, n, k};
-  EXPECT_TRUE(set_gemm_layout(a, layout));
-  a = gemm_probe_args(gemm_dense_pitches(a));
-  const Problem p = gemm_problem(a);
-  const auto configs = enumerate(spec, DeviceLimits{}, p);
-  std::vector<std::string> names;
-  for (std::size_t i = offset; i < configs.size(); i += stride)
-    names.push_back(instantiate(spec, configs[i], DeviceLimits{}, p, gemm_type_argument(a)).name_expression);
-  return compile_all(spec.source(), names, "gemm");
-}
-
-// The f32 nn space of a square problem: what `ktune tune gemm` searches at 4096^3.
-TEST(GemmCompile, EveryF32ConfigCompilesForSm90) {
-  const auto [n, f] = compile_space(DType::f32, "nn", 4096, 4096, 4096, 1);
-  EXPECT_TRUE(f.empty()) << f.size() << " failed, first: " << f.front();
-  EXPECT_GE(n, 3000u);
-}
-
-// Split-K, transposed operands, halves and doubles, odd pitches: a sample of each, at
-// different offsets so that different configs are drawn.
-TEST(GemmCompile, OtherLayoutsDtypesAndSplitKSample) {
-  struct Case {
-    DType dtype;
-    const char* layout;
-    std::int64_t m, n, k;
-  };
-  std::size_t offset = 0;
-  for (const Case& c : {Case{DType::f32, "nn", 2048, 64, 8192}, Case{DType::f32, "nt", 1024, 1024, 1024},
-                        Case{DType::f32, "tn", 1024, 1024, 1024}, Case{DType::f32, "tt", 1023, 1025, 1027},
-                        Case{DType::f16, "nn", 1024, 1024, 1024}, Case{DType::bf16, "tn", 1024, 1024, 1024},
-                        Case{DType::f64, "nt", 1023, 1025, 1027}}) {
-    const auto [n, f] = compile_space(c.dtype, c.layout, c.m, c.n, c.k, 61, offset++ * 7);
-    EXPECT_TRUE(f.empty()) << to_string(c.dtype) << " " << c.layout << ": " << f.size() << " failed, first: " << f.front();
-    EXPECT_GE(n, 20u) << to_string(c.dtype) << " " << c.layout;
+// A (dtype, layout) space: dense pitches (widest loads, split-K) and pitches one, two and
+// four elements longer, which allow only narrower vectors.
+CompileSpace gemm_space(DType dtype, const char* layout) {
+  CompileSpace space{"gemm " + std::string(to_string(dtype)) + " " + layout, &KernelSpec::builtin("gemm"),
+                     KernelSpec::builtin("gemm").source(), {}, {}};
+  for (std::int64_t extra : {0, 1, 2, 4}) {
+    GemmArgs a{dtype, 2048, 2048, 2048};
+    EXPECT_TRUE(set_gemm_layout(a, layout));
+    a = gemm_dense_pitches(a);
+    a.lda += extra, a.ldb += extra;
+    a = gemm_probe_args(a);
+    space.problems.push_back(gemm_problem(a));
+    space.type_argument = gemm_type_argument(a);
   }
+  return space;
 }
+
+class GemmCompile : public ::testing::TestWithParam<DType> {};
+
+TEST_P(GemmCompile, EveryLayoutCompilesForSm90) {
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) EXPECT_GE(expect_space_compiles(gemm_space(GetParam(), layout)), 10u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, GemmCompile, ::testing::Values(DType::f32, DType::f16, DType::bf16, DType::f64),
+                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
 
 }  // namespace
 }  // namespace ktune

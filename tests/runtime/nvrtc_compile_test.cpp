@@ -1,4 +1,5 @@
-// Compiles transpose configs with NVRTC for sm_90: needs no GPU, runs in CI.
+// The compile pipeline (NVRTC, the compile pool, the binary store) on transpose
+// instances: needs no GPU.
 #include <ktune/generator/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
@@ -15,65 +16,6 @@ namespace ktune {
 namespace {
 
 const KernelSpec& spec() { return KernelSpec::builtin("transpose"); }
-
-// Compiles `configs` (every stride-th one) and returns the failures.
-std::vector<std::string> compile_all(DType dtype, std::int64_t align, std::size_t stride, std::size_t* count) {
-  const Problem p{dtype, {{"rows", 8192}, {"cols", 2048}, {"align", align}}};
-  const auto configs = enumerate(spec(), DeviceLimits{}, p);
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < configs.size(); i += stride)
-    names.push_back(instantiate(spec(), configs[i], DeviceLimits{}, p).name_expression);
-  CompilePool pool(spec().source(), names, 90, 0, "transpose");
-  std::vector<std::string> failures;
-  std::size_t compiled = 0;
-  while (auto b = pool.next()) {
-    for (const auto& u : b->units) {
-      EXPECT_FALSE(u.cubin.empty());
-      for (const auto& [i, lowered] : u.entries) {
-        EXPECT_EQ(lowered.rfind("_Z15ktune_transpose", 0), 0u) << lowered;
-        ++compiled;
-      }
-    }
-    for (const auto& [i, e] : b->errors) failures.push_back(names[i] + ": " + e);
-  }
-  *count = compiled;
-  EXPECT_EQ(compiled + failures.size(), names.size());
-  return failures;
-}
-
-TEST(NvrtcCompile, EveryF32ConfigCompilesForSm90) {
-  std::size_t n = 0;
-  const auto failures = compile_all(DType::f32, 4, 1, &n);
-  EXPECT_TRUE(failures.empty()) << failures.size() << " failed, first: " << failures.front();
-  EXPECT_GE(n, 300u);
-}
-
-TEST(NvrtcCompile, EveryRealignedConfigCompiles) {
-  // Realigned configs exist only where pointers or pitches are not 16-byte aligned.
-  for (DType dtype : {DType::f32, DType::f64}) {
-    const Problem p{dtype, {{"rows", 8191}, {"cols", 4097}, {"align", 1}}};
-    std::vector<std::string> names;
-    for (const auto& c : enumerate(spec(), DeviceLimits{}, p))
-      if (std::get<std::int64_t>(c.back()) == 1) names.push_back(instantiate(spec(), c, DeviceLimits{}, p).name_expression);
-    EXPECT_GE(names.size(), 20u) << to_string(dtype);
-    CompilePool pool(spec().source(), names, 90, 0, "transpose");
-    std::size_t compiled = 0;
-    while (auto b = pool.next()) {
-      for (const auto& u : b->units) compiled += u.entries.size();
-      for (const auto& [i, e] : b->errors) ADD_FAILURE() << names[i] << ": " << e;
-    }
-    EXPECT_EQ(compiled, names.size());
-  }
-}
-
-TEST(NvrtcCompile, SampleOfOtherElementSizesCompiles) {
-  for (auto [dtype, align] : {std::pair{DType::u8, 16}, {DType::f16, 8}, {DType::f64, 2}}) {
-    std::size_t n = 0;
-    const auto failures = compile_all(dtype, align, 9, &n);
-    EXPECT_TRUE(failures.empty()) << to_string(dtype) << ": " << failures.front();
-    EXPECT_GE(n, 30u);
-  }
-}
 
 TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
   const auto dir = std::filesystem::temp_directory_path() / ("ktune-store-test-" + std::to_string(::getpid()));

@@ -54,6 +54,13 @@ std::optional<std::string> why_invalid(const KernelSpec& spec, const Config& con
 // Every valid config, in the declaration order of the values.
 std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem);
 
+// Indices (ascending) of a few of `configs` that together take every value each tunable
+// takes anywhere in `configs` (strength 1) and, with strength 2, every combination of
+// values of two tunables that some config takes. Greedy: each pick is the config that
+// covers the most not yet taken, the earliest on ties. Compile tests use it to touch
+// every layout, vector width, tile size, ... and their pairings without compiling all.
+std::vector<std::size_t> covering_sample(const std::vector<Config>& configs, int strength = 1);
+
 // A config made concrete for one problem: what NVRTC compiles and how to launch it.
 struct Instance {
   std::string name_expression;  // e.g. ktune_transpose<unsigned int, 64, 64, 16, 16, 4, layout_xor>
