@@ -44,6 +44,14 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice));
   CHECK(cudaMemset(dst, 0xA5, bytes));
 
+  // A bad call throws ktune::Error (declared in the installed headers) and launches nothing.
+  try {
+    ktune::transpose(dst, src, 0, cols, rows, cols, ktune::DType::f32, stream);
+    std::printf("transpose_app: a 0-row transpose was accepted\n");
+    return 1;
+  } catch (const ktune::Error& e) {
+    std::printf("transpose_app: ktune %s; bad call refused: %s\n", ktune::version(), e.what());
+  }
   const ktune::LaunchInfo info = ktune::transpose(dst, src, rows, cols, rows, cols, ktune::DType::f32, stream);
   CHECK(cudaStreamSynchronize(stream));
   CHECK(cudaGetLastError());

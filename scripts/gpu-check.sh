@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|all]
+#   bash scripts/gpu-bundle.sh          # here: build/ without object files -> build-gpu/
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|install|sweep|all]
+# (on the GPU machine, KTUNE_BUILD=build-gpu). `install`: ktune tunes the example's problem, then
+# scripts/check_install.sh builds examples/ against the installed package and runs it.
+# `sweep` (not part of all): every config of every space compiled, `ctest -C sweep -L
+# sweep` on all cores; KTUNE_SWEEP_SHARD=i/n runs one share of it.
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
 # then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer) and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
 # Writes at most 8 files into OUT_DIR; prints a short summary last. KTUNE_NO_BENCH=1:
 # a family's pass without its benchmark.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|all]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|install|sweep|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${KTUNE_BUILD:-$here/build}
@@ -15,6 +20,8 @@ mkdir -p "$out"
 # ctest files hold the absolute paths of the machine that configured the build.
 src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
 if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
+bdir=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
+if [ -n "$bdir" ] && [ ! -e "$bdir" ]; then ln -s "$build" "$bdir"; fi
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-$(mktemp -d)/ktune}
 status=0
 note() { echo "$*" | tee -a "$out/summary.txt"; }
@@ -90,6 +97,21 @@ if [ "$what" = reduce ] || [ "$what" = all ]; then
 fi
 if [ "$what" = gemm ] || [ "$what" = all ]; then
   family_pass gemm gemm_gpu_test 'GemmRuntimeGpu.*'
+fi
+if [ "$what" = install ] || [ "$what" = all ]; then
+  # The application outside the tree, on the GPU: it must report the winner tuned here.
+  "$build/tuner/ktune" tune transpose --dtype f32 --shape 1000x1537 > "$out/install.log" 2>&1 || status=1
+  bash "$here/scripts/check_install.sh" "$build" "$(mktemp -d)" 1000 1537 >> "$out/install.log" 2>&1
+  rc=$?; [ $rc = 0 ] || status=1
+  note "install: rc=$rc; $(grep -E '^transpose_app' "$out/install.log" | tr '\n' ' ' | cut -c1-900)"
+fi
+if [ "$what" = sweep ]; then
+  start=$(date +%s)
+  (cd "$build" && ctest -C sweep -L sweep --verbose) > "$out/sweep.log" 2>&1
+  rc=$?; [ $rc = 0 ] || status=1
+  note "sweep (shard ${KTUNE_SWEEP_SHARD:-0/1}, $(nproc) cores): rc=$rc in $(( $(date +%s) - start )) s;" \
+    "$(grep -oE '[0-9]+ kernels compiled' "$out/sweep.log" | awk '{s+=$1} END {print s}') kernels;" \
+    "$(grep -E 'tests passed|Test +#' "$out/sweep.log" | sed 's/  */ /g' | tr '\n' ' ')"
 fi
 if [ "$what" = tuner ] || [ "$what" = all ]; then
   bash "$here/bench/tuner_bench.sh" "$build" "$out" || status=1

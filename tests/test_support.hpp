@@ -1,6 +1,6 @@
 #pragma once
 // Helpers the test programs share.
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/space.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 

@@ -1,6 +1,6 @@
 #include <ktune/cache/database.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/hash.hpp>
 #include <ktune/generator/log.hpp>
 

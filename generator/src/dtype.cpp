@@ -1,6 +1,6 @@
 #include <ktune/generator/dtype.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <array>
 #include <cmath>

@@ -1,5 +1,5 @@
 #include <ktune/generator/expr.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <cctype>
 #include <limits>

@@ -1,7 +1,7 @@
 #include <ktune/generator/kernel_spec.hpp>
 
 #include <ktune/generator/embedded_templates.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/hash.hpp>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include <ktune/generator/layout_model.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 #include <ktune/generator/transpose_family.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <algorithm>
 #include <limits>

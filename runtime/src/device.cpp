@@ -1,6 +1,6 @@
 #include <ktune/runtime/device.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <cstdio>
 

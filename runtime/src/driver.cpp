@@ -1,6 +1,6 @@
 #include <ktune/runtime/driver.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <dlfcn.h>
 

@@ -1,6 +1,6 @@
 #include <ktune/runtime/gemm_launch.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 namespace ktune {
 namespace {

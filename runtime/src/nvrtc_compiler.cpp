@@ -1,6 +1,6 @@
 #include <ktune/runtime/nvrtc_compiler.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/hash.hpp>
 
 #include <nvrtc.h>

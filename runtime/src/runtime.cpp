@@ -1,7 +1,7 @@
 #include <ktune/ktune.hpp>
 
 #include <ktune/cache/lookup.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/generator/elementwise_family.hpp>
 #include <ktune/generator/gemm_family.hpp>

@@ -1,5 +1,5 @@
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

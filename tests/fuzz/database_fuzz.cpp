@@ -2,7 +2,7 @@
 // import. Whatever the bytes, opening, reading and importing either work or throw
 // ktune::Error; nothing crashes, hangs or throws anything else.
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <unistd.h>
 

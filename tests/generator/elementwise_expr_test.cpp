@@ -1,5 +1,5 @@
 #include <ktune/generator/elementwise_expr.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/expr.hpp>
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #include <ktune/generator/elementwise_family.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/kernel_spec.hpp>
 #include <ktune/generator/reduce_family.hpp>
 

@@ -1,4 +1,4 @@
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
 
 #include <gtest/gtest.h>

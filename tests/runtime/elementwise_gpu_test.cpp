@@ -6,7 +6,7 @@
 #include "test_support.hpp"
 
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/elementwise_harness.hpp>

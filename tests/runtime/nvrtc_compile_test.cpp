@@ -1,6 +1,6 @@
 // The compile pipeline (NVRTC, the compile pool, the binary store) on transpose
 // instances: needs no GPU.
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/tuner/compile_pool.hpp>

@@ -5,7 +5,7 @@
 #include "test_support.hpp"
 
 #include <ktune/generator/elementwise_family.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/reduce_harness.hpp>

@@ -3,7 +3,7 @@
 #include "gpu_test_support.hpp"
 
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>

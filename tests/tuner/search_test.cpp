@@ -1,6 +1,6 @@
 // Strategies replayed on recorded exhaustive runs of the transpose family (H200,
 // tests/data): the log is a perfect simulator of the space it covers.
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/tuner/recorded_run.hpp>
 #include <ktune/tuner/search.hpp>
 

@@ -1,6 +1,6 @@
 #include <ktune/tuner/bench.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "cache_cli.hpp"
 
 #include <ktune/cache/lookup.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/device.hpp>
 

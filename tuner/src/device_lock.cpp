@@ -1,7 +1,7 @@
 #include <ktune/tuner/device_lock.hpp>
 
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <fcntl.h>
 #include <sys/file.h>

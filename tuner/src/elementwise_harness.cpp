@@ -1,6 +1,6 @@
 #include <ktune/tuner/elementwise_harness.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/tuner/verifier.hpp>
 

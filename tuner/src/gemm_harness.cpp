@@ -1,7 +1,7 @@
 #include <ktune/tuner/gemm_harness.hpp>
 
 #include <ktune/generator/embedded_templates.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/runtime/gemm_launch.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/tuner/verifier.hpp>

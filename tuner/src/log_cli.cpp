@@ -1,7 +1,7 @@
 #include "log_cli.hpp"
 
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/tuner/recorded_run.hpp>
 
 #include "log_report.hpp"

@@ -3,7 +3,7 @@
 #include "run_analysis.hpp"
 #include "svg_plot.hpp"
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <algorithm>
 #include <cmath>

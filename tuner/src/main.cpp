@@ -4,7 +4,7 @@
 #include "problem_cli.hpp"
 
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/runtime/driver.hpp>
 #include <ktune/tuner/bench.hpp>
 #include <ktune/tuner/recorded_run.hpp>

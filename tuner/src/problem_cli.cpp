@@ -3,7 +3,7 @@
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/elementwise_family.hpp>
 #include <ktune/generator/gemm_family.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/reduce_family.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/tuner/elementwise_harness.hpp>

@@ -1,6 +1,6 @@
 #include <ktune/tuner/recorded_run.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 #include <fstream>
 

@@ -1,7 +1,7 @@
 #include <ktune/tuner/reduce_harness.hpp>
 
 #include <ktune/generator/elementwise_family.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/reduce_launch.hpp>
 #include <ktune/tuner/verifier.hpp>

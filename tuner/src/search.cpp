@@ -1,6 +1,6 @@
 #include <ktune/tuner/search.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/gemm_family.hpp>
 #include <ktune/generator/layout_model.hpp>
 

@@ -1,7 +1,7 @@
 #include <ktune/tuner/search_log.hpp>
 
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 
 namespace ktune {
 

@@ -1,6 +1,6 @@
 #include <ktune/tuner/transpose_harness.hpp>
 
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
 #include <ktune/tuner/verifier.hpp>
 

@@ -1,7 +1,7 @@
 #include <ktune/tuner/tune.hpp>
 
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/error.hpp>
+#include <ktune/error.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/transpose_launch.hpp>

@@ -9,9 +9,12 @@
 // CUstream (nullptr: the legacy default stream). Calls are thread-safe and
 // asynchronous like any kernel launch. After the first call for a problem, a call is
 // a hash lookup and a cuLaunchKernel.
-#include <ktune/cache/match_level.hpp>
-#include <ktune/generator/dtype.hpp>
-#include <ktune/generator/reduce_op.hpp>
+// Self-contained: it and the four vocabulary headers below are what `cmake --install`
+// puts in include/ktune/; nothing from the library's internal layers.
+#include <ktune/dtype.hpp>
+#include <ktune/error.hpp>
+#include <ktune/match_level.hpp>
+#include <ktune/reduce_op.hpp>
 
 #include <cstdint>
 #include <initializer_list>
@@ -122,6 +125,9 @@ class Runtime {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The library's version, e.g. "0.1.0" (the installed package's version).
+const char* version() noexcept;
 
 // The process-wide runtime (default database), created at first use.
 Runtime& default_runtime();

@@ -1,6 +1,6 @@
 #pragma once
 #include <ktune/cache/database.hpp>
-#include <ktune/cache/match_level.hpp>
+#include <ktune/match_level.hpp>
 #include <ktune/generator/space.hpp>
 
 #include <functional>

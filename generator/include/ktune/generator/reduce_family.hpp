@@ -1,7 +1,7 @@
 #pragma once
 // The C++ part of the reduction families: `reduce` (a whole array to one value),
 // `reduce_rows` (each row of a matrix to one value) and `reduce_cols` (each column).
-#include <ktune/generator/reduce_op.hpp>
+#include <ktune/reduce_op.hpp>
 #include <ktune/generator/space.hpp>
 
 #include <cstdint>
