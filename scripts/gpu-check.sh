@@ -5,7 +5,8 @@
 # (on the GPU machine, KTUNE_BUILD=build-gpu). `install`: ktune tunes the example's problem, then
 # scripts/check_install.sh builds examples/ against the installed package and runs it.
 # `sweep` (not part of all): every config of every space compiled, `ctest -C sweep -L
-# sweep` on all cores; KTUNE_SWEEP_SHARD=i/n runs one share of it.
+# sweep` on all cores; KTUNE_SWEEP_SHARD=i/n runs one share of it, KTUNE_SWEEP_ONLY=REGEX
+# only the sweep tests it matches.
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
 # then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer) and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
@@ -107,7 +108,7 @@ if [ "$what" = install ] || [ "$what" = all ]; then
 fi
 if [ "$what" = sweep ]; then
   start=$(date +%s)
-  (cd "$build" && ctest -C sweep -L sweep --verbose) > "$out/sweep.log" 2>&1
+  (cd "$build" && ctest -C sweep -L sweep -R "${KTUNE_SWEEP_ONLY:-.}" --verbose) > "$out/sweep.log" 2>&1
   rc=$?; [ $rc = 0 ] || status=1
   note "sweep (shard ${KTUNE_SWEEP_SHARD:-0/1}, $(nproc) cores): rc=$rc in $(( $(date +%s) - start )) s;" \
     "$(grep -oE '[0-9]+ kernels compiled' "$out/sweep.log" | awk '{s+=$1} END {print s}') kernels;" \
