@@ -8,9 +8,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+
+#include <cerrno>
+#include <atomic>
 #include <chrono>
-#include <mutex>
+#include <limits>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 
 namespace ktune {
 namespace fs = std::filesystem;
@@ -57,6 +66,62 @@ nlohmann::json TuningRecord::to_json() const {
           {"tuned_at", tuned_at}};
 }
 
+namespace {
+
+// JSON integers only: 1.5 or 1e300 are errors, not silently 1 or INT64_MIN.
+std::vector<std::int64_t> strict_integers(const nlohmann::json& j, const char* what) {
+  if (!j.is_array()) throw Error(std::string(what) + " must be an array of integers, not " + j.dump().substr(0, 80));
+  std::vector<std::int64_t> out;
+  for (const auto& v : j) {
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<std::int64_t>::max()})
+      out.push_back(static_cast<std::int64_t>(v.get<std::uint64_t>()));
+    else if (v.is_number_integer() && !v.is_number_unsigned())
+      out.push_back(v.get<std::int64_t>());
+    else
+      throw Error(std::string(what) + " must hold integers, not " + v.dump().substr(0, 80));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> TuningRecord::invalid() const {
+  const auto positive_finite = [](double v) { return std::isfinite(v) && v > 0; };
+  if (device_key.empty() || family.empty() || dtype.empty() || template_hash.empty())
+    return std::string("device_key, family, dtype and template_hash must not be empty");
+  if (!parse_dtype(dtype)) return "unknown dtype '" + dtype + "' (known: " + std::string(dtype_names()) + ")";
+  if (shape.empty()) return std::string("shape is empty");
+  for (auto d : shape)
+    if (d < 1 || d > std::numeric_limits<std::int32_t>::max())
+      return "shape " + nlohmann::json(shape).dump() + " has a size outside 1 .. 2^31-1";
+  if (align < 1 || align > 16 || (align & (align - 1)) != 0)
+    return "align " + std::to_string(align) + " is not a power of two from 1 to 16";
+  if (!positive_finite(median_us)) return "median_us " + nlohmann::json(median_us).dump() + " is not a positive time";
+  if (!std::isfinite(spread_pct) || spread_pct < 0 || !std::isfinite(rate) || rate < 0 || !std::isfinite(ceiling_fraction) ||
+      ceiling_fraction < 0)
+    return std::string("spread_pct, rate and ceiling_fraction must be finite and not negative");
+  if (!config.is_object() || config.empty()) return "config must be a non-empty object, not " + config.dump().substr(0, 80);
+  return std::nullopt;
+}
+
+std::string TuningRecord::to_stored() const {
+  nlohmann::json j = to_json();
+  j["checksum"] = hex64(fnv1a64(j.dump()));
+  return j.dump();
+}
+
+TuningRecord TuningRecord::from_stored(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw Error("stored tuning record is not a JSON object");
+  if (j.contains("checksum")) {
+    const nlohmann::json sum = j["checksum"];
+    j.erase("checksum");
+    if (sum != hex64(fnv1a64(j.dump())))
+      throw Error("stored tuning record fails its checksum (edited outside ktune?): " + j.dump().substr(0, 200));
+  }
+  return from_json(j);
+}
+
 TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
   try {
     TuningRecord r;
@@ -65,8 +130,8 @@ TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
     r.device_uuid = j.value("device_uuid", "");
     r.family = j.at("family");
     r.dtype = j.at("dtype");
-    r.shape = j.at("shape").get<std::vector<std::int64_t>>();
-    r.align = j.at("align");
+    r.shape = strict_integers(j.at("shape"), "shape");
+    r.align = strict_integers(nlohmann::json::array({j.at("align")}), "align").front();
     r.config = j.at("config");
     r.template_hash = j.at("template_hash");
     r.median_us = j.at("median_us");
@@ -86,6 +151,8 @@ TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("malformed tuning record: ") + e.what());
+  } catch (const Error& e) {
+    throw Error(std::string("malformed tuning record: ") + e.what());
   }
 }
 
@@ -95,21 +162,33 @@ std::shared_ptr<spdlog::logger> log() { return logger("ktune.cache"); }
 
 }  // namespace
 
+namespace {
+
+// An SQLite failure with its primary result code, so that opening can tell a damaged
+// file (SQLITE_CORRUPT, SQLITE_NOTADB) from a condition of the moment (busy, locked,
+// full, I/O, permissions), which never justifies setting a file aside.
+struct SqliteError : Error {
+  SqliteError(sqlite3* db, const std::string& context)
+      : Error("tuning database: " + context + ": " + describe(db)), code(db ? sqlite3_errcode(db) & 0xff : SQLITE_CANTOPEN) {}
+  static std::string describe(sqlite3* db) {
+    if (!db) return "out of memory";
+    std::string m = sqlite3_errmsg(db);
+    if (const int e = sqlite3_system_errno(db)) m += std::string(" (") + std::strerror(e) + ")";
+    return m;
+  }
+  bool damage() const { return code == SQLITE_CORRUPT || code == SQLITE_NOTADB; }
+  int code;
+};
+
+}  // namespace
+
 struct Database::Handle {
   sqlite3* db = nullptr;
   std::mutex mutex;  // one connection shared by a tuner's compile threads: one call at a time
   ~Handle() { sqlite3_close_v2(db); }
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error("tuning database: " + what + ": " + (db ? sqlite3_errmsg(db) : "cannot open"));
-  }
   void exec(const char* sql) const {
-    char* err = nullptr;
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string msg = err ? err : "?";
-      sqlite3_free(err);
-      throw Error(std::string("tuning database: ") + sql + ": " + msg);
-    }
+    if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) throw SqliteError(db, sql);
   }
 };
 
@@ -119,8 +198,7 @@ namespace {
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      throw Error(std::string("tuning database: ") + sqlite3_errmsg(db) + " in: " + sql);
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) throw SqliteError(db, sql);
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
@@ -147,7 +225,7 @@ class Statement {
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw Error(std::string("tuning database: ") + sqlite3_errmsg(db_));
+    throw SqliteError(db_, sqlite3_sql(stmt_));
   }
   std::string text(int i) const {
     const auto* p = sqlite3_column_text(stmt_, i);
@@ -322,58 +400,249 @@ fs::path Database::default_dir() {
   return fs::temp_directory_path() / "ktune";
 }
 
-Database::Database(const fs::path& path, bool read_only) : path_(path), read_only_(read_only) {
-  if (!read_only) create_private_directory(path.parent_path());
-  for (const fs::path& p : {path, path.parent_path().empty() ? fs::path(".") : path.parent_path()})
+namespace {
+
+// Refuses a database or directory that another user controls (as ssh does with keys):
+// a stored CUBIN is code that runs on the GPU. Root-owned files are trusted (a shipped,
+// installed database).
+void check_trust(const fs::path& path) {
+  for (const fs::path& p : {path, path.parent_path().empty() ? fs::path(".") : path.parent_path()}) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) continue;
     if (writable_by_others(p))
       throw Error("tuning database: " + p.string() + " is writable by other users; refusing to load code from it (chmod go-w " +
                   p.string() + ")");
-  const auto try_open = [&]() -> std::optional<std::string> {
-    db_ = std::make_unique<Handle>();
-    const int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    if (sqlite3_open_v2(path.c_str(), &db_->db, flags | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK)
-      return std::string("cannot open: ") + sqlite3_errmsg(db_->db);
-    sqlite3_busy_timeout(db_->db, 30000);
+    if (st.st_uid != ::geteuid() && st.st_uid != 0)
+      throw Error("tuning database: " + p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) +
+                  "); refusing to load code from it (set KTUNE_CACHE_DIR to a directory of your own)");
+  }
+}
+
+// Creates a missing database file owner-only (SQLite would make it 0644); true when it
+// did. An existing file keeps its owner's modes.
+bool create_private_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+std::pair<dev_t, ino_t> file_identity(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {0, 0};
+  return {st.st_dev, st.st_ino};
+}
+
+// An SQLite URI of a path (for ?immutable=1): '%', '?' and '#' escaped.
+std::string file_uri(const fs::path& path, const char* query) {
+  std::string uri = "file:";
+  for (char c : fs::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+      uri += hex;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?" + query;
+}
+
+// How long to wait for another process's write before failing with "locked":
+// $KTUNE_DB_BUSY_MS, default 30 s.
+int busy_timeout_ms() {
+  const char* v = std::getenv("KTUNE_DB_BUSY_MS");
+  if (!v || !*v) return 30000;
+  char* end = nullptr;
+  const long ms = std::strtol(v, &end, 10);
+  if (*end || ms < 0 || ms > 86400000) throw Error(std::string("KTUNE_DB_BUSY_MS must be milliseconds, not '") + v + "'");
+  return static_cast<int>(ms);
+}
+
+// A name for a set-aside file that no other process or earlier set-aside has taken.
+fs::path claim_aside_name(const fs::path& path) {
+  static std::atomic<unsigned> counter{0};
+  return path.string() + ".broken-" + now_tag() + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+// Renames without ever replacing an existing file.
+bool rename_no_replace(const fs::path& from, const fs::path& to, std::string* why) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  *why = std::strerror(errno);
+  return false;
+}
+
+// Holds an exclusive lock on `<path>.lock` for the whole set-aside, so two processes
+// that found the same damage do not both move files.
+class SetAsideLock {
+ public:
+  explicit SetAsideLock(const fs::path& path) {
+    fd_ = ::open((path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
+      throw Error("tuning database " + path.string() + ": cannot lock " + path.string() + ".lock: " + std::strerror(errno));
+  }
+  ~SetAsideLock() { ::close(fd_); }
+  SetAsideLock(const SetAsideLock&) = delete;
+  SetAsideLock& operator=(const SetAsideLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+// Why opening failed, and whether that proves the file is not a healthy ktune database.
+struct Database::OpenProblem {
+  std::string what;
+  bool damaged = false;
+  int code = SQLITE_OK;
+};
+
+SalvageReport salvage_records(const fs::path& path) {
+  SalvageReport report;
+  sqlite3* raw = nullptr;
+  const std::string uri = file_uri(path, "mode=ro&immutable=1");
+  if (sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
+    sqlite3_close_v2(raw);
+    return report;
+  }
+  // Row by row from the last good rowid: a bad page costs the rows on it, not the rest.
+  std::int64_t next = std::numeric_limits<std::int64_t>::min();
+  for (int misses = 0; misses < 4096;) {
     try {
-      if (!read_only) {
-        db_->exec("PRAGMA journal_mode=WAL");
-        db_->exec("PRAGMA synchronous=FULL");
+      Statement q(raw, "SELECT rowid, record FROM results WHERE rowid >= ? ORDER BY rowid");
+      q.bind(1, next);
+      while (q.step()) {
+        next = q.int64(0) + 1;
+        misses = 0;
+        try {
+          report.records.push_back(TuningRecord::from_stored(q.text(1)));
+        } catch (const std::exception& e) {
+          report.unreadable.push_back("rowid " + std::to_string(next - 1) + ": " + e.what());
+        }
       }
-      {
-        Statement check(db_->db, "PRAGMA quick_check");
-        if (!check.step() || check.text(0) != "ok") return "integrity check failed: " + check.text(0);
+      break;
+    } catch (const Error& e) {
+      if (next == std::numeric_limits<std::int64_t>::min()) {  // not even the table is readable
+        report.unreadable.push_back(e.what());
+        break;
       }
-      if (!read_only) {
-        if (auto problem = create_or_migrate(*db_, path)) return problem;
-      } else if (const auto version = schema_version(db_->db); !readable_version(version)) {
-        return version_problem(version);
-      }
+      ++misses;
+      next += misses < 256 ? 1 : std::int64_t{1} << std::min(misses - 256, 40);
+    }
+  }
+  sqlite3_close_v2(raw);
+  return report;
+}
+
+std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bool immutable) {
+  db_ = std::make_unique<Handle>();
+  const int flags = read_only_ ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  const std::string name = immutable ? file_uri(path, "immutable=1") : path.string();
+  if (sqlite3_open_v2(name.c_str(), &db_->db, flags | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
+    const SqliteError e(db_->db, "open");
+    return OpenProblem{e.what(), e.damage(), e.code};
+  }
+  sqlite3_busy_timeout(db_->db, busy_timeout_ms());
+  try {
+    if (!read_only_) {
+      db_->exec("PRAGMA journal_mode=WAL");
+      db_->exec("PRAGMA synchronous=FULL");
+    }
+    {
+      Statement check(db_->db, "PRAGMA quick_check");
+      if (!check.step() || check.text(0) != "ok") return OpenProblem{"integrity check failed: " + check.text(0), true};
+    }
+    const auto version = [&] {
+      Statement tables(db_->db, "SELECT count(*) FROM sqlite_master WHERE name='meta'");
+      tables.step();
+      return tables.int64(0) == 0 ? std::optional<int>() : schema_version(db_->db);
+    }();
+    if (version && *version > k_schema_version)  // a newer ktune's healthy database
+      return OpenProblem{version_problem(version) + "; written by a newer ktune: use that one, or another KTUNE_CACHE_DIR",
+                         false};
+    if (!read_only_) {
+      if (auto problem = create_or_migrate(*db_, path)) return OpenProblem{*problem, true};
+    } else if (!readable_version(version)) {
+      return OpenProblem{version_problem(version), true};
+    }
+    try {
       Statement probe(db_->db, "SELECT device_key, family, dtype, shape, align, template_hash, median_us, record "
                                "FROM results LIMIT 0");
       probe.step();
-    } catch (const MigrationError&) {
-      throw;
-    } catch (const Error& e) {
-      return std::string(e.what());
+    } catch (const SqliteError& e) {
+      return OpenProblem{std::string("not a ktune database: ") + e.what(), e.code == SQLITE_ERROR || e.damage(), e.code};
     }
-    return std::nullopt;
-  };
-  auto problem = try_open();
-  if (!problem) {
-    if (!read_only) fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+  } catch (const MigrationError&) {
+    throw;
+  } catch (const SqliteError& e) {
+    return OpenProblem{e.what(), e.damage(), e.code};
+  }
+  return std::nullopt;
+}
+
+Database::Database(const fs::path& path, bool read_only) : path_(path), read_only_(read_only) {
+  if (!read_only) create_private_directory(path.parent_path());
+  check_trust(path);
+  const bool created = !read_only && create_private_file(path);
+  const auto identity = file_identity(path);
+  auto problem = try_open(path, false);
+  if (!problem) return;
+  if (read_only && !problem->damaged) problem = open_shipped(path, *problem);
+  if (!problem) return;
+  db_.reset();
+  if (read_only || !problem->damaged) {
+    std::error_code ec;
+    if (created && fs::file_size(path, ec) == 0) fs::remove(path, ec);  // ours, and empty: leave nothing behind
+    throw Error("tuning database " + path.string() + " cannot be used: " + problem->what + " (left as it is)");
+  }
+  set_aside_and_salvage(path, identity, problem->what);
+}
+
+// A shipped database on a read-only mount may still be marked WAL and have no -shm
+// file, which SQLite cannot create there: read it as immutable, unless a -wal file holds
+// data that immutable reading would miss.
+std::optional<Database::OpenProblem> Database::open_shipped(const fs::path& path, const OpenProblem& problem) {
+  if (problem.code != SQLITE_CANTOPEN && problem.code != SQLITE_READONLY && problem.code != SQLITE_IOERR) return problem;
+  std::error_code ec;
+  const auto wal = fs::file_size(path.string() + "-wal", ec);
+  if (!ec && wal > 0) return problem;
+  auto again = try_open(path, true);
+  if (again) return problem;
+  log()->info("tuning database {} read as immutable (read-only location, no -shm file)", path.string());
+  return std::nullopt;
+}
+
+// The file is proven damaged: under a lock, and only if it is still the file that was
+// judged, copy every readable record into a fresh database, rename the damaged file
+// (with its -wal and -shm) to a name nobody has, and report what was kept and lost.
+void Database::set_aside_and_salvage(const fs::path& path, std::pair<dev_t, ino_t> judged, const std::string& why) {
+  SetAsideLock lock(path);
+  if (file_identity(path) != judged) {  // another process set it aside meanwhile
+    if (auto again = try_open(path, false))
+      throw Error("tuning database " + path.string() + " cannot be used: " + again->what + " (left as it is)");
     return;
   }
-  if (read_only) throw Error("tuning database " + path.string() + " is unusable: " + *problem);
-  // Set the broken file aside (never delete what a user might want back) and start empty.
-  db_.reset();
-  const fs::path aside = path.string() + ".broken-" + now_tag();
+  const SalvageReport salvaged = salvage_records(path);
+  const fs::path aside = claim_aside_name(path);
+  std::string err;
+  if (!rename_no_replace(path, aside, &err))
+    throw Error("tuning database " + path.string() + " is damaged (" + why + ") and could not be set aside: " + err +
+                " (left as it is; `ktune cache recover` copies its readable records)");
   std::error_code ec;
-  fs::rename(path, aside, ec);
-  for (const char* suffix : {"-wal", "-shm"}) fs::remove(path.string() + suffix, ec);
-  log()->error("tuning database {} is unusable ({}); moved it to {} and started an empty one", path.string(),
-               *problem, aside.string());
-  recovered_from_ = *problem + " (moved to " + aside.string() + ")";
-  if (auto again = try_open()) throw Error("tuning database " + path.string() + ": " + *again);
+  for (const char* suffix : {"-wal", "-shm"}) {
+    std::string ignored;
+    if (fs::exists(path.string() + suffix, ec)) rename_no_replace(path.string() + suffix, aside.string() + suffix, &ignored);
+  }
+  create_private_file(path);
+  if (auto again = try_open(path, false)) throw Error("tuning database " + path.string() + ": " + again->what);
+  std::size_t kept = 0;
+  for (const auto& r : salvaged.records) kept += put(r) ? 1 : 0;
+  recovered_from_ = why + " (moved to " + aside.string() + "; " + std::to_string(kept) + " readable record(s) copied back, " +
+                    std::to_string(salvaged.unreadable.size()) + " unreadable)";
+  log()->error("tuning database {} is damaged ({}); moved it to {} and copied {} readable record(s) into a fresh one; "
+               "{} could not be read",
+               path.string(), why, aside.string(), kept, salvaged.unreadable.size());
 }
 
 Database::~Database() = default;
@@ -381,6 +650,7 @@ Database::Database(Database&&) noexcept = default;
 Database& Database::operator=(Database&&) noexcept = default;
 
 bool Database::put(const TuningRecord& r) {
+  if (const auto why = r.invalid()) throw Error("tuning record " + r.family + " " + shape_to_string(r.shape) + ": " + *why);
   std::lock_guard<std::mutex> lock(db_->mutex);
   if (read_only_) throw Error("tuning database " + path_.string() + " is open read-only");
   db_->exec("BEGIN IMMEDIATE");
@@ -391,12 +661,13 @@ bool Database::put(const TuningRecord& r) {
       Statement q(db_->db, "SELECT template_hash, median_us FROM results WHERE device_key=? AND family=? AND "
                            "dtype=? AND shape=? AND align=?");
       q.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
-      if (q.step()) store = q.text(0) != r.template_hash || r.median_us < q.real(1);
+      // A stored time that is no positive number (written before validation) never wins.
+      if (q.step()) store = q.text(0) != r.template_hash || r.median_us < q.real(1) || !(q.real(1) > 0);
     }
     if (store) {
       Statement ins(db_->db, "INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?)");
       ins.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
-      ins.bind(6, r.template_hash).bind(7, r.median_us).bind(8, r.to_json().dump());
+      ins.bind(6, r.template_hash).bind(7, r.median_us).bind(8, r.to_stored());
       ins.step();
     }
     db_->exec("COMMIT");
@@ -409,11 +680,21 @@ bool Database::put(const TuningRecord& r) {
 
 namespace {
 
+// The columns every record query selects: the key, then the record.
+#define KTUNE_RECORD_COLUMNS "device_key, family, dtype, shape, align, record"
+
+// Reads records, skipping (and reporting) any that fail their checksum or whose key
+// columns no longer match their content.
 std::vector<TuningRecord> read_records(Statement& q) {
   std::vector<TuningRecord> out;
   while (q.step()) {
     try {
-      out.push_back(TuningRecord::from_json(nlohmann::json::parse(q.text(0))));
+      TuningRecord r = TuningRecord::from_stored(q.text(5));
+      if (r.device_key != q.text(0) || r.family != q.text(1) || r.dtype != q.text(2) ||
+          shape_to_string(r.shape) != q.text(3) || r.align != q.int64(4))
+        throw Error("its key (" + q.text(1) + " " + q.text(2) + " " + q.text(3) + " align " + q.text(4) +
+                    ") does not match its content");
+      out.push_back(std::move(r));
     } catch (const std::exception& e) {
       log()->warn("skipping an unreadable tuning record: {}", e.what());
     }
@@ -427,7 +708,8 @@ std::optional<TuningRecord> Database::get(const std::string& device_key, const s
                                           const std::string& dtype, const std::vector<std::int64_t>& shape,
                                           std::int64_t align) const {
   std::lock_guard<std::mutex> lock(db_->mutex);
-  Statement q(db_->db, "SELECT record FROM results WHERE device_key=? AND family=? AND dtype=? AND shape=? AND align=?");
+  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results WHERE device_key=? AND family=? AND dtype=? AND "
+                       "shape=? AND align=?");
   q.bind(1, device_key).bind(2, family).bind(3, dtype).bind(4, shape_to_string(shape)).bind(5, align);
   auto records = read_records(q);
   if (records.empty()) return std::nullopt;
@@ -437,14 +719,15 @@ std::optional<TuningRecord> Database::get(const std::string& device_key, const s
 std::vector<TuningRecord> Database::find(const std::string& device_key, const std::string& family,
                                          const std::string& dtype) const {
   std::lock_guard<std::mutex> lock(db_->mutex);
-  Statement q(db_->db, "SELECT record FROM results WHERE device_key=? AND family=? AND dtype=? ORDER BY shape, align");
+  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results WHERE device_key=? AND family=? AND dtype=? "
+                       "ORDER BY shape, align");
   q.bind(1, device_key).bind(2, family).bind(3, dtype);
   return read_records(q);
 }
 
 std::vector<TuningRecord> Database::all() const {
   std::lock_guard<std::mutex> lock(db_->mutex);
-  Statement q(db_->db, "SELECT record FROM results ORDER BY device_key, family, dtype, shape, align");
+  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results ORDER BY device_key, family, dtype, shape, align");
   return read_records(q);
 }
 
@@ -468,17 +751,51 @@ nlohmann::json Database::export_json() const {
   return {{"ktune_schema", k_schema_version}, {"records", records}};
 }
 
-std::size_t Database::import_json(const nlohmann::json& doc) {
+std::size_t Database::import_json(const nlohmann::json& doc,
+                                  const std::function<std::optional<std::string>(const TuningRecord&)>& valid_config) {
   if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array())
     throw Error("not a ktune export: expected {\"ktune_schema\": N, \"records\": [...]}");
   const nlohmann::json schema = doc.value("ktune_schema", nlohmann::json(-1));
   if (!schema.is_number_integer() || schema.get<int>() < 1 || schema.get<int>() > k_schema_version)
     throw Error("export has schema " + schema.dump() + ", this ktune reads 1 to " + std::to_string(k_schema_version));
   std::vector<TuningRecord> records;
-  for (const auto& j : doc["records"]) records.push_back(TuningRecord::from_json(j));  // all or nothing
+  std::string rejected;
+  std::size_t bad = 0, index = 0;
+  for (const auto& j : doc["records"]) {  // all or nothing: every record is checked first
+    std::optional<std::string> why;
+    try {
+      records.push_back(TuningRecord::from_json(j));
+      why = records.back().invalid();
+      if (!why && valid_config) why = valid_config(records.back());
+    } catch (const Error& e) {
+      why = e.what();
+    }
+    if (why && ++bad <= 20) rejected += "\n  record " + std::to_string(index) + ": " + *why;
+    ++index;
+  }
+  if (bad) throw Error(std::to_string(bad) + " of " + std::to_string(index) + " record(s) rejected, nothing stored:" + rejected +
+                       (bad > 20 ? "\n  ..." : ""));
   std::size_t stored = 0;
   for (const auto& r : records) stored += put(r) ? 1 : 0;
   return stored;
+}
+
+void Database::write_shipping_copy(const fs::path& dest) const {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(dest, ec)))
+    throw Error("ship: " + dest.string() + " exists; give a new file name (nothing was written)");
+  {
+    std::lock_guard<std::mutex> lock(db_->mutex);
+    Statement copy(db_->db, "VACUUM INTO ?");  // a consistent snapshot, even while others write
+    copy.bind(1, dest.string());
+    copy.step();
+  }
+  Handle out;
+  if (sqlite3_open_v2(dest.c_str(), &out.db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
+    throw SqliteError(out.db, "open " + dest.string());
+  out.exec("PRAGMA journal_mode=DELETE");  // no -wal or -shm needed to read it
+  out.exec("VACUUM");
+  fs::permissions(dest, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read, fs::perm_options::replace);
 }
 
 void Database::put_binary(const std::string& key, const StoredBinary& binary) {

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <csignal>
 #include <fstream>
+#include <functional>
+#include <sys/resource.h>
 #include <thread>
 #include <vector>
 
@@ -42,6 +44,46 @@ class DatabaseTest : public ::testing::Test {
     r.rate = 3000;
     r.tuned_at = "2026-11-21T00:00:00Z";
     return r;
+  }
+
+  // Runs SQL past the Database class, as another program or a hand edit would.
+  static void raw_exec(const fs::path& path, const std::string& sql) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+  }
+  static std::string error_text(const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  std::vector<fs::path> aside_files() const {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(db_path().parent_path()))
+      if (e.path().filename().string().find("tuning.db.broken-") == 0 && e.path().string().find("-wal") == std::string::npos &&
+          e.path().string().find("-shm") == std::string::npos)
+        out.push_back(e.path());
+    return out;
+  }
+  // A database with n records, closed (its WAL checkpointed into the file).
+  void fill(std::int64_t n) {
+    Database db(db_path());
+    for (std::int64_t i = 1; i <= n; ++i) db.put(record(i, 1.0));
+  }
+  // Runs `f` in a child process as another user (nobody); returns its exit status.
+  static int as_nobody(const std::function<int()>& f) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (setgid(65534) != 0 || setuid(65534) != 0) _exit(90);
+      _exit(f());
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
   }
 
   fs::path dir_;
@@ -102,15 +144,23 @@ TEST_F(DatabaseTest, TruncatedDatabaseIsSetAside) {
   EXPECT_TRUE(db.recovered_from());
 }
 
-TEST_F(DatabaseTest, WrongSchemaVersionIsSetAside) {
-  { Database db(db_path()); }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path().c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "UPDATE meta SET value='99' WHERE key='schema_version'", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(raw);
+// A newer ktune's database is healthy: an error, never set aside. A version that is not
+// a number proves the file is not ktune's.
+TEST_F(DatabaseTest, NewerSchemaIsAnErrorAndBadVersionIsSetAside) {
+  {
+    Database db(db_path());
+    db.put(record(1, 1.0));
+  }
+  raw_exec(db_path(), "UPDATE meta SET value='99' WHERE key='schema_version'");
+  const std::string e = error_text([&] { Database db(db_path()); });
+  EXPECT_NE(e.find("schema version 99"), std::string::npos) << e;
+  EXPECT_NE(e.find("newer ktune"), std::string::npos) << e;
+  EXPECT_EQ(aside_files().size(), 0u);
+  raw_exec(db_path(), "UPDATE meta SET value='abc' WHERE key='schema_version'");
   Database db(db_path());
   ASSERT_TRUE(db.recovered_from());
-  EXPECT_NE(db.recovered_from()->find("schema version 99"), std::string::npos) << *db.recovered_from();
+  EXPECT_NE(db.recovered_from()->find("not a number"), std::string::npos) << *db.recovered_from();
+  EXPECT_EQ(db.all().size(), 1u);  // its record was salvaged
 }
 
 // The golden database was written by ktune at schema 1 (commit 127da01, `ktune cache
@@ -359,6 +409,219 @@ TEST_F(DatabaseTest, KilledWriterLeavesAHealthyDatabase) {
     ASSERT_FALSE(db.recovered_from()) << *db.recovered_from();
     EXPECT_TRUE(db.get(record(999999, 1.0).device_key, "transpose", "f32", {999999, 2048}, 4));
   }
+}
+
+// Issue 14, case 1: a database another process holds a write lock on is busy, not
+// broken: the command fails with the reason and every record stays where it was.
+TEST_F(DatabaseTest, LockedDatabaseIsAnErrorNotSetAside) {
+  fill(500);
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  setenv("KTUNE_DB_BUSY_MS", "200", 1);
+  const std::string e = error_text([&] { Database db(db_path()); });
+  unsetenv("KTUNE_DB_BUSY_MS");
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  EXPECT_NE(e.find("locked"), std::string::npos) << e;
+  EXPECT_NE(e.find("left as it is"), std::string::npos) << e;
+  EXPECT_TRUE(aside_files().empty());
+  EXPECT_EQ(Database(db_path(), true).all().size(), 500u);
+}
+
+// Case 1: a full disk (here a file-size limit: writes fail with EFBIG, as with ENOSPC)
+// is an error; nothing is set aside, and a new file that could not be set up is removed.
+TEST_F(DatabaseTest, FullDiskIsAnErrorNotSetAside) {
+  fill(50);
+  const auto size = fs::file_size(db_path());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{static_cast<rlim_t>(size), static_cast<rlim_t>(size)};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    int code = 0;
+    try {
+      Database db(db_path());
+      for (int i = 1000; i < 3000; ++i) db.put(record(i, 1.0));
+      code = 1;  // all of it fit: the limit did not bite
+    } catch (const Error&) {
+    }
+    limit = {0, 0};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      Database fresh(db_path().parent_path() / "new.db");
+      fresh.put(record(1, 1.0));
+      code |= 2;
+    } catch (const Error&) {
+    }
+    _exit(code);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_TRUE(aside_files().empty());
+  EXPECT_GE(Database(db_path(), true).all().size(), 50u);
+  EXPECT_FALSE(fs::exists(db_path().parent_path() / "new.db"));  // not left behind empty
+}
+
+// Case 1: a directory where SQLite wants its -shm file, and a cache "directory" that is
+// a file: errors naming the problem, files left as they are.
+TEST_F(DatabaseTest, UnopenableDatabaseIsAnErrorNotSetAside) {
+  fill(5);
+  fs::create_directory(db_path().string() + "-shm");
+  const std::string e = error_text([&] { Database db(db_path()); });
+  EXPECT_NE(e.find("left as it is"), std::string::npos) << e;
+  EXPECT_TRUE(aside_files().empty());
+  fs::remove(db_path().string() + "-shm");
+  EXPECT_EQ(Database(db_path(), true).all().size(), 5u);
+  std::ofstream(dir_ / "plainfile") << "x";
+  const std::string f = error_text([&] { Database db(dir_ / "plainfile" / "tuning.db"); });
+  EXPECT_NE(f.find("plainfile"), std::string::npos) << f;
+  EXPECT_EQ(fs::file_size(dir_ / "plainfile"), 1u);
+}
+
+// Case 2 and 3: one zeroed page; eight processes open it at once. Exactly one sets it
+// aside (under a name of its own), the readable records are copied back, and no
+// set-aside file is overwritten.
+TEST_F(DatabaseTest, ConcurrentOpenersOfADamagedFileSalvageOnce) {
+  fill(500);
+  const auto size = fs::file_size(db_path());
+  {
+    std::fstream f(db_path(), std::ios::in | std::ios::out | std::ios::binary);
+    const std::string zeros(4096, '\0');
+    f.seekp(static_cast<std::streamoff>(size / 2 / 4096 * 4096));
+    f.write(zeros.data(), 4096);
+  }
+  std::vector<pid_t> children;
+  for (int i = 0; i < 8; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      try {
+        Database db(db_path());
+        db.all();
+        _exit(0);
+      } catch (const std::exception&) {
+        _exit(1);
+      }
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  ASSERT_EQ(aside_files().size(), 1u);
+  const std::size_t kept = Database(db_path(), true).all().size();
+  EXPECT_GE(kept, 450u);  // a page holds a few dozen records
+  EXPECT_LT(kept, 500u);
+  EXPECT_EQ(salvage_records(aside_files().front()).records.size(), kept);  // the damaged file is intact
+}
+
+// Case 3: records carry a checksum; a byte changed in a record's text, or a key column
+// that no longer matches its record, is skipped and reported, the others are read.
+TEST_F(DatabaseTest, EditedRecordsFailTheirChecksum) {
+  fill(3);
+  raw_exec(db_path(), "UPDATE results SET record=replace(record, '\"xor\"', '\"qor\"') WHERE shape='1x2048'");
+  raw_exec(db_path(), "UPDATE results SET shape='9x2048' WHERE shape='2x2048'");
+  Database db(db_path());
+  const auto all = db.all();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].shape[0], 3);
+  EXPECT_THROW(TuningRecord::from_stored(R"({"checksum": "0000000000000000", "family": "transpose"})"), Error);
+}
+
+// Case 5: nonsense is rejected record by record with a reason; nothing is stored; an
+// invalid stored time (from before validation) never blocks a genuine record.
+TEST_F(DatabaseTest, ImportRejectsNonsenseWithReasons) {
+  Database db(db_path());
+  const auto doc_with = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json r = record(7, 3.0).to_json();
+    edit(r);
+    return nlohmann::json{{"ktune_schema", 2}, {"records", {record(8, 3.0).to_json(), r}}};
+  };
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
+      {[](nlohmann::json& r) { r["median_us"] = -5; }, "not a positive time"},
+      {[](nlohmann::json& r) { r["median_us"] = 0; }, "not a positive time"},
+      {[](nlohmann::json& r) { r["shape"] = nlohmann::json::array(); }, "shape is empty"},
+      {[](nlohmann::json& r) { r["shape"] = {0, 0}; }, "outside 1"},
+      {[](nlohmann::json& r) { r["shape"] = {-1, 5}; }, "outside 1"},
+      {[](nlohmann::json& r) { r["shape"] = {1.5, 2}; }, "must hold integers"},
+      {[](nlohmann::json& r) { r["shape"] = {1e300, 2}; }, "must hold integers"},
+      {[](nlohmann::json& r) { r["dtype"] = "f99"; }, "unknown dtype"},
+      {[](nlohmann::json& r) { r["align"] = 0; }, "power of two"},
+      {[](nlohmann::json& r) { r["align"] = -4; }, "power of two"},
+      {[](nlohmann::json& r) { r["align"] = std::int64_t{1} << 40; }, "power of two"},
+      {[](nlohmann::json& r) { r["config"] = nlohmann::json::object(); }, "config must be"},
+      {[](nlohmann::json& r) { r["config"] = "tile_m=64"; }, "config must be"},
+  };
+  for (const auto& [edit, reason] : cases) {
+    const std::string e = error_text([&] { db.import_json(doc_with(edit)); });
+    EXPECT_NE(e.find("record 1: "), std::string::npos) << reason << ": " << e;
+    EXPECT_NE(e.find(reason), std::string::npos) << e;
+    EXPECT_NE(e.find("nothing stored"), std::string::npos) << e;
+  }
+  EXPECT_TRUE(db.all().empty());  // all or nothing
+  const auto only_transpose = [](const TuningRecord& r) -> std::optional<std::string> {
+    if (r.family != "transpose") return "unknown family '" + r.family + "'";
+    return std::nullopt;
+  };
+  EXPECT_NE(error_text([&] { db.import_json(doc_with([](nlohmann::json& r) { r["family"] = "foo"; }), only_transpose); })
+                .find("unknown family 'foo'"),
+            std::string::npos);
+  // A -5 us record that got in before validation does not block a real one.
+  db.put(record(9, 4.0));
+  raw_exec(db_path(), "UPDATE results SET median_us=-5");
+  EXPECT_TRUE(db.put(record(9, 3.0)));
+  EXPECT_EQ(db.get(record(9, 3.0).device_key, "transpose", "f32", {9, 2048}, 4)->median_us, 3.0);
+}
+
+// Case 8: a database owned by another user is refused; the user's own modes are kept.
+TEST_F(DatabaseTest, ForeignOwnerIsRefusedAndModesAreKept) {
+  fill(1);
+  fs::permissions(db_path(), fs::perms::owner_read, fs::perm_options::replace);
+  { Database ro(db_path(), true); }
+  EXPECT_EQ(fs::status(db_path()).permissions() & fs::perms::all, fs::perms::owner_read);
+  fs::permissions(db_path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+  if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
+  ASSERT_EQ(chown(db_path().c_str(), 12345, 12345), 0);
+  const std::string e = error_text([&] { Database db(db_path(), true); });
+  EXPECT_NE(e.find("belongs to another user"), std::string::npos) << e;
+  ASSERT_EQ(chown(db_path().c_str(), 0, 0), 0);
+  ASSERT_EQ(chown(db_path().parent_path().c_str(), 12345, 12345), 0);
+  EXPECT_NE(error_text([&] { Database db(db_path()); }).find("belongs to another user"), std::string::npos);
+}
+
+// Case 4: a shipping copy opens read-only where its user cannot write (a root-owned
+// directory, opened as nobody), and so does a WAL-mode file copied without its -shm.
+TEST_F(DatabaseTest, ShippedDatabaseOpensWhereNothingCanBeWritten) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to another user";
+  fill(20);
+  const fs::path ship = dir_ / "ship" / "tuning.db";
+  fs::create_directories(ship.parent_path());
+  Database(db_path(), true).write_shipping_copy(ship);
+  EXPECT_THROW(Database(db_path(), true).write_shipping_copy(ship), Error);  // never over an existing file
+  const fs::path wal_copy = dir_ / "ship" / "wal.db";
+  fs::copy_file(db_path(), wal_copy);  // still marked WAL, no -shm beside it
+  fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::replace);
+  for (const fs::path& p : {ship.parent_path(), ship.parent_path().parent_path()})
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec, fs::perm_options::replace);
+  fs::permissions(wal_copy, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read, fs::perm_options::replace);
+  for (const fs::path& p : {ship, wal_copy}) {
+    const int status = as_nobody([&] {
+      try {
+        return Database(p, true).all().size() == 20 ? 0 : 2;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 3;
+      }
+    });
+    EXPECT_EQ(status, 0) << p;
+  }
+  EXPECT_FALSE(fs::exists(ship.string() + "-wal"));
+  EXPECT_FALSE(fs::exists(wal_copy.string() + "-shm"));
 }
 
 TEST(Shape, ParseAndPrint) {

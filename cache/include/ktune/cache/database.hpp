@@ -1,12 +1,15 @@
 #pragma once
 #include <ktune/generator/dtype.hpp>
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,7 +42,25 @@ struct TuningRecord {
   nlohmann::json to_json() const;
   // Reads schema-2 records and schema-1 ones (whose "gbps" held GFLOP/s for GEMM).
   static TuningRecord from_json(const nlohmann::json& j);  // throws ktune::Error
+  // The text stored in the database: the JSON plus a checksum of it, so an edit of the
+  // file that SQLite's own checks cannot see is caught per record. from_stored throws
+  // ktune::Error on a checksum mismatch (records stored before checksums have none).
+  std::string to_stored() const;
+  static TuningRecord from_stored(const std::string& text);
+  // Why the record is not one a tuner could have measured (empty or non-positive
+  // shape, a time that is not a positive finite number, an alignment that is not a
+  // power of two up to 16, an empty key field), or nullopt. Checked by put and import.
+  std::optional<std::string> invalid() const;
 };
+
+// The records that can still be read from a damaged database file, and what could not.
+struct SalvageReport {
+  std::vector<TuningRecord> records;
+  std::vector<std::string> unreadable;  // per lost row (or the whole table): why
+};
+// Reads a file row by row, read-only and without writing anything next to it (a bad
+// page costs the rows on it, not the rest). A file that is no database gives nothing.
+SalvageReport salvage_records(const std::filesystem::path& path);
 
 // Creates `dir` (and parents) owner-only when missing: stored CUBINs are code that
 // runs on the GPU.
@@ -56,8 +77,11 @@ struct StoredBinary {
 };
 
 // The tuning database: SQLite in WAL mode (atomic, crash-safe, several writers),
-// schema-versioned. A file that is not a healthy ktune database is renamed aside
-// (reported with its path and the reason) and an empty one takes its place. A
+// schema-versioned. A file proven not to be a healthy ktune database (corrupt, not a
+// database, not ktune's schema) is renamed aside under a name no one has, after its
+// readable records were copied into a fresh one that takes its place; anything else
+// (busy, locked, full disk, permissions, a newer ktune's schema) is an error with its
+// reason and the file is left as it is. A
 // database of an earlier schema is migrated in place, in one transaction, after a
 // copy of it is kept next to it (`<path>.schema<N>`) for the ktune that wrote it;
 // opened read-only it is read as it is.
@@ -67,9 +91,11 @@ class Database {
   static std::filesystem::path default_dir();
   static std::filesystem::path default_path() { return default_dir() / "tuning.db"; }
 
-  // Creates the file (and an owner-only directory) when missing. read_only opens an
-  // existing database without ever writing or setting it aside. A database file or
-  // directory that other users may write is refused (ktune::Error): loading a CUBIN
+  // Creates the file owner-only (and an owner-only directory) when missing; an existing
+  // file keeps its modes. read_only opens an existing database without ever writing or
+  // setting it aside (a shipped file on a read-only mount, in WAL mode without its -shm,
+  // is read as immutable). A database file or directory that other users may write, or
+  // that belongs to another user (not root), is refused (ktune::Error): loading a CUBIN
   // from it would run their code.
   explicit Database(const std::filesystem::path& path, bool read_only = false);
   ~Database();
@@ -77,11 +103,13 @@ class Database {
   Database& operator=(Database&&) noexcept;
 
   const std::filesystem::path& path() const { return path_; }
-  // Set when opening found a broken file and set it aside: what was wrong.
+  // Set when opening found a damaged file and set it aside: what was wrong, where it
+  // went, how many records were copied back and how many were lost.
   const std::optional<std::string>& recovered_from() const { return recovered_from_; }
 
   // Stores the record unless one for the same key is faster and tuned on the same
-  // template. Returns whether it was stored.
+  // template (a stored record with an invalid time never counts as faster). Returns
+  // whether it was stored; an invalid record is a ktune::Error.
   bool put(const TuningRecord& record);
   std::optional<TuningRecord> get(const std::string& device_key, const std::string& family, const std::string& dtype,
                                   const std::vector<std::int64_t>& shape, std::int64_t align) const;
@@ -96,8 +124,14 @@ class Database {
   // accept this schema and the earlier ones.
   nlohmann::json export_json() const;
   // Puts every record (keeping the faster per key, as put does); returns how many were
-  // stored. Throws ktune::Error on malformed input before storing anything.
-  std::size_t import_json(const nlohmann::json& doc);
+  // stored. All or nothing: every record is read and validated first (`valid_config`,
+  // when given, checks a record's family and config, e.g. against the family's space),
+  // and a ktune::Error lists each rejected record with its reason.
+  std::size_t import_json(const nlohmann::json& doc,
+                          const std::function<std::optional<std::string>(const TuningRecord&)>& valid_config = {});
+  // A self-contained copy for shipping with an application: one file, not in WAL mode,
+  // read-only (0444), that opens read-only on a read-only mount. `dest` must not exist.
+  void write_shipping_copy(const std::filesystem::path& dest) const;
 
   // Compiled binaries, keyed by the hash of what produced them. A blob whose content
   // hash no longer matches is reported (returns nullopt) and deleted.
@@ -112,6 +146,10 @@ class Database {
 
  private:
   struct Handle;
+  struct OpenProblem;
+  std::optional<OpenProblem> try_open(const std::filesystem::path& path, bool immutable);
+  std::optional<OpenProblem> open_shipped(const std::filesystem::path& path, const OpenProblem& problem);
+  void set_aside_and_salvage(const std::filesystem::path& path, std::pair<dev_t, ino_t> judged, const std::string& why);
   std::optional<std::string> create_or_migrate(Handle& db, const std::filesystem::path& path);
   std::filesystem::path path_;
   std::unique_ptr<Handle> db_;
