@@ -83,4 +83,74 @@ grep -q "dtype not supported" "$dir/err" || fail "gemm dtype message"
 # A transposed bf16 problem has a space of its own (16-byte loads are 8 elements).
 "$ktune" space gemm --shape 64x64x64 --layout tn --dtype bf16 > "$dir/space.txt"
 grep -q '"vec":8' "$dir/space.txt" || fail "bf16 gemm space without 16-byte loads"
+
+# Issue 14, case 5: imports validate against the kernel's description; bombs are refused.
+sed "s/\"transpose\"/\"foo\"/" "$dir/c.json" > "$dir/foo.json"
+if "$ktune" cache import "$dir/foo.json" 2> "$dir/err"; then fail "unknown family imported"; fi
+grep -q "record 0: unknown kernel family 'foo'" "$dir/err" || fail "unknown family import message: $(cat "$dir/err")"
+sed 's/"vec": 4/"vec": 3/' "$dir/c.json" > "$dir/vec3.json"
+if "$ktune" cache import "$dir/vec3.json" 2> "$dir/err"; then fail "undeclared tunable value imported"; fi
+grep -q "not a declared value of 'vec'" "$dir/err" || fail "config check message"
+python3 -c "print('{\"ktune_schema\": 2, \"records\": [' + '[' * 100000 + ']' * 100000 + ']}')" > "$dir/deep.json"
+if "$ktune" cache import "$dir/deep.json" 2> "$dir/err"; then fail "nesting bomb imported"; fi
+grep -q "nests deeper than" "$dir/err" || fail "nesting bomb message: $(head -c 300 "$dir/err")"
+[ "$("$ktune" cache list | grep -c transpose)" = 2 ] || fail "rejected imports changed the database"
+
+# Case 7: output files. Devices and pipes are written, not replaced; errors are errors;
+# a database is never overwritten by an export; a symlink stays a link.
+"$ktune" cache export -o /dev/null || fail "export -o /dev/null"
+[ -c /dev/null ] || fail "/dev/null is no longer a device"
+if [ -e /dev/full ]; then
+  if "$ktune" cache export -o /dev/full 2> "$dir/err"; then fail "export to /dev/full reported success"; fi
+  grep -q "No space left" "$dir/err" || fail "/dev/full message"
+fi
+mkfifo "$dir/fifo"
+cat "$dir/fifo" > "$dir/from-fifo" &
+"$ktune" cache export -o "$dir/fifo"
+wait
+cmp -s "$dir/from-fifo" "$dir/out1.json" || [ "$(grep -c device_key "$dir/from-fifo")" = 2 ] || fail "export through a FIFO"
+[ -p "$dir/fifo" ] || fail "the FIFO was replaced"
+mkdir "$dir/outdir"
+if "$ktune" cache export -o "$dir/outdir" 2> "$dir/err"; then fail "export over a directory"; fi
+grep -q "is a directory" "$dir/err" || fail "directory message"
+[ -z "$(ls -A "$dir" | grep -E '\.tmp')" ] || fail "a temporary file was left behind"
+before=$(sha256sum "$KTUNE_CACHE_DIR/tuning.db")
+if "$ktune" cache export -o "$KTUNE_CACHE_DIR/tuning.db" 2> "$dir/err"; then fail "export over the database"; fi
+grep -q "it is a database" "$dir/err" || fail "database-target message"
+[ "$(sha256sum "$KTUNE_CACHE_DIR/tuning.db")" = "$before" ] || fail "the database was changed by a refused export"
+ln -s "$dir/linked.json" "$dir/link.json"
+"$ktune" cache export -o "$dir/link.json"
+[ -L "$dir/link.json" ] && [ -s "$dir/linked.json" ] || fail "export through a symlink replaced the link"
+chmod 600 "$dir/linked.json"
+"$ktune" cache export -o "$dir/link.json"
+[ "$(stat -c %a "$dir/linked.json")" = 600 ] || fail "export changed the mode of the file it replaced"
+
+# Case 4: a database to ship: one file, not WAL, read-only; refuses to overwrite.
+"$ktune" cache export --for-shipping -o "$dir/ship.db" | grep -q "2 record(s) written" || fail "export --for-shipping"
+[ ! -e "$dir/ship.db-wal" ] && [ "$(stat -c %a "$dir/ship.db")" = 444 ] || fail "shipping copy not self-contained and read-only"
+[ "$(head -c 20 "$dir/ship.db" | tail -c 2 | od -An -tu1 | tr -d ' ')" = 11 ] || fail "shipping copy still in WAL mode"
+[ "$("$ktune" cache list --database "$dir/ship.db" | grep -c transpose)" = 2 ] || fail "shipping copy unreadable"
+if "$ktune" cache export --for-shipping -o "$dir/ship.db" 2> "$dir/err"; then fail "shipping copy overwritten"; fi
+
+# Case 3: recover copies the readable records of a damaged file and reports the loss.
+"$ktune" cache import --database "$dir/big.db" "$dir/out1.json" > /dev/null
+python3 - "$dir/big.db" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rec = json.loads(db.execute("SELECT record FROM results LIMIT 1").fetchone()[0])
+for i in range(1, 501):
+    rec["shape"] = [i, 2048]; rec.pop("checksum", None)
+    db.execute("INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?)",
+               (rec["device_key"], rec["family"], rec["dtype"], f"{i}x2048", rec["align"], rec["template_hash"],
+                rec["median_us"], json.dumps(rec)))
+db.commit(); db.execute("PRAGMA wal_checkpoint(TRUNCATE)"); db.close()
+data = bytearray(open(sys.argv[1], "rb").read())
+page = len(data) // 4096 // 2
+data[page * 4096:(page + 1) * 4096] = bytes(4096)
+open(sys.argv[1], "wb").write(data)
+PY
+"$ktune" cache recover --database "$dir/recovered.db" "$dir/big.db" > "$dir/recover.txt" || fail "recover"
+kept=$("$ktune" cache list --database "$dir/recovered.db" | grep -c transpose)
+[ "$kept" -ge 450 ] && [ "$kept" -lt 502 ] || fail "recover kept $kept records"
+grep -q "read from $dir/big.db" "$dir/recover.txt" || fail "recover report"
 echo "cache CLI: all checks passed"

@@ -4,6 +4,7 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/device.hpp>
+#include <ktune/tuner/output_file.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -18,8 +19,46 @@ namespace fs = std::filesystem;
 struct CacheArgs {
   std::string database, family = "transpose", dtype, shape, file, device_key;
   int device = 0;
-  bool all_devices = false;
+  bool all_devices = false, for_shipping = false;
 };
+
+// The kernel description a record was tuned with: its family key is "family" or
+// "family:variant" (e.g. "gemm:nt", "reduce:sum"). Throws ktune::Error naming the known
+// families.
+const KernelSpec& spec_of(const TuningRecord& r) { return KernelSpec::builtin(r.family.substr(0, r.family.find(':'))); }
+
+// An import's check of what only the kernel's description knows: a known family and a
+// config of its tunables with declared values.
+std::optional<std::string> check_against_spec(const TuningRecord& r) {
+  try {
+    config_from_json(spec_of(r), r.config);
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+// Reads an export, refusing size and nesting bombs before they cost memory or stack.
+nlohmann::json read_export(const std::string& file) {
+  constexpr std::uintmax_t max_bytes = std::uintmax_t{1} << 30;
+  constexpr int max_depth = 16;  // an export nests 4 deep
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) throw Error("cannot read " + file + ": not a regular file");
+  if (fs::file_size(file, ec) > max_bytes) throw Error(file + " is larger than 1 GiB; not a ktune export");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error("cannot read " + file);
+  bool too_deep = false;
+  const nlohmann::json doc = nlohmann::json::parse(
+      in,
+      [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth > max_depth) too_deep = true;
+        return !too_deep;
+      },
+      false);
+  if (too_deep) throw Error(file + " nests deeper than " + std::to_string(max_depth) + " levels; not a ktune export");
+  if (doc.is_discarded()) throw Error(file + " is not JSON");
+  return doc;
+}
 
 fs::path db_path(const CacheArgs& a) { return a.database.empty() ? Database::default_path() : fs::path(a.database); }
 
@@ -105,29 +144,34 @@ void add_cache_commands(CLI::App& app) {
   ex->add_option("--device-key", args->device_key, "a device key from `ktune cache list` (no GPU needed)");
   ex->callback([args] { explain(*args); });
 
-  auto* exp = with_db(cache->add_subcommand("export", "write all records as JSON (readable, diffable)"));
+  auto* exp = with_db(cache->add_subcommand("export", "write all records as JSON (readable, diffable), or a database to ship"));
   exp->add_option("-o,--output", args->file, "file to write (default: stdout)");
+  exp->add_flag("--for-shipping", args->for_shipping,
+                "write -o as a self-contained read-only database (no WAL) that an application opens read-only, "
+                "also on a read-only mount");
   exp->callback([args] {
-    const std::string text = Database(db_path(*args), true).export_json().dump(2) + "\n";
-    if (args->file.empty()) {
-      std::cout << text;
+    const Database db(db_path(*args), true);
+    if (args->for_shipping) {
+      if (args->file.empty()) throw Error("--for-shipping needs -o FILE (a new file)");
+      db.write_shipping_copy(args->file);
+      std::printf("%zu record(s) written to %s (read-only, no WAL)\n", db.all().size(), args->file.c_str());
       return;
     }
-    // Write aside and rename: a reader never sees half a file.
-    const std::string tmp = args->file + ".tmp";
-    std::ofstream(tmp) << text;
-    fs::rename(tmp, args->file);
+    const std::string text = db.export_json().dump(2) + "\n";
+    if (args->file.empty()) {
+      std::cout << text << std::flush;
+      if (!std::cout) throw Error("cannot write the export to standard output");
+      return;
+    }
+    write_output_file(args->file, text);
   });
 
   auto* imp = with_db(cache->add_subcommand("import", "add the records of a JSON export (the faster record wins)"));
   imp->add_option("file", args->file, "JSON file written by `ktune cache export`")->required();
   imp->callback([args] {
-    std::ifstream in(args->file);
-    if (!in) throw Error("cannot read " + args->file);
-    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded()) throw Error(args->file + " is not JSON");
+    const nlohmann::json doc = read_export(args->file);
     Database db(db_path(*args));
-    const std::size_t stored = db.import_json(doc);
+    const std::size_t stored = db.import_json(doc, check_against_spec);
     std::printf("%zu of %zu record(s) stored in %s (others: a faster record was already there)\n", stored,
                 doc["records"].size(), db.path().c_str());
   });
@@ -137,7 +181,7 @@ void add_cache_commands(CLI::App& app) {
   merge->callback([args] {
     const nlohmann::json doc = Database(args->file, true).export_json();
     Database db(db_path(*args));
-    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc), doc["records"].size(),
+    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc, check_against_spec), doc["records"].size(),
                 args->file.c_str(), db.path().c_str());
   });
 
@@ -146,12 +190,37 @@ void add_cache_commands(CLI::App& app) {
     Database db(db_path(*args));
     const std::size_t n = db.prune([](const TuningRecord& r) {
       try {
-        return r.template_hash != KernelSpec::builtin(r.family).source_hash();
+        return r.template_hash != spec_of(r).source_hash();
       } catch (const Error&) {
         return false;  // a family this build doesn't know: keep it for a build that does
       }
     });
     std::printf("pruned %zu stale record(s) from %s\n", n, db.path().c_str());
+  });
+
+  auto* recover = with_db(cache->add_subcommand(
+      "recover", "copy every readable record of a damaged database file into the database, and report what was lost"));
+  recover->add_option("file", args->file, "a damaged (or set-aside) database file; it is only read")
+      ->required()
+      ->check(CLI::ExistingFile);
+  recover->callback([args] {
+    std::error_code ec;
+    if (fs::equivalent(args->file, db_path(*args), ec)) throw Error("recover reads another file into the database; give --database");
+    const SalvageReport salvaged = salvage_records(args->file);
+    Database db(db_path(*args));
+    std::size_t stored = 0, rejected = 0;
+    for (const auto& r : salvaged.records) {
+      try {
+        stored += db.put(r) ? 1 : 0;
+      } catch (const Error& e) {
+        ++rejected;
+        std::printf("not kept: %s\n", e.what());
+      }
+    }
+    for (const auto& why : salvaged.unreadable) std::printf("lost: %s\n", why.c_str());
+    std::printf("%zu record(s) read from %s, %zu stored in %s (others: a faster record was already there), %zu invalid, "
+                "%zu unreadable\n",
+                salvaged.records.size(), args->file.c_str(), stored, db.path().c_str(), rejected, salvaged.unreadable.size());
   });
 
   cache->add_subcommand("path", "print where results and logs are stored")->callback([] {

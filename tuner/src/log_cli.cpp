@@ -2,6 +2,7 @@
 
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
+#include <ktune/tuner/output_file.hpp>
 #include <ktune/tuner/recorded_run.hpp>
 
 #include "log_report.hpp"
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 namespace ktune {
 namespace {
@@ -156,8 +158,7 @@ void compare(const LogArgs& args) {
 }
 
 void write_csv(const RecordedRun& r, const KernelSpec& spec, const std::string& file) {
-  std::ofstream out(file);
-  if (!out) throw Error("cannot write " + file);
+  std::ostringstream out;
   out << "index,status";
   for (const auto& t : spec.tunables()) out << ',' << t.name;
   out << ",median_us,ci_pct,gbps,ceiling_fraction,registers,smem_bytes,spill_bytes,compile_ms,reason\n";
@@ -176,6 +177,7 @@ void write_csv(const RecordedRun& r, const KernelSpec& spec, const std::string& 
         << c.value("smem_bytes", 0) << ',' << c.value("spill_bytes", 0) << ',' << c.value("compile_ms", 0.0) << ",\""
         << reason << "\"\n";
   }
+  write_output_file(file, out.str());
 }
 
 // Kernel Tuner's cache file, schema 1.0.0: times in milliseconds, keys the
@@ -237,9 +239,7 @@ void write_kernel_tuner(const RecordedRun& r, const KernelSpec& spec, const std:
     cache[key] = entry;
   }
   doc["cache"] = cache;
-  std::ofstream out(file);
-  if (!out) throw Error("cannot write " + file);
-  out << doc.dump(1) << '\n';
+  write_output_file(file, doc.dump(1) + "\n");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "log_report.hpp"
 
+#include <ktune/tuner/output_file.hpp>
+
 #include "run_analysis.hpp"
 #include "svg_plot.hpp"
 
@@ -242,16 +244,7 @@ void write_report(const std::vector<RecordedRun>& runs, const std::filesystem::p
   }
   p.note("Written by ktune log report from " + r.header.value("run", "?") + ".");
 
-  // Written beside the target and renamed: a reader never sees half a report.
-  const std::filesystem::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << p.done();
-    if (!out.flush()) throw Error("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) throw Error("cannot write " + file.string() + ": " + ec.message());
+  write_output_file(file, p.done());
 }
 
 }  // namespace ktune
