@@ -23,6 +23,30 @@ echo "$out" | grep -q "^strongest interaction: " || fail "show: interaction"
 echo "$out" | grep -q "^best so far:" || fail "show: convergence"
 echo "$out" | grep -q "rejected: spills" || fail "show: failures grouped by reason"
 
+# Issue 14, case 6: a line with an unknown config value or a zero time is skipped and
+# named; the report stays bounded; a header of the wrong type is an error with file:line.
+python3 - "$data/transpose-f32-8192x2048.jsonl" "$dir/odd.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+out, bad_config, zero = [], False, False
+for line in lines:
+    j = json.loads(line)
+    if j.get("type") == "candidate" and j.get("status") == "ok":
+        if not bad_config:
+            j["config"]["layout"] = "qhift"; bad_config = True
+        elif not zero:
+            j["timing"]["median_us"] = 0; zero = True
+    out.append(json.dumps(j))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+PY
+"$ktune" log show "$dir/odd.jsonl" > "$dir/odd.txt" 2>&1 || fail "show: one bad line failed the whole log: $(head -c 300 "$dir/odd.txt")"
+grep -q "2 corrupt line(s) skipped (first: $dir/odd.jsonl:[0-9]*: .*qhift" "$dir/odd.txt" || fail "show: skipped lines not named"
+timeout 60 "$ktune" log report "$dir/odd.jsonl" -o "$dir/odd.html" > /dev/null || fail "report on a log with a zero time"
+[ "$(stat -c %s "$dir/odd.html")" -lt 5000000 ] || fail "report grew without bound"
+sed '1s/"family": *"transpose"/"family": 7/' "$dir/odd.jsonl" > "$dir/badhead.jsonl"
+if "$ktune" log show "$dir/badhead.jsonl" 2> "$dir/err"; then fail "show: a header of the wrong type was accepted"; fi
+grep -q "badhead.jsonl:1: unreadable header" "$dir/err" || fail "show: header error without file:line: $(cat "$dir/err")"
+
 "$ktune" log export "$data/transpose-f32-8192x2048.jsonl" --csv "$dir/run.csv" > /dev/null
 [ "$(wc -l < "$dir/run.csv")" = 1143 ] || fail "export: one row per candidate plus a header"
 head -1 "$dir/run.csv" | grep -q "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,median_us" || fail "export: header"

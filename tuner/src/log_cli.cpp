@@ -67,7 +67,10 @@ void show(const LogArgs& args) {
               h.contains("device") ? h["device"].value("name", "?").c_str() : "?");
   std::printf("strategy %s, %zu of %s configs evaluated, %s%s\n", h.value("strategy", "?").c_str(), r.configs.size(),
               h.contains("space_size") ? h["space_size"].dump().c_str() : "?", run_state(r).c_str(),
-              r.bad_lines ? (", " + std::to_string(r.bad_lines) + " corrupt line(s) skipped").c_str() : "");
+              r.bad_lines ? (", " + std::to_string(r.bad_lines) + " corrupt line(s) skipped" +
+                             (r.first_bad_line.empty() ? "" : " (first: " + r.first_bad_line + ")"))
+                                .c_str()
+                          : "");
   const double ceiling = h.contains("ceiling") ? h["ceiling"].value("gbps", 0.0) : 0.0;
   if (ceiling > 0)
     std::printf("ceiling (%s) %.0f %s\n", h["ceiling"].value("what", "?").c_str(), ceiling,

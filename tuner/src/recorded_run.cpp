@@ -2,6 +2,7 @@
 
 #include <ktune/error.hpp>
 
+#include <cmath>
 #include <fstream>
 
 namespace ktune {
@@ -35,24 +36,29 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
   RecordedRun run;
   const KernelSpec* spec = nullptr;
   std::string line;
-  while (std::getline(in, line)) {
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("type")) {
       ++run.bad_lines;
       continue;
     }
+    const std::string where = path.string() + ":" + std::to_string(number);
+    std::string type;
     try {
-      const std::string type = j.at("type");
+      type = j.at("type").get<std::string>();
       if (type == "header") {
         run.header = j;
         spec = &KernelSpec::builtin(j.at("family").get<std::string>());
         const auto dtype = parse_dtype(j.at("dtype").get<std::string>());
-        if (!dtype) throw Error("unknown dtype in " + path.string());
+        if (!dtype) throw Error("unknown dtype '" + j.at("dtype").get<std::string>() + "'");
         run.dtype = *dtype;
       } else if (type == "candidate" && spec) {
         Config c = complete_config(*spec, j.at("config"));
         std::optional<double> t;
-        if (j.at("status") == "ok") t = j.at("timing").at("median_us").get<double>();
+        if (j.at("status") == "ok") {
+          t = j.at("timing").at("median_us").get<double>();
+          if (!std::isfinite(*t) || *t <= 0) throw Error("median_us " + std::to_string(*t) + " is not a positive time");
+        }
         run.configs.push_back(std::move(c));
         run.median_us.push_back(t);
         run.candidates.push_back(std::move(j));
@@ -60,8 +66,11 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
         if (j.contains("winner")) run.winner = complete_config(*spec, j["winner"].at("config"));
         run.closing = j;
       }
-    } catch (const nlohmann::json::exception&) {
+    } catch (const std::exception& e) {
+      // Without its header nothing in a log can be read; any other bad line is skipped.
+      if (type == "header") throw Error("search log " + where + ": unreadable header: " + e.what());
       ++run.bad_lines;
+      if (run.first_bad_line.empty()) run.first_bad_line = where + ": " + e.what();
     }
   }
   if (!spec) throw Error("search log " + path.string() + " has no header line");

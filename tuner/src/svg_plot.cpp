@@ -53,6 +53,7 @@ class Scale {
  private:
   static std::vector<double> linear_ticks(double lo, double hi) {
     std::vector<double> out;
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) return {std::isfinite(lo) ? lo : 0.0};  // nothing to step
     const double raw = (hi - lo) / 5, mag = std::pow(10, std::floor(std::log10(raw)));
     const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
     for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(t);

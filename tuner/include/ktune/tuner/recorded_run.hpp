@@ -20,6 +20,7 @@ struct RecordedRun {
   std::vector<nlohmann::json> candidates;      // the candidate lines themselves
   std::optional<Config> winner;                // from the closing line, when there is one
   std::size_t bad_lines = 0;                   // truncated or corrupt lines, skipped
+  std::string first_bad_line;                  // "file:line: why" of the first one with a reason
 
   // Index of the fastest candidate; nullopt when none succeeded.
   std::optional<std::size_t> best() const;
