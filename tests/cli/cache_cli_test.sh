@@ -80,6 +80,27 @@ if "$ktune" space gemm --shape 64x64 2> "$dir/err"; then fail "two-dimensional g
 grep -q "expected MxNxK" "$dir/err" || fail "gemm shape message"
 if "$ktune" space gemm --shape 64x64x64 --dtype i32 2> "$dir/err"; then fail "i32 gemm accepted"; fi
 grep -q "dtype not supported" "$dir/err" || fail "gemm dtype message"
+# Issue 14, case 9: numbers are range-checked, options a family does not use are errors.
+expect_refused() {  # message, args...
+  local msg=$1; shift
+  if "$ktune" "$@" > /dev/null 2> "$dir/err"; then fail "accepted: $*"; fi
+  grep -q -- "$msg" "$dir/err" || fail "$*: expected '$msg', got: $(head -c 300 "$dir/err")"
+}
+expect_refused "below 2^31" space transpose --shape 2147483648x2
+expect_refused "below 2^31" tune transpose --shape 2147483648x2 --dry-run
+expect_refused "^--n: Value  not in range" space elementwise --expr add --n ''
+expect_refused "^--n: Value 99999999999999999999 not in range" space elementwise --expr add --n 99999999999999999999
+expect_refused "^--n: Value 0 not in range" space reduce --n 0
+expect_refused "^--budget-evals: Value -1 not in range" tune transpose --budget-evals -1 --dry-run
+expect_refused "finite number of seconds" tune transpose --budget-seconds nan --dry-run
+expect_refused "^--device: Value -1 not in range" tune transpose --device -1
+expect_refused "--expr does not apply to transpose" space transpose --expr add
+expect_refused "--op does not apply to transpose" space transpose --op max
+expect_refused "--scalar does not apply to transpose" space transpose --scalar k=1
+expect_refused "--layout does not apply to reduce" space reduce --layout nt
+expect_refused "^--align: 3 not in" space transpose --align 3
+expect_refused "given twice" space elementwise --expr 'out = k * a' --scalar k=1 --scalar k=2
+expect_refused "bad --shape 'abc'" cache show --shape abc
 # A transposed bf16 problem has a space of its own (16-byte loads are 8 elements).
 "$ktune" space gemm --shape 64x64x64 --layout tn --dtype bf16 > "$dir/space.txt"
 grep -q '"vec":8' "$dir/space.txt" || fail "bf16 gemm space without 16-byte loads"

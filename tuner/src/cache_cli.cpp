@@ -134,6 +134,10 @@ void add_cache_commands(CLI::App& app) {
 
   auto* show = with_filter(with_db(cache->add_subcommand("show", "print matching records as JSON")));
   show->callback([args] {
+    if (!args->shape.empty() && !parse_shape(args->shape))
+      throw Error("bad --shape '" + args->shape + "': expected sizes like 8192x2048");
+    if (!args->dtype.empty() && !parse_dtype(args->dtype))
+      throw Error("unknown dtype '" + args->dtype + "' (known: " + std::string(dtype_names()) + ")");
     Database db(db_path(*args), true);
     for (const auto& r : db.all())
       if (matches(r, *args)) std::cout << r.to_json().dump(2) << '\n';

@@ -116,6 +116,10 @@ void compare(const LogArgs& args) {
   const RecordedRun x = read_search_log(resolve(args)), y = read_search_log(resolve(b));
   const KernelSpec& spec = spec_of(x);
   const RunAnalysis ax = analyze(x, spec), ay = analyze(y, spec_of(y));
+  for (const char* field : {"family", "dtype", "shape", "align"})
+    if (x.header.value(field, nlohmann::json()) != y.header.value(field, nlohmann::json()))
+      std::printf("warning: the runs tuned different problems (%s %s vs %s); times do not compare\n", field,
+                  x.header.value(field, nlohmann::json()).dump().c_str(), y.header.value(field, nlohmann::json()).dump().c_str());
   const auto& rx = ax.ranked;
   const auto& ry = ay.ranked;
   const auto describe = [&](const char* tag, const RecordedRun& r, const RunAnalysis& a) {

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -67,21 +68,30 @@ int run(int argc, char** argv) {
   std::string database, log_dir, summary;
   auto* tune = app.add_subcommand("tune", "tune a family for one problem on the GPU and store the winner");
   add_problem_options(tune, tp);
-  tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str();
+  tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str()->check(CLI::Range(0, 1023));
   tune->add_option("--top-k", opt.top_k, "finalists re-timed interleaved")->capture_default_str()->check(CLI::Range(1, 100));
   tune->add_option("--strategy", opt.strategy, "exhaustive | random | model (static-model ranked) | anneal")
       ->capture_default_str()
       ->check(CLI::IsMember(strategy_names()));
-  tune->add_option("--budget-evals", opt.budget.evals, "stop after this many candidates (0: no limit)");
+  tune->add_option("--budget-evals", opt.budget.evals, "stop after this many candidates (0: no limit)")
+      ->check(CLI::Range(0.0, 1e12));  // checked as text: "-1" must not wrap to a huge unsigned
   tune->add_option("--budget-seconds", opt.budget.seconds, "stop searching after this many seconds (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            return !text.empty() && !*end && std::isfinite(v) && v >= 0 ? "" : "must be a finite number of seconds >= 0";
+          },
+          "SECONDS"));
   tune->add_option("--seed", opt.seed, "seed of the random and anneal strategies")->capture_default_str();
   tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
   tune->add_flag("--dry-run", dry_run, "no GPU needed: enumerate and compile every config for sm_90");
   tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
   tune->add_option("--log-dir", log_dir, "where the search log goes (default: next to the database, logs/)");
   tune->add_option("--summary", summary, "append a one-line JSON summary of the run to this file (for bench/)");
-  tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")->capture_default_str();
+  tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 4096));
   tune->add_option("--instances-per-program", opt.instances_per_program,
                    "template instances per NVRTC program (0: automatic)")
       ->capture_default_str()
@@ -91,7 +101,8 @@ int run(int argc, char** argv) {
   std::int64_t align = 0;
   auto* space = app.add_subcommand("space", "print every valid config of a problem as JSON lines, then the count");
   add_problem_options(space, sp);
-  space->add_option("--align", align, "alignment class in elements (default: from the shape, as tuning would)");
+  space->add_option("--align", align, "alignment class in elements (default: from the shape, as tuning would)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16}));
 
   ProblemArgs bp;
   std::vector<std::string> bench_configs, winners_of;
@@ -104,7 +115,7 @@ int run(int argc, char** argv) {
   bench->add_option("--config", bench_configs, "a config as JSON, e.g. '{\"tile_m\":64,...}' (repeatable)");
   bench->add_option("--winners-of", winners_of, "search logs whose winners to time (repeatable)");
   bench->add_option("--rounds", rounds, "interleaved rounds of repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
-  bench->add_option("--device", bench_device, "GPU ordinal")->capture_default_str();
+  bench->add_option("--device", bench_device, "GPU ordinal")->capture_default_str()->check(CLI::Range(0, 1023));
   bench->add_flag("--hot", bench_hot, "time with a warm L2");
   bool single_launch = false;
   bench->add_flag("--single-launch", single_launch,

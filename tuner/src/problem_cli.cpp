@@ -11,7 +11,9 @@
 #include <ktune/tuner/reduce_harness.hpp>
 #include <ktune/tuner/transpose_harness.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ktune {
 namespace {
@@ -22,9 +24,33 @@ DType dtype_of(const std::string& name) {
   return *d;
 }
 
+// The problem options each family reads; any other one given is an error, not ignored.
+// (Moves into the families' registered parts with the kernel registry.)
+void check_options_apply(const ProblemArgs& p) {
+  if (!p.command) return;
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> used = {
+      {"transpose", {"--dtype", "--shape"}},
+      {"elementwise", {"--dtype", "--expr", "--out-dtype", "--scalar", "--n"}},
+      {"reduce", {"--dtype", "--op", "--n"}},
+      {"reduce_rows", {"--dtype", "--op", "--shape"}},
+      {"reduce_cols", {"--dtype", "--op", "--shape"}},
+      {"gemm", {"--dtype", "--shape", "--layout"}}};
+  for (const auto& [family, options] : used) {
+    if (family != p.family) continue;
+    for (const char* option : {"--dtype", "--shape", "--expr", "--out-dtype", "--scalar", "--n", "--layout", "--op"})
+      if (p.command->count(option) && std::find(options.begin(), options.end(), option) == options.end())
+        throw Error(std::string(option) + " does not apply to " + family + " (its options: " + [&] {
+          std::string list;
+          for (const auto& o : options) list += (list.empty() ? "" : " ") + o;
+          return list;
+        }() + ")");
+  }
+}
+
 }  // namespace
 
 void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
+  p.command = cmd;
   cmd->add_option("family", p.family, "kernel family: transpose | elementwise | reduce | reduce_rows | reduce_cols | gemm")
       ->required();
   cmd->add_option("--dtype", p.dtype, std::string("element type: ") + std::string(dtype_names()) +
@@ -36,7 +62,9 @@ void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
                   "elementwise: e.g. 'out = a * b + c', or add, mul, fma, axpy, relu, scale, cast");
   cmd->add_option("--out-dtype", p.out_dtype, "elementwise: element type of the outputs (default: --dtype)");
   cmd->add_option("--scalar", p.scalars, "elementwise: a scalar and its value, e.g. alpha=2.5 (repeatable)");
-  cmd->add_option("--n", p.n, "elementwise, reduce: number of elements")->capture_default_str();
+  cmd->add_option("--n", p.n, "elementwise, reduce: number of elements")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_option("--layout", p.layout, "gemm: nn, nt, tn or tt (row-major A and B as stored; t: that operand transposed)")
       ->capture_default_str();
   cmd->add_option("--op", p.op, "reduce, reduce_rows, reduce_cols: sum | max | min | mean")->capture_default_str();
@@ -57,6 +85,7 @@ std::string problem_options(const ProblemArgs& p) {
 ParsedProblem parse_problem(const ProblemArgs& p) {
   ParsedProblem out;
   out.spec = &KernelSpec::builtin(p.family);  // throws on an unknown family
+  check_options_apply(p);
   const DType dtype = dtype_of(p.dtype);
   if (p.family == "reduce" || p.family == "reduce_rows" || p.family == "reduce_cols") {
     const auto op = parse_reduce_op(p.op);
@@ -106,6 +135,8 @@ ParsedProblem parse_problem(const ProblemArgs& p) {
     if (!shape || shape->size() != 2)
       throw Error("bad --shape '" + p.shape + "': expected ROWSxCOLS with positive integers, e.g. 8192x2048");
     const std::int64_t rows = (*shape)[0], cols = (*shape)[1];
+    if (rows > std::numeric_limits<std::int32_t>::max() || cols > std::numeric_limits<std::int32_t>::max())
+      throw Error("transpose " + p.shape + ": rows and cols must each be below 2^31");
     out.problem = transpose_problem_unpitched(dtype, rows, cols);
     out.source = out.spec->source();
     out.description = "transpose " + p.dtype + " " + p.shape;
@@ -124,6 +155,8 @@ ParsedProblem parse_problem(const ProblemArgs& p) {
     const double v = eq == std::string::npos ? 0 : std::strtod(s.c_str() + eq + 1, &end);
     if (eq == std::string::npos || eq == 0 || end == s.c_str() + eq + 1 || *end || !std::isfinite(v))
       throw Error("bad --scalar '" + s + "': expected NAME=VALUE, e.g. alpha=2.5");
+    if (std::find(names.begin(), names.end(), s.substr(0, eq)) != names.end())
+      throw Error("--scalar " + s.substr(0, eq) + " is given twice");
     names.push_back(s.substr(0, eq));
     values.push_back(v);
   }

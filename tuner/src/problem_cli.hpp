@@ -22,6 +22,7 @@ struct ProblemArgs {
   std::string expr, out_dtype, op = "sum", layout = "nn";
   std::vector<std::string> scalars;  // name=value
   std::int64_t n = std::int64_t{1} << 28;
+  const CLI::App* command = nullptr;  // where the options were given (which ones were)
 };
 
 void add_problem_options(CLI::App* cmd, ProblemArgs& args);
@@ -36,7 +37,8 @@ struct ParsedProblem {
 };
 
 // Throws ktune::Error saying what is wrong (unknown family or dtype, bad shape, an
-// expression that does not parse, scalars not matching the expression).
+// expression that does not parse, scalars not matching the expression, an option
+// given that the family does not use).
 ParsedProblem parse_problem(const ProblemArgs& args);
 
 // The same problem's options as a command line, for messages ("--dtype f32 --shape ...").
