@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes the tuning-database loader for a bounded time with libFuzzer (Debian's clang):
+# Fuzzes the tuning-database loader and importer, then the search-log reader, each for
+# a bounded time with libFuzzer (Debian's clang):
 #   bash scripts/fuzz.sh [SECONDS] [SEED_DB]
 # Builds an instrumented copy in build-fuzz/ (clang, -fsanitize=fuzzer-no-link,address),
 # seeds the corpus with a healthy database and export, and fails on any crash.
@@ -10,10 +11,10 @@ seed=${2:-}
 if ! command -v clang++ > /dev/null; then echo "fuzz.sh: clang++ is required (apt-get install clang)" >&2; exit 1; fi
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKTUNE_BUILD_TESTS=OFF \
   -DKTUNE_FUZZ=ON -DKTUNE_WERROR=OFF -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address" > /dev/null
-cmake --build build-fuzz --target database_fuzz -j "$(nproc)" > /dev/null
+cmake --build build-fuzz --target database_fuzz log_fuzz -j "$(nproc)" > /dev/null
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
-printf '{"ktune_schema": 1, "records": [{"device_key": "d", "family": "transpose", "dtype": "f32", "shape": [8, 8], "align": 1, "median_us": 1.0, "template_hash": "0", "config": {}}]}' > "$corpus/seed.json"
+printf '{"ktune_schema": 1, "records": [{"device_key": "d", "family": "transpose", "dtype": "f32", "shape": [8, 8], "align": 1, "median_us": 1.0, "template_hash": "0", "config": {"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0}}]}' > "$corpus/seed.json"
 # A healthy database as a seed, so mutations start from real SQLite pages.
 if [ -n "$seed" ]; then cp "$seed" "$corpus/seed.db";
 elif [ -x build/tuner/ktune ]; then
@@ -21,3 +22,7 @@ elif [ -x build/tuner/ktune ]; then
   cp "$corpus/cache/tuning.db" "$corpus/seed.db"; rm -rf "$corpus/cache"
 fi
 ./build-fuzz/tests/fuzz/database_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$corpus" 2>&1 | tail -5
+logs=$(mktemp -d)
+trap 'rm -rf "$corpus" "$logs"' EXIT
+head -40 tests/data/transpose-f32-8191x4097.jsonl > "$logs/seed.jsonl"  # a header and real candidate lines
+./build-fuzz/tests/fuzz/log_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$logs" 2>&1 | tail -5

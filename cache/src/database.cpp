@@ -85,6 +85,28 @@ std::vector<std::int64_t> strict_integers(const nlohmann::json& j, const char* w
 
 }  // namespace
 
+nlohmann::json parse_export(std::istream& in, const std::string& name) {
+  constexpr std::size_t max_bytes = std::size_t{1} << 30;
+  constexpr int max_depth = 16;  // an export nests 4 deep
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) throw Error(name + " is larger than 1 GiB; not a ktune export");
+  }
+  bool too_deep = false;
+  nlohmann::json doc = nlohmann::json::parse(
+      text,
+      [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth > max_depth) too_deep = true;
+        return !too_deep;
+      },
+      false);
+  if (too_deep) throw Error(name + " nests deeper than " + std::to_string(max_depth) + " levels; not a ktune export");
+  if (doc.is_discarded()) throw Error(name + " is not JSON");
+  return doc;
+}
+
 std::optional<std::string> TuningRecord::invalid() const {
   const auto positive_finite = [](double v) { return std::isfinite(v) && v > 0; };
   if (device_key.empty() || family.empty() || dtype.empty() || template_hash.empty())
@@ -636,8 +658,10 @@ void Database::set_aside_and_salvage(const fs::path& path, std::pair<dev_t, ino_
   }
   create_private_file(path);
   if (auto again = try_open(path, false)) throw Error("tuning database " + path.string() + ": " + again->what);
-  std::size_t kept = 0;
-  for (const auto& r : salvaged.records) kept += put(r) ? 1 : 0;
+  std::vector<TuningRecord> valid;
+  for (const auto& r : salvaged.records)
+    if (!r.invalid()) valid.push_back(r);
+  const std::size_t kept = put_all(valid);
   recovered_from_ = why + " (moved to " + aside.string() + "; " + std::to_string(kept) + " readable record(s) copied back, " +
                     std::to_string(salvaged.unreadable.size()) + " unreadable)";
   log()->error("tuning database {} is damaged ({}); moved it to {} and copied {} readable record(s) into a fresh one; "
@@ -649,29 +673,36 @@ Database::~Database() = default;
 Database::Database(Database&&) noexcept = default;
 Database& Database::operator=(Database&&) noexcept = default;
 
-bool Database::put(const TuningRecord& r) {
-  if (const auto why = r.invalid()) throw Error("tuning record " + r.family + " " + shape_to_string(r.shape) + ": " + *why);
+bool Database::put(const TuningRecord& r) { return put_all({r}) == 1; }
+
+std::size_t Database::put_all(const std::vector<TuningRecord>& records) {
+  for (const auto& r : records)
+    if (const auto why = r.invalid()) throw Error("tuning record " + r.family + " " + shape_to_string(r.shape) + ": " + *why);
   std::lock_guard<std::mutex> lock(db_->mutex);
   if (read_only_) throw Error("tuning database " + path_.string() + " is open read-only");
   db_->exec("BEGIN IMMEDIATE");
   try {
-    const std::string shape = shape_to_string(r.shape);
-    bool store = true;
-    {
-      Statement q(db_->db, "SELECT template_hash, median_us FROM results WHERE device_key=? AND family=? AND "
-                           "dtype=? AND shape=? AND align=?");
-      q.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
-      // A stored time that is no positive number (written before validation) never wins.
-      if (q.step()) store = q.text(0) != r.template_hash || r.median_us < q.real(1) || !(q.real(1) > 0);
-    }
-    if (store) {
-      Statement ins(db_->db, "INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?)");
-      ins.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
-      ins.bind(6, r.template_hash).bind(7, r.median_us).bind(8, r.to_stored());
-      ins.step();
+    std::size_t stored = 0;
+    for (const auto& r : records) {
+      const std::string shape = shape_to_string(r.shape);
+      bool store = true;
+      {
+        Statement q(db_->db, "SELECT template_hash, median_us FROM results WHERE device_key=? AND family=? AND "
+                             "dtype=? AND shape=? AND align=?");
+        q.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
+        // A stored time that is no positive number (written before validation) never wins.
+        if (q.step()) store = q.text(0) != r.template_hash || r.median_us < q.real(1) || !(q.real(1) > 0);
+      }
+      if (store) {
+        Statement ins(db_->db, "INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?)");
+        ins.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
+        ins.bind(6, r.template_hash).bind(7, r.median_us).bind(8, r.to_stored());
+        ins.step();
+        ++stored;
+      }
     }
     db_->exec("COMMIT");
-    return store;
+    return stored;
   } catch (...) {
     sqlite3_exec(db_->db, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
@@ -775,9 +806,7 @@ std::size_t Database::import_json(const nlohmann::json& doc,
   }
   if (bad) throw Error(std::to_string(bad) + " of " + std::to_string(index) + " record(s) rejected, nothing stored:" + rejected +
                        (bad > 20 ? "\n  ..." : ""));
-  std::size_t stored = 0;
-  for (const auto& r : records) stored += put(r) ? 1 : 0;
-  return stored;
+  return put_all(records);
 }
 
 void Database::write_shipping_copy(const fs::path& dest) const {

@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes as a tuning database file, and as an export to
-// import. Whatever the bytes, opening, reading and importing either work or throw
+// import (through the importer's parser). Whatever the bytes, opening, reading and importing either work or throw
 // ktune::Error; nothing crashes, hangs or throws anything else.
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -24,13 +25,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)d.export_json();
   } catch (const ktune::Error&) {
   }
-  const auto doc = nlohmann::json::parse(data, data + size, nullptr, false);
-  if (!doc.is_discarded()) {
-    try {
-      ktune::Database d(dir / "import.db");
-      d.import_json(doc);
-    } catch (const ktune::Error&) {
-    }
+  try {  // the importer: `ktune cache import` parses with parse_export, then imports
+    std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+    const auto doc = ktune::parse_export(in, "fuzz");
+    ktune::Database d(dir / "import.db");
+    d.import_json(doc);
+  } catch (const ktune::Error&) {
   }
   return 0;
 }

@@ -38,28 +38,6 @@ std::optional<std::string> check_against_spec(const TuningRecord& r) {
   return std::nullopt;
 }
 
-// Reads an export, refusing size and nesting bombs before they cost memory or stack.
-nlohmann::json read_export(const std::string& file) {
-  constexpr std::uintmax_t max_bytes = std::uintmax_t{1} << 30;
-  constexpr int max_depth = 16;  // an export nests 4 deep
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) throw Error("cannot read " + file + ": not a regular file");
-  if (fs::file_size(file, ec) > max_bytes) throw Error(file + " is larger than 1 GiB; not a ktune export");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error("cannot read " + file);
-  bool too_deep = false;
-  const nlohmann::json doc = nlohmann::json::parse(
-      in,
-      [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth > max_depth) too_deep = true;
-        return !too_deep;
-      },
-      false);
-  if (too_deep) throw Error(file + " nests deeper than " + std::to_string(max_depth) + " levels; not a ktune export");
-  if (doc.is_discarded()) throw Error(file + " is not JSON");
-  return doc;
-}
-
 fs::path db_path(const CacheArgs& a) { return a.database.empty() ? Database::default_path() : fs::path(a.database); }
 
 void print_record(const TuningRecord& r) {
@@ -173,7 +151,11 @@ void add_cache_commands(CLI::App& app) {
   auto* imp = with_db(cache->add_subcommand("import", "add the records of a JSON export (the faster record wins)"));
   imp->add_option("file", args->file, "JSON file written by `ktune cache export`")->required();
   imp->callback([args] {
-    const nlohmann::json doc = read_export(args->file);
+    std::error_code ec;
+    if (!fs::is_regular_file(args->file, ec)) throw Error("cannot read " + args->file + ": not a regular file");
+    std::ifstream in(args->file, std::ios::binary);
+    if (!in) throw Error("cannot read " + args->file);
+    const nlohmann::json doc = parse_export(in, args->file);
     Database db(db_path(*args));
     const std::size_t stored = db.import_json(doc, check_against_spec);
     std::printf("%zu of %zu record(s) stored in %s (others: a faster record was already there)\n", stored,
@@ -212,15 +194,17 @@ void add_cache_commands(CLI::App& app) {
     if (fs::equivalent(args->file, db_path(*args), ec)) throw Error("recover reads another file into the database; give --database");
     const SalvageReport salvaged = salvage_records(args->file);
     Database db(db_path(*args));
-    std::size_t stored = 0, rejected = 0;
+    std::vector<TuningRecord> valid;
+    std::size_t rejected = 0;
     for (const auto& r : salvaged.records) {
-      try {
-        stored += db.put(r) ? 1 : 0;
-      } catch (const Error& e) {
+      if (const auto why = r.invalid()) {
         ++rejected;
-        std::printf("not kept: %s\n", e.what());
+        std::printf("not kept: %s %s: %s\n", r.family.c_str(), shape_to_string(r.shape).c_str(), why->c_str());
+      } else {
+        valid.push_back(r);
       }
     }
+    const std::size_t stored = db.put_all(valid);
     for (const auto& why : salvaged.unreadable) std::printf("lost: %s\n", why.c_str());
     std::printf("%zu record(s) read from %s, %zu stored in %s (others: a faster record was already there), %zu invalid, "
                 "%zu unreadable\n",

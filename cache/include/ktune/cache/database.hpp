@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <istream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,11 @@ struct TuningRecord {
   // power of two up to 16, an empty key field), or nullopt. Checked by put and import.
   std::optional<std::string> invalid() const;
 };
+
+// Parses an export (`ktune cache export`), refusing size (over 1 GiB) and nesting
+// (deeper than 16 levels) bombs before they cost memory or stack, and non-JSON, with
+// ktune::Error naming `name`.
+nlohmann::json parse_export(std::istream& in, const std::string& name);
 
 // The records that can still be read from a damaged database file, and what could not.
 struct SalvageReport {
@@ -111,6 +117,9 @@ class Database {
   // template (a stored record with an invalid time never counts as faster). Returns
   // whether it was stored; an invalid record is a ktune::Error.
   bool put(const TuningRecord& record);
+  // put for many records in one transaction (all stored or, on an error, none);
+  // returns how many were stored.
+  std::size_t put_all(const std::vector<TuningRecord>& records);
   std::optional<TuningRecord> get(const std::string& device_key, const std::string& family, const std::string& dtype,
                                   const std::vector<std::int64_t>& shape, std::int64_t align) const;
   // Every record of one device, family and dtype (the candidates of a fallback).
