@@ -500,8 +500,7 @@ class SetAsideLock {
  public:
   explicit SetAsideLock(const fs::path& path) {
     fd_ = ::open((path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
-      throw Error("tuning database " + path.string() + ": cannot lock " + path.string() + ".lock: " + std::strerror(errno));
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) throw Error("cannot lock " + path.string() + ".lock: " + std::strerror(errno));
   }
   ~SetAsideLock() { ::close(fd_); }
   SetAsideLock(const SetAsideLock&) = delete;
@@ -639,7 +638,16 @@ std::optional<Database::OpenProblem> Database::open_shipped(const fs::path& path
 // judged, copy every readable record into a fresh database, rename the damaged file
 // (with its -wal and -shm) to a name nobody has, and report what was kept and lost.
 void Database::set_aside_and_salvage(const fs::path& path, std::pair<dev_t, ino_t> judged, const std::string& why) {
-  SetAsideLock lock(path);
+  const auto cannot = [&](const std::string& reason) {
+    return Error("tuning database " + path.string() + " is damaged (" + why + ") and could not be set aside: " + reason +
+                 " (left as it is; `ktune cache recover` copies its readable records)");
+  };
+  std::optional<SetAsideLock> lock;
+  try {
+    lock.emplace(path);
+  } catch (const Error& e) {
+    throw cannot(e.what());
+  }
   if (file_identity(path) != judged) {  // another process set it aside meanwhile
     if (auto again = try_open(path, false))
       throw Error("tuning database " + path.string() + " cannot be used: " + again->what + " (left as it is)");
@@ -648,9 +656,7 @@ void Database::set_aside_and_salvage(const fs::path& path, std::pair<dev_t, ino_
   const SalvageReport salvaged = salvage_records(path);
   const fs::path aside = claim_aside_name(path);
   std::string err;
-  if (!rename_no_replace(path, aside, &err))
-    throw Error("tuning database " + path.string() + " is damaged (" + why + ") and could not be set aside: " + err +
-                " (left as it is; `ktune cache recover` copies its readable records)");
+  if (!rename_no_replace(path, aside, &err)) throw cannot(err);
   std::error_code ec;
   for (const char* suffix : {"-wal", "-shm"}) {
     std::string ignored;

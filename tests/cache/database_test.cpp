@@ -481,6 +481,30 @@ TEST_F(DatabaseTest, UnopenableDatabaseIsAnErrorNotSetAside) {
   EXPECT_EQ(fs::file_size(dir_ / "plainfile"), 1u);
 }
 
+// Case 1: a damaged file in a directory this user cannot write: the error says it could
+// not be set aside, and nothing was moved or created.
+TEST_F(DatabaseTest, DamagedFileThatCannotBeSetAsideIsLeftAsItIs) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to another user";
+  fs::create_directories(db_path().parent_path());
+  std::ofstream(db_path()) << "not a database";
+  fs::permissions(dir_, fs::perms::owner_all | fs::perms::others_exec, fs::perm_options::replace);
+  fs::permissions(db_path().parent_path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                               fs::perms::others_read | fs::perms::others_exec,
+                  fs::perm_options::replace);
+  fs::permissions(db_path(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read, fs::perm_options::replace);
+  const int status = as_nobody([&] {
+    try {
+      Database db(db_path());
+      return 2;
+    } catch (const Error& e) {
+      return std::string(e.what()).find("could not be set aside") != std::string::npos ? 0 : 3;
+    }
+  });
+  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(aside_files().empty());
+  EXPECT_EQ(fs::file_size(db_path()), 14u);
+}
+
 // Case 2 and 3: one zeroed page; eight processes open it at once. Exactly one sets it
 // aside (under a name of its own), the readable records are copied back, and no
 // set-aside file is overwritten.
