@@ -612,12 +612,38 @@ Database::Database(const fs::path& path, bool read_only) : path_(path), read_onl
   if (read_only && !problem->damaged) problem = open_shipped(path, *problem);
   if (!problem) return;
   db_.reset();
-  if (read_only || !problem->damaged) {
+  if (read_only && problem->damaged) {
+    serve_salvaged(path, problem->what);
+    return;
+  }
+  if (!problem->damaged) {
     std::error_code ec;
     if (created && fs::file_size(path, ec) == 0) fs::remove(path, ec);  // ours, and empty: leave nothing behind
     throw Error("tuning database " + path.string() + " cannot be used: " + problem->what + " (left as it is)");
   }
   set_aside_and_salvage(path, identity, problem->what);
+}
+
+// A damaged file opened read-only is never touched: its readable records are served
+// from memory (list, export and an application's lookups still see them), and the
+// damage is reported.
+void Database::serve_salvaged(const fs::path& path, const std::string& why) {
+  const SalvageReport salvaged = salvage_records(path);
+  db_ = std::make_unique<Handle>();
+  if (sqlite3_open_v2(":memory:", &db_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK)
+    throw SqliteError(db_->db, "open :memory:");
+  db_->exec(k_schema);
+  std::vector<TuningRecord> valid;
+  for (const auto& r : salvaged.records)
+    if (!r.invalid()) valid.push_back(r);
+  read_only_ = false;
+  put_all(valid);
+  read_only_ = true;
+  recovered_from_ = why + " (opened read-only: " + std::to_string(valid.size()) + " readable record(s) served from memory, " +
+                    std::to_string(salvaged.unreadable.size()) + " unreadable; the file is left as it is)";
+  log()->error("tuning database {} is damaged ({}); read-only, so it is left as it is and its {} readable record(s) "
+               "are used; `ktune cache recover` copies them into a healthy database",
+               path.string(), why, valid.size());
 }
 
 // A shipped database on a read-only mount may still be marked WAL and have no -shm

@@ -322,8 +322,15 @@ TEST_F(DatabaseTest, HandEditedRecordIsSkippedNotFatal) {
 TEST_F(DatabaseTest, ReadOnlyNeverWritesOrMovesFiles) {
   fs::create_directories(db_path().parent_path());
   std::ofstream(db_path()) << "garbage";
-  EXPECT_THROW(Database(db_path(), true), Error);
-  EXPECT_TRUE(fs::exists(db_path()));  // not set aside
+  {
+    Database garbage(db_path(), true);  // damage is reported, nothing is touched
+    ASSERT_TRUE(garbage.recovered_from());
+    EXPECT_NE(garbage.recovered_from()->find("left as it is"), std::string::npos) << *garbage.recovered_from();
+    EXPECT_TRUE(garbage.all().empty());
+    EXPECT_THROW(garbage.put(record(6, 1.0)), Error);
+  }
+  EXPECT_EQ(fs::file_size(db_path()), 7u);  // not set aside, not changed
+  EXPECT_TRUE(aside_files().empty());
   fs::remove(db_path());
   { Database(db_path()).put(record(5, 5.0)); }
   Database ro(db_path(), true);
@@ -537,7 +544,11 @@ TEST_F(DatabaseTest, ConcurrentOpenersOfADamagedFileSalvageOnce) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   ASSERT_EQ(aside_files().size(), 1u);
+  // Read-only, the damaged file itself serves its readable records (case 3: list and
+  // export no longer refuse it).
+  const auto aside_records = Database(aside_files().front(), true).all().size();
   const std::size_t kept = Database(db_path(), true).all().size();
+  EXPECT_EQ(aside_records, kept);
   EXPECT_GE(kept, 450u);  // a page holds a few dozen records
   EXPECT_LT(kept, 500u);
   EXPECT_EQ(salvage_records(aside_files().front()).records.size(), kept);  // the damaged file is intact

@@ -108,6 +108,7 @@ void add_cache_commands(CLI::App& app) {
     const auto records = db.all();
     for (const auto& r : records) print_record(r);
     std::printf("%zu record(s) in %s\n", records.size(), db.path().c_str());
+    if (db.recovered_from()) std::printf("damaged: %s\n", db.recovered_from()->c_str());
   });
 
   auto* show = with_filter(with_db(cache->add_subcommand("show", "print matching records as JSON")));

@@ -100,7 +100,8 @@ class Database {
   // Creates the file owner-only (and an owner-only directory) when missing; an existing
   // file keeps its modes. read_only opens an existing database without ever writing or
   // setting it aside (a shipped file on a read-only mount, in WAL mode without its -shm,
-  // is read as immutable). A database file or directory that other users may write, or
+  // is read as immutable; a damaged one's readable records are served from memory and
+  // recovered_from() says so). A database file or directory that other users may write, or
   // that belongs to another user (not root), is refused (ktune::Error): loading a CUBIN
   // from it would run their code.
   explicit Database(const std::filesystem::path& path, bool read_only = false);
@@ -158,6 +159,7 @@ class Database {
   struct OpenProblem;
   std::optional<OpenProblem> try_open(const std::filesystem::path& path, bool immutable);
   std::optional<OpenProblem> open_shipped(const std::filesystem::path& path, const OpenProblem& problem);
+  void serve_salvaged(const std::filesystem::path& path, const std::string& why);
   void set_aside_and_salvage(const std::filesystem::path& path, std::pair<dev_t, ino_t> judged, const std::string& why);
   std::optional<std::string> create_or_migrate(Handle& db, const std::filesystem::path& path);
   std::filesystem::path path_;
