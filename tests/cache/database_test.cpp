@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "test_support.hpp"
+
 namespace ktune {
 namespace {
 
@@ -52,14 +54,6 @@ class DatabaseTest : public ::testing::Test {
     ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
     sqlite3_close(raw);
-  }
-  static std::string error_text(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "(no error)";
   }
   std::vector<fs::path> aside_files() const {
     std::vector<fs::path> out;
@@ -152,7 +146,7 @@ TEST_F(DatabaseTest, NewerSchemaIsAnErrorAndBadVersionIsSetAside) {
     db.put(record(1, 1.0));
   }
   raw_exec(db_path(), "UPDATE meta SET value='99' WHERE key='schema_version'");
-  const std::string e = error_text([&] { Database db(db_path()); });
+  const std::string e = error_of([&] { Database db(db_path()); });
   EXPECT_NE(e.find("schema version 99"), std::string::npos) << e;
   EXPECT_NE(e.find("newer ktune"), std::string::npos) << e;
   EXPECT_EQ(aside_files().size(), 0u);
@@ -426,7 +420,7 @@ TEST_F(DatabaseTest, LockedDatabaseIsAnErrorNotSetAside) {
   ASSERT_EQ(sqlite3_open(db_path().c_str(), &holder), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
   setenv("KTUNE_DB_BUSY_MS", "200", 1);
-  const std::string e = error_text([&] { Database db(db_path()); });
+  const std::string e = error_of([&] { Database db(db_path()); });
   unsetenv("KTUNE_DB_BUSY_MS");
   sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(holder);
@@ -477,13 +471,13 @@ TEST_F(DatabaseTest, FullDiskIsAnErrorNotSetAside) {
 TEST_F(DatabaseTest, UnopenableDatabaseIsAnErrorNotSetAside) {
   fill(5);
   fs::create_directory(db_path().string() + "-shm");
-  const std::string e = error_text([&] { Database db(db_path()); });
+  const std::string e = error_of([&] { Database db(db_path()); });
   EXPECT_NE(e.find("left as it is"), std::string::npos) << e;
   EXPECT_TRUE(aside_files().empty());
   fs::remove(db_path().string() + "-shm");
   EXPECT_EQ(Database(db_path(), true).all().size(), 5u);
   std::ofstream(dir_ / "plainfile") << "x";
-  const std::string f = error_text([&] { Database db(dir_ / "plainfile" / "tuning.db"); });
+  const std::string f = error_of([&] { Database db(dir_ / "plainfile" / "tuning.db"); });
   EXPECT_NE(f.find("plainfile"), std::string::npos) << f;
   EXPECT_EQ(fs::file_size(dir_ / "plainfile"), 1u);
 }
@@ -647,7 +641,7 @@ TEST_F(DatabaseTest, ImportRejectsNonsenseWithReasons) {
       {[](nlohmann::json& r) { r["config"] = "tile_m=64"; }, "config must be"},
   };
   for (const auto& [edit, reason] : cases) {
-    const std::string e = error_text([&] { db.import_json(doc_with(edit)); });
+    const std::string e = error_of([&] { db.import_json(doc_with(edit)); });
     EXPECT_NE(e.find("record 1: "), std::string::npos) << reason << ": " << e;
     EXPECT_NE(e.find(reason), std::string::npos) << e;
     EXPECT_NE(e.find("nothing stored"), std::string::npos) << e;
@@ -657,7 +651,7 @@ TEST_F(DatabaseTest, ImportRejectsNonsenseWithReasons) {
     if (r.family != "transpose") return "unknown family '" + r.family + "'";
     return std::nullopt;
   };
-  EXPECT_NE(error_text([&] { db.import_json(doc_with([](nlohmann::json& r) { r["family"] = "foo"; }), only_transpose); })
+  EXPECT_NE(error_of([&] { db.import_json(doc_with([](nlohmann::json& r) { r["family"] = "foo"; }), only_transpose); })
                 .find("unknown family 'foo'"),
             std::string::npos);
   // A -5 us record that got in before validation does not block a real one.
@@ -676,11 +670,11 @@ TEST_F(DatabaseTest, ForeignOwnerIsRefusedAndModesAreKept) {
   fs::permissions(db_path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
   if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
   ASSERT_EQ(chown(db_path().c_str(), 12345, 12345), 0);
-  const std::string e = error_text([&] { Database db(db_path(), true); });
+  const std::string e = error_of([&] { Database db(db_path(), true); });
   EXPECT_NE(e.find("belongs to another user"), std::string::npos) << e;
   ASSERT_EQ(chown(db_path().c_str(), 0, 0), 0);
   ASSERT_EQ(chown(db_path().parent_path().c_str(), 12345, 12345), 0);
-  EXPECT_NE(error_text([&] { Database db(db_path()); }).find("belongs to another user"), std::string::npos);
+  EXPECT_NE(error_of([&] { Database db(db_path()); }).find("belongs to another user"), std::string::npos);
 }
 
 // Case 4: a shipping copy opens read-only where its user cannot write (a root-owned
