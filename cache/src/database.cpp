@@ -585,6 +585,9 @@ std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bo
     if (!read_only_) {
       if (auto problem = create_or_migrate(*db_, path)) return OpenProblem{*problem, true};
     } else if (!readable_version(version)) {
+      Statement any(db_->db, "SELECT count(*) FROM sqlite_master");
+      any.step();
+      if (any.int64(0) == 0) return OpenProblem{"empty (no tables yet; a tuner may be creating it)", false};
       return OpenProblem{version_problem(version), true};
     }
     try {
