@@ -56,6 +56,8 @@ out=$("$ktune" log --dir "$data" compare transpose-f32-8192x2048 transpose-f32-1
 echo "$out" | grep -q "^A transpose-f32-8192x2048" || fail "compare: A"
 echo "$out" | grep -q "1126 configs timed in both: B/A time ratio median" || fail "compare: common configs"
 echo "$out" | grep -q "^A's winner in B: rank " || fail "compare: winners' ranks"
+echo "$out" | grep -q '^warning: the runs tuned different problems (shape \[8192,2048\] vs \[16384,16384\])' \
+  || fail "compare: no warning for different problems"
 
 # Golden files pin both export formats (a hand-written three-candidate log: ok,
 # compile error with quotes and a newline in its reason, rejected).
