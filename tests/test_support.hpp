@@ -48,8 +48,8 @@ inline std::pair<std::size_t, std::vector<std::string>> compile_all(const std::s
   return {compiled, failures};
 }
 
-// One space of a family for the compile tests: its problems (e.g. aligned and odd
-// pitches, which admit different vector widths), how to instantiate one, and the source.
+// One space of a family for the compile tests: its source, its problems (e.g. aligned
+// and odd pitches, which admit different vector widths) and the template's type argument.
 struct CompileSpace {
   std::string label;  // for messages, e.g. "gemm f16 tn"
   const KernelSpec* spec;
