@@ -4,21 +4,20 @@
 #include <ktune/generator/hash.hpp>
 #include <ktune/generator/log.hpp>
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fcntl.h>
-#include <sys/file.h>
-
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
-#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 
 namespace ktune {
@@ -314,6 +313,9 @@ struct MigrationError : Error {
 // The stored schema version: nullopt when there is none, -1 when it is not a positive
 // number.
 std::optional<int> schema_version(sqlite3* db) {
+  Statement tables(db, "SELECT count(*) FROM sqlite_master WHERE name='meta'");
+  tables.step();
+  if (tables.int64(0) == 0) return std::nullopt;  // a new file: no tables yet
   Statement version(db, "SELECT value FROM meta WHERE key = 'schema_version'");
   if (!version.step()) return std::nullopt;
   const std::string text = version.text(0);
@@ -360,12 +362,7 @@ void migrate_1_to_2(sqlite3* db) {
 // schema, never a mix. Returns what is wrong with a file this ktune cannot use.
 std::optional<std::string> Database::create_or_migrate(Handle& db, const fs::path& path) {
   // nullopt: a new file (no version yet).
-  const auto version_now = [&]() -> std::optional<int> {
-    Statement tables(db.db, "SELECT count(*) FROM sqlite_master WHERE name='meta'");
-    tables.step();
-    return tables.int64(0) == 0 ? std::nullopt : schema_version(db.db);
-  };
-  if (const auto v = version_now(); readable_version(v) && *v < k_schema_version) {
+  if (const auto v = schema_version(db.db); readable_version(v) && *v < k_schema_version) {
     const fs::path backup = path.string() + ".schema" + std::to_string(*v);
     // Written under a private name and renamed: a crash mid-copy leaves no half backup.
     const fs::path partial = backup.string() + ".partial-" + std::to_string(getpid()) + "-" +
@@ -393,7 +390,7 @@ std::optional<std::string> Database::create_or_migrate(Handle& db, const fs::pat
   db.exec("BEGIN IMMEDIATE");
   try {
     db.exec(k_schema);
-    const std::optional<int> v = version_now();  // again: another process may have migrated meanwhile
+    const std::optional<int> v = schema_version(db.db);  // again: another process may have migrated meanwhile
     if (!v) {
       db.exec(("INSERT INTO meta VALUES('schema_version', '" + std::to_string(k_schema_version) + "')").c_str());
     } else if (!readable_version(v)) {
@@ -537,7 +534,9 @@ SalvageReport salvage_records(const fs::path& path) {
         next = q.int64(0) + 1;
         misses = 0;
         try {
-          report.records.push_back(TuningRecord::from_stored(q.text(1)));
+          TuningRecord r = TuningRecord::from_stored(q.text(1));
+          if (const auto why = r.invalid()) throw Error(*why);
+          report.records.push_back(std::move(r));
         } catch (const std::exception& e) {
           report.unreadable.push_back("rowid " + std::to_string(next - 1) + ": " + e.what());
         }
@@ -574,11 +573,7 @@ std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bo
       Statement check(db_->db, "PRAGMA quick_check");
       if (!check.step() || check.text(0) != "ok") return OpenProblem{"integrity check failed: " + check.text(0), true};
     }
-    const auto version = [&] {
-      Statement tables(db_->db, "SELECT count(*) FROM sqlite_master WHERE name='meta'");
-      tables.step();
-      return tables.int64(0) == 0 ? std::optional<int>() : schema_version(db_->db);
-    }();
+    const std::optional<int> version = schema_version(db_->db);
     if (version && *version > k_schema_version)  // a newer ktune's healthy database
       return OpenProblem{version_problem(version) + "; written by a newer ktune: use that one, or another KTUNE_CACHE_DIR",
                          false};
@@ -636,17 +631,14 @@ void Database::serve_salvaged(const fs::path& path, const std::string& why) {
   if (sqlite3_open_v2(":memory:", &db_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK)
     throw SqliteError(db_->db, "open :memory:");
   db_->exec(k_schema);
-  std::vector<TuningRecord> valid;
-  for (const auto& r : salvaged.records)
-    if (!r.invalid()) valid.push_back(r);
   read_only_ = false;
-  put_all(valid);
+  put_all(salvaged.records);
   read_only_ = true;
-  recovered_from_ = why + " (opened read-only: " + std::to_string(valid.size()) + " readable record(s) served from memory, " +
+  recovered_from_ = why + " (opened read-only: " + std::to_string(salvaged.records.size()) + " readable record(s) served from memory, " +
                     std::to_string(salvaged.unreadable.size()) + " unreadable; the file is left as it is)";
   log()->error("tuning database {} is damaged ({}); read-only, so it is left as it is and its {} readable record(s) "
                "are used; `ktune cache recover` copies them into a healthy database",
-               path.string(), why, valid.size());
+               path.string(), why, salvaged.records.size());
 }
 
 // A shipped database on a read-only mount may still be marked WAL and have no -shm
@@ -693,10 +685,7 @@ void Database::set_aside_and_salvage(const fs::path& path, std::pair<dev_t, ino_
   }
   create_private_file(path);
   if (auto again = try_open(path, false)) throw Error("tuning database " + path.string() + ": " + again->what);
-  std::vector<TuningRecord> valid;
-  for (const auto& r : salvaged.records)
-    if (!r.invalid()) valid.push_back(r);
-  const std::size_t kept = put_all(valid);
+  const std::size_t kept = put_all(salvaged.records);
   recovered_from_ = why + " (moved to " + aside.string() + "; " + std::to_string(kept) + " readable record(s) copied back, " +
                     std::to_string(salvaged.unreadable.size()) + " unreadable)";
   log()->error("tuning database {} is damaged ({}); moved it to {} and copied {} readable record(s) into a fresh one; "

@@ -195,21 +195,11 @@ void add_cache_commands(CLI::App& app) {
     if (fs::equivalent(args->file, db_path(*args), ec)) throw Error("recover reads another file into the database; give --database");
     const SalvageReport salvaged = salvage_records(args->file);
     Database db(db_path(*args));
-    std::vector<TuningRecord> valid;
-    std::size_t rejected = 0;
-    for (const auto& r : salvaged.records) {
-      if (const auto why = r.invalid()) {
-        ++rejected;
-        std::printf("not kept: %s %s: %s\n", r.family.c_str(), shape_to_string(r.shape).c_str(), why->c_str());
-      } else {
-        valid.push_back(r);
-      }
-    }
-    const std::size_t stored = db.put_all(valid);
+    const std::size_t stored = db.put_all(salvaged.records);
     for (const auto& why : salvaged.unreadable) std::printf("lost: %s\n", why.c_str());
-    std::printf("%zu record(s) read from %s, %zu stored in %s (others: a faster record was already there), %zu invalid, "
+    std::printf("%zu record(s) read from %s, %zu stored in %s (others: a faster record was already there), "
                 "%zu unreadable\n",
-                salvaged.records.size(), args->file.c_str(), stored, db.path().c_str(), rejected, salvaged.unreadable.size());
+                salvaged.records.size(), args->file.c_str(), stored, db.path().c_str(), salvaged.unreadable.size());
   });
 
   cache->add_subcommand("path", "print where results and logs are stored")->callback([] {

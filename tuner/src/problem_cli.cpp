@@ -37,13 +37,11 @@ void check_options_apply(const ProblemArgs& p) {
       {"gemm", {"--dtype", "--shape", "--layout"}}};
   for (const auto& [family, options] : used) {
     if (family != p.family) continue;
+    std::string list;
+    for (const auto& o : options) list += (list.empty() ? "" : " ") + o;
     for (const char* option : {"--dtype", "--shape", "--expr", "--out-dtype", "--scalar", "--n", "--layout", "--op"})
       if (p.command->count(option) && std::find(options.begin(), options.end(), option) == options.end())
-        throw Error(std::string(option) + " does not apply to " + family + " (its options: " + [&] {
-          std::string list;
-          for (const auto& o : options) list += (list.empty() ? "" : " ") + o;
-          return list;
-        }() + ")");
+        throw Error(std::string(option) + " does not apply to " + family + " (its options: " + list + ")");
   }
 }
 

@@ -61,7 +61,7 @@ nlohmann::json parse_export(std::istream& in, const std::string& name);
 
 // The records that can still be read from a damaged database file, and what could not.
 struct SalvageReport {
-  std::vector<TuningRecord> records;
+  std::vector<TuningRecord> records;    // readable and valid (TuningRecord::invalid)
   std::vector<std::string> unreadable;  // per lost row (or the whole table): why
 };
 // Reads a file row by row, read-only and without writing anything next to it (a bad
