@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     const double parse_ms = us_since(t) / 1e3;
     t = Clock::now();
     Database open(db, true);
-    const auto records = open.find(dev.fingerprint.key(), "transpose", "f32");
+    const auto records = open.find(dev.fingerprint.key(), "transpose", "", "f32");
     const double find_ms = us_since(t) / 1e3;
     std::printf("  parts: database open %.2f ms, template description parse %.2f ms, open + find %.2f ms "
                 "(%zu records, %.1f MB file)\n",

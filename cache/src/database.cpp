@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <mutex>
 
 namespace ktune {
@@ -56,6 +57,7 @@ std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text) {
 nlohmann::json TuningRecord::to_json() const {
   return {{"device_key", device_key},   {"device_name", device_name},
           {"device_uuid", device_uuid}, {"family", family},
+          {"variant", variant},
           {"dtype", dtype},             {"shape", shape},
           {"align", align},             {"config", config},
           {"template_hash", template_hash}, {"median_us", median_us},
@@ -108,8 +110,10 @@ nlohmann::json parse_export(std::istream& in, const std::string& name) {
 
 std::optional<std::string> TuningRecord::invalid() const {
   const auto positive_finite = [](double v) { return std::isfinite(v) && v > 0; };
-  if (device_key.empty() || family.empty() || dtype.empty() || template_hash.empty())
-    return std::string("device_key, family, dtype and template_hash must not be empty");
+  if (device_key.empty() || family.empty() || dtype.empty() || template_hash.empty() ||
+      family.find(':') != std::string::npos)
+    return std::string("device_key, family, dtype and template_hash must not be empty, and the family is one name "
+                       "(the variant is its own field)");
   if (!parse_dtype(dtype)) return "unknown dtype '" + dtype + "' (known: " + std::string(dtype_names()) + ")";
   if (shape.empty()) return std::string("shape is empty");
   for (auto d : shape)
@@ -143,6 +147,21 @@ TuningRecord TuningRecord::from_stored(const std::string& text) {
   return from_json(j);
 }
 
+namespace {
+
+// Schemas 1 and 2 kept family and variant in one key, "family:variant" ("reduce:sum",
+// "elementwise:<expr>"), except GEMM's nn layout, stored as plain "gemm" before layouts
+// existed. This reads those files and exports; it is history, no family's logic.
+std::pair<std::string, std::string> legacy_key(const std::string& key) {
+  const std::size_t colon = key.find(':');
+  if (colon != std::string::npos) return {key.substr(0, colon), key.substr(colon + 1)};
+  static const std::map<std::string, std::string> implied = {{"gemm", "nn"}};
+  const auto it = implied.find(key);
+  return {key, it == implied.end() ? "" : it->second};
+}
+
+}  // namespace
+
 TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
   try {
     TuningRecord r;
@@ -150,6 +169,10 @@ TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
     r.device_name = j.value("device_name", "");
     r.device_uuid = j.value("device_uuid", "");
     r.family = j.at("family");
+    if (j.contains("variant"))
+      r.variant = j.at("variant");
+    else  // schema 1 and 2
+      std::tie(r.family, r.variant) = legacy_key(r.family);
     r.dtype = j.at("dtype");
     r.shape = strict_integers(j.at("shape"), "shape");
     r.align = strict_integers(nlohmann::json::array({j.at("align")}), "align").front();
@@ -162,7 +185,7 @@ TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
       r.rate_unit = j.at("rate_unit");
     } else {  // schema 1
       r.rate = j.value("gbps", 0.0);
-      r.rate_unit = r.family == "gemm" ? "GFLOP/s" : "GB/s";
+      r.rate_unit = r.shape.size() == 3 ? "GFLOP/s" : "GB/s";  // GEMM, the only 3-d problem then
     }
     r.ceiling_fraction = j.value("ceiling_fraction", 0.0);
     r.tool_version = j.value("tool_version", "");
@@ -267,15 +290,14 @@ class Statement {
 
 // Records are stored as their JSON (readable with the sqlite3 shell, export is a copy)
 // next to the key columns and the median that `put` compares.
-constexpr const char* k_schema = R"sql(
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results(
-  device_key TEXT NOT NULL, family TEXT NOT NULL, dtype TEXT NOT NULL, shape TEXT NOT NULL,
-  align INTEGER NOT NULL, template_hash TEXT NOT NULL, median_us REAL NOT NULL, record TEXT NOT NULL,
-  PRIMARY KEY(device_key, family, dtype, shape, align));
-CREATE TABLE IF NOT EXISTS binaries(key TEXT PRIMARY KEY, content_hash TEXT NOT NULL, entry TEXT NOT NULL,
-  bytes BLOB NOT NULL);
-)sql";
+#define KTUNE_RESULTS_TABLE(name)                                                                        \
+  "CREATE TABLE IF NOT EXISTS " name "(device_key TEXT NOT NULL, family TEXT NOT NULL, variant TEXT NOT NULL, " \
+  "dtype TEXT NOT NULL, shape TEXT NOT NULL, align INTEGER NOT NULL, template_hash TEXT NOT NULL, "            \
+  "median_us REAL NOT NULL, record TEXT NOT NULL, PRIMARY KEY(device_key, family, variant, dtype, shape, align));"
+constexpr const char* k_schema =
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);" KTUNE_RESULTS_TABLE("results")
+    "CREATE TABLE IF NOT EXISTS binaries(key TEXT PRIMARY KEY, content_hash TEXT NOT NULL, entry TEXT NOT NULL, "
+    "bytes BLOB NOT NULL);";
 
 std::string now_tag() {
   return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
@@ -334,24 +356,35 @@ std::string version_problem(std::optional<int> version) {
          ", this ktune reads 1 to " + std::to_string(Database::k_schema_version);
 }
 
-// Schema 1 -> 2: each record's JSON is rewritten by from_json's reading of schema 1.
-void migrate_1_to_2(sqlite3* db) {
-  std::vector<std::pair<std::int64_t, std::string>> rewritten;
+// Schemas 1 and 2 -> 3: the results table is rebuilt with family and variant in
+// columns of their own, each record rewritten by from_stored's reading of the older
+// ones (schema 1: "gbps" for "rate"; 1 and 2: "family:variant" keys). A row that cannot
+// be read is copied as it is, under its old key split the same way (reads skip and
+// report it, as before, and `cache recover` sees it).
+void migrate_to_3(sqlite3* db) {
+  const auto exec = [&](const char* sql) {
+    if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) throw SqliteError(db, sql);
+  };
+  exec(KTUNE_RESULTS_TABLE("results_3"));
   {
-    Statement q(db, "SELECT rowid, record FROM results");
+    Statement q(db, "SELECT device_key, family, dtype, shape, align, template_hash, median_us, record FROM results");
     while (q.step()) {
+      Statement ins(db, "INSERT OR REPLACE INTO results_3 VALUES(?,?,?,?,?,?,?,?,?)");
       try {
-        rewritten.emplace_back(q.int64(0), TuningRecord::from_json(nlohmann::json::parse(q.text(1))).to_json().dump());
+        const TuningRecord r = TuningRecord::from_stored(q.text(7));
+        ins.bind(2, r.family).bind(3, r.variant).bind(9, r.to_stored());
       } catch (const std::exception& e) {
         log()->warn("schema migration keeps an unreadable tuning record as it is: {}", e.what());
+        const auto [family, variant] = legacy_key(q.text(1));
+        ins.bind(2, family).bind(3, variant).bind(9, q.text(7));
       }
+      ins.bind(1, q.text(0)).bind(4, q.text(2)).bind(5, q.text(3)).bind(6, q.int64(4)).bind(7, q.text(5));
+      ins.bind(8, q.real(6));
+      ins.step();
     }
   }
-  for (const auto& [rowid, record] : rewritten) {
-    Statement u(db, "UPDATE results SET record=? WHERE rowid=?");
-    u.bind(1, record).bind(2, rowid);
-    u.step();
-  }
+  exec("DROP TABLE results");
+  exec("ALTER TABLE results_3 RENAME TO results");
 }
 
 }  // namespace
@@ -397,7 +430,7 @@ std::optional<std::string> Database::create_or_migrate(Handle& db, const fs::pat
       db.exec("ROLLBACK");
       return version_problem(v);
     } else if (*v < k_schema_version) {
-      migrate_1_to_2(db.db);  // the only step so far
+      migrate_to_3(db.db);
       db.exec(("UPDATE meta SET value='" + std::to_string(k_schema_version) + "' WHERE key='schema_version'").c_str());
       log()->warn("tuning database {} migrated from schema {} to {}; the schema-{} file is kept as {}", path.string(),
                   *v, k_schema_version, *v, migrated_backup_ ? migrated_backup_->string() : "?");
@@ -577,6 +610,7 @@ std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bo
     if (version && *version > k_schema_version)  // a newer ktune's healthy database
       return OpenProblem{version_problem(version) + "; written by a newer ktune: use that one, or another KTUNE_CACHE_DIR",
                          false};
+    older_schema_ = read_only_ && readable_version(version) && *version < k_schema_version;
     if (!read_only_) {
       if (auto problem = create_or_migrate(*db_, path)) return OpenProblem{*problem, true};
     } else if (!readable_version(version)) {
@@ -586,8 +620,9 @@ std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bo
       return OpenProblem{version_problem(version), true};
     }
     try {
-      Statement probe(db_->db, "SELECT device_key, family, dtype, shape, align, template_hash, median_us, record "
-                               "FROM results LIMIT 0");
+      Statement probe(db_->db, older_schema_ ? "SELECT record FROM results LIMIT 0"
+                                             : "SELECT device_key, family, variant, dtype, shape, align, "
+                                               "template_hash, median_us, record FROM results LIMIT 0");
       probe.step();
     } catch (const SqliteError& e) {
       return OpenProblem{std::string("not a ktune database: ") + e.what(), e.code == SQLITE_ERROR || e.damage(), e.code};
@@ -606,9 +641,11 @@ Database::Database(const fs::path& path, bool read_only) : path_(path), read_onl
   const bool created = !read_only && create_private_file(path);
   const auto identity = file_identity(path);
   auto problem = try_open(path, false);
-  if (!problem) return;
-  if (read_only && !problem->damaged) problem = open_shipped(path, *problem);
-  if (!problem) return;
+  if (read_only && problem && !problem->damaged) problem = open_shipped(path, *problem);
+  if (!problem) {
+    if (older_schema_) serve_older_schema();
+    return;
+  }
   db_.reset();
   if (read_only && problem->damaged) {
     serve_salvaged(path, problem->what);
@@ -627,18 +664,42 @@ Database::Database(const fs::path& path, bool read_only) : path_(path), read_onl
 // damage is reported.
 void Database::serve_salvaged(const fs::path& path, const std::string& why) {
   const SalvageReport salvaged = salvage_records(path);
-  db_ = std::make_unique<Handle>();
-  if (sqlite3_open_v2(":memory:", &db_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK)
-    throw SqliteError(db_->db, "open :memory:");
-  db_->exec(k_schema);
-  read_only_ = false;
-  put_all(salvaged.records);
-  read_only_ = true;
+  serve_from_memory(salvaged.records);
   recovered_from_ = why + " (opened read-only: " + std::to_string(salvaged.records.size()) + " readable record(s) served from memory, " +
                     std::to_string(salvaged.unreadable.size()) + " unreadable; the file is left as it is)";
   log()->error("tuning database {} is damaged ({}); read-only, so it is left as it is and its {} readable record(s) "
                "are used; `ktune cache recover` copies them into a healthy database",
                path.string(), why, salvaged.records.size());
+}
+
+// An earlier schema opened read-only is not migrated (that would write): its records,
+// read as that schema stored them, are served from memory in this one.
+void Database::serve_older_schema() {
+  std::vector<TuningRecord> records;
+  {
+    Statement q(db_->db, "SELECT record FROM results");
+    while (q.step()) {
+      try {
+        records.push_back(TuningRecord::from_stored(q.text(0)));
+      } catch (const std::exception& e) {
+        log()->warn("skipping an unreadable tuning record: {}", e.what());
+      }
+    }
+  }
+  serve_from_memory(records);
+}
+
+void Database::serve_from_memory(const std::vector<TuningRecord>& records) {
+  db_ = std::make_unique<Handle>();
+  if (sqlite3_open_v2(":memory:", &db_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK)
+    throw SqliteError(db_->db, "open :memory:");
+  db_->exec(k_schema);
+  read_only_ = false;
+  std::vector<TuningRecord> valid;
+  for (const auto& r : records)
+    if (!r.invalid()) valid.push_back(r);
+  put_all(valid);
+  read_only_ = true;
 }
 
 // A shipped database on a read-only mount may still be marked WAL and have no -shm
@@ -712,15 +773,15 @@ std::size_t Database::put_all(const std::vector<TuningRecord>& records) {
       bool store = true;
       {
         Statement q(db_->db, "SELECT template_hash, median_us FROM results WHERE device_key=? AND family=? AND "
-                             "dtype=? AND shape=? AND align=?");
-        q.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
+                             "variant=? AND dtype=? AND shape=? AND align=?");
+        q.bind(1, r.device_key).bind(2, r.family).bind(3, r.variant).bind(4, r.dtype).bind(5, shape).bind(6, r.align);
         // A stored time that is no positive number (written before validation) never wins.
         if (q.step()) store = q.text(0) != r.template_hash || r.median_us < q.real(1) || !(q.real(1) > 0);
       }
       if (store) {
-        Statement ins(db_->db, "INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?)");
-        ins.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape).bind(5, r.align);
-        ins.bind(6, r.template_hash).bind(7, r.median_us).bind(8, r.to_stored());
+        Statement ins(db_->db, "INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?,?)");
+        ins.bind(1, r.device_key).bind(2, r.family).bind(3, r.variant).bind(4, r.dtype).bind(5, shape).bind(6, r.align);
+        ins.bind(7, r.template_hash).bind(8, r.median_us).bind(9, r.to_stored());
         ins.step();
         ++stored;
       }
@@ -736,7 +797,7 @@ std::size_t Database::put_all(const std::vector<TuningRecord>& records) {
 namespace {
 
 // The columns every record query selects: the key, then the record.
-#define KTUNE_RECORD_COLUMNS "device_key, family, dtype, shape, align, record"
+#define KTUNE_RECORD_COLUMNS "device_key, family, variant, dtype, shape, align, record"
 
 // Reads records, skipping (and reporting) any that fail their checksum or whose key
 // columns no longer match their content.
@@ -744,11 +805,11 @@ std::vector<TuningRecord> read_records(Statement& q) {
   std::vector<TuningRecord> out;
   while (q.step()) {
     try {
-      TuningRecord r = TuningRecord::from_stored(q.text(5));
-      if (r.device_key != q.text(0) || r.family != q.text(1) || r.dtype != q.text(2) ||
-          shape_to_string(r.shape) != q.text(3) || r.align != q.int64(4))
-        throw Error("its key (" + q.text(1) + " " + q.text(2) + " " + q.text(3) + " align " + q.text(4) +
-                    ") does not match its content");
+      TuningRecord r = TuningRecord::from_stored(q.text(6));
+      if (r.device_key != q.text(0) || r.family != q.text(1) || r.variant != q.text(2) || r.dtype != q.text(3) ||
+          shape_to_string(r.shape) != q.text(4) || r.align != q.int64(5))
+        throw Error("its key (" + q.text(1) + " " + q.text(2) + " " + q.text(3) + " " + q.text(4) + " align " +
+                    q.text(5) + ") does not match its content");
       out.push_back(std::move(r));
     } catch (const std::exception& e) {
       log()->warn("skipping an unreadable tuning record: {}", e.what());
@@ -760,29 +821,29 @@ std::vector<TuningRecord> read_records(Statement& q) {
 }  // namespace
 
 std::optional<TuningRecord> Database::get(const std::string& device_key, const std::string& family,
-                                          const std::string& dtype, const std::vector<std::int64_t>& shape,
-                                          std::int64_t align) const {
+                                          const std::string& variant, const std::string& dtype,
+                                          const std::vector<std::int64_t>& shape, std::int64_t align) const {
   std::lock_guard<std::mutex> lock(db_->mutex);
-  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results WHERE device_key=? AND family=? AND dtype=? AND "
-                       "shape=? AND align=?");
-  q.bind(1, device_key).bind(2, family).bind(3, dtype).bind(4, shape_to_string(shape)).bind(5, align);
+  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results WHERE device_key=? AND family=? AND variant=? AND "
+                       "dtype=? AND shape=? AND align=?");
+  q.bind(1, device_key).bind(2, family).bind(3, variant).bind(4, dtype).bind(5, shape_to_string(shape)).bind(6, align);
   auto records = read_records(q);
   if (records.empty()) return std::nullopt;
   return records.front();
 }
 
 std::vector<TuningRecord> Database::find(const std::string& device_key, const std::string& family,
-                                         const std::string& dtype) const {
+                                         const std::string& variant, const std::string& dtype) const {
   std::lock_guard<std::mutex> lock(db_->mutex);
-  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results WHERE device_key=? AND family=? AND dtype=? "
-                       "ORDER BY shape, align");
-  q.bind(1, device_key).bind(2, family).bind(3, dtype);
+  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results WHERE device_key=? AND family=? AND variant=? AND "
+                       "dtype=? ORDER BY shape, align");
+  q.bind(1, device_key).bind(2, family).bind(3, variant).bind(4, dtype);
   return read_records(q);
 }
 
 std::vector<TuningRecord> Database::all() const {
   std::lock_guard<std::mutex> lock(db_->mutex);
-  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results ORDER BY device_key, family, dtype, shape, align");
+  Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results ORDER BY device_key, family, variant, dtype, shape, align");
   return read_records(q);
 }
 
@@ -792,8 +853,10 @@ std::size_t Database::prune(const std::function<bool(const TuningRecord&)>& stal
   for (const auto& r : all()) {
     if (!stale(r)) continue;
     std::lock_guard<std::mutex> lock(db_->mutex);
-    Statement del(db_->db, "DELETE FROM results WHERE device_key=? AND family=? AND dtype=? AND shape=? AND align=?");
-    del.bind(1, r.device_key).bind(2, r.family).bind(3, r.dtype).bind(4, shape_to_string(r.shape)).bind(5, r.align);
+    Statement del(db_->db, "DELETE FROM results WHERE device_key=? AND family=? AND variant=? AND dtype=? AND shape=? "
+                           "AND align=?");
+    del.bind(1, r.device_key).bind(2, r.family).bind(3, r.variant).bind(4, r.dtype).bind(5, shape_to_string(r.shape));
+    del.bind(6, r.align);
     del.step();
     removed += static_cast<std::size_t>(sqlite3_changes(db_->db));
   }

@@ -48,10 +48,10 @@ LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vect
   return result;
 }
 
-LookupResult lookup_config(const Database& db, const std::string& device_key, const KernelSpec& spec,
-                           const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape,
-                           const std::string& family_key, const std::string& dtype_key) {
-  const std::string family = family_key.empty() ? spec.family() : family_key;
+LookupResult lookup_config(const Database& db, const std::string& device_key, const TuningProblem& p,
+                           const DeviceLimits& limits) {
+  const KernelSpec& spec = *p.spec;
+  const Problem& problem = p.problem;
   const auto usable = [&](const TuningRecord& r) {
     try {
       return !why_invalid(spec, config_from_json(spec, r.config), limits, problem);
@@ -59,9 +59,8 @@ LookupResult lookup_config(const Database& db, const std::string& device_key, co
       return false;  // the template's tunables changed since it was stored
     }
   };
-  const std::string dtype = dtype_key.empty() ? std::string(to_string(problem.dtype)) : dtype_key;
-  const std::int64_t align = problem.get("align").value_or(1);
-  LookupResult r = lookup(db.find(device_key, family, dtype), shape, align, spec.source_hash(), usable);
+  const std::int64_t align = p.align();
+  LookupResult r = lookup(db.find(device_key, p.family(), p.variant, p.dtype_key), p.shape, align, spec.source_hash(), usable);
   if (r.record) return r;
   // Another device model of the same compute capability: its winners compile for this
   // arch and are usually far better than the safe default.
@@ -72,9 +71,9 @@ LookupResult lookup_config(const Database& db, const std::string& device_key, co
   std::vector<TuningRecord> others;
   for (auto& rec : db.all())
     if (rec.device_key != device_key && !arch(device_key).empty() && arch(rec.device_key) == arch(device_key) &&
-        rec.family == family && rec.dtype == dtype)
+        rec.family == p.family() && rec.variant == p.variant && rec.dtype == p.dtype_key)
       others.push_back(std::move(rec));
-  LookupResult o = lookup(others, shape, align, spec.source_hash(), usable);
+  LookupResult o = lookup(others, p.shape, align, spec.source_hash(), usable);
   o.stale += r.stale;
   if (o.record) o.level = MatchLevel::same_arch;
   return o;

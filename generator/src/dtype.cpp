@@ -59,8 +59,13 @@ double element_to_double(DType dtype, const void* p) {
       if (e == 0) return sign * std::ldexp(m, -24);
       return sign * std::ldexp(1024 + m, e - 25);
     }
-    default: throw Error("element_to_double: unsupported dtype");
+    case DType::i8: { std::int8_t i; std::memcpy(&i, p, 1); return i; }
+    case DType::u8: { std::uint8_t i; std::memcpy(&i, p, 1); return i; }
+    case DType::i16: { std::int16_t i; std::memcpy(&i, p, 2); return i; }
+    case DType::i32: { std::int32_t i; std::memcpy(&i, p, 4); return i; }
+    case DType::i64: { std::int64_t i; std::memcpy(&i, p, 8); return static_cast<double>(i); }
   }
+  throw Error("element_to_double: unknown dtype");
 }
 
 void double_to_element(DType dtype, double v, void* p) {
@@ -88,8 +93,14 @@ void double_to_element(DType dtype, double v, void* p) {
       std::memcpy(p, &h, 2);
       return;
     }
-    default: throw Error("double_to_element: unsupported dtype");
+    // Integers: rounded, then wrapped to the type's width (callers draw in-range values).
+    case DType::i8: { const auto i = static_cast<std::int8_t>(std::llround(v)); std::memcpy(p, &i, 1); return; }
+    case DType::u8: { const auto i = static_cast<std::uint8_t>(std::llround(v)); std::memcpy(p, &i, 1); return; }
+    case DType::i16: { const auto i = static_cast<std::int16_t>(std::llround(v)); std::memcpy(p, &i, 2); return; }
+    case DType::i32: { const auto i = static_cast<std::int32_t>(std::llround(v)); std::memcpy(p, &i, 4); return; }
+    case DType::i64: { const std::int64_t i = std::llround(v); std::memcpy(p, &i, 8); return; }
   }
+  throw Error("double_to_element: unknown dtype");
 }
 
 }  // namespace ktune

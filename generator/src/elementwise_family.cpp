@@ -38,7 +38,17 @@ std::string elementwise_op_source(const ElementwiseOp& op) {
          op.expr.cuda_body() + "  }\n};\n";
 }
 
-std::string elementwise_family_key(const ElementwiseOp& op) { return "elementwise:" + op.expr.normalized(); }
+TuningProblem elementwise_tuning_problem(const ElementwiseOp& op, std::int64_t n, std::int64_t align) {
+  const KernelSpec& spec = KernelSpec::builtin("elementwise");
+  return TuningProblem{&spec,
+                       op.expr.normalized(),
+                       elementwise_dtype_key(op),
+                       {n},
+                       elementwise_problem(op, n, align),
+                       spec.source() + elementwise_op_source(op),
+                       k_elementwise_op_type,
+                       elementwise_default_config(spec)};
+}
 
 std::string elementwise_dtype_key(const ElementwiseOp& op) {
   return op.in == op.out ? std::string(to_string(op.in)) : std::string(to_string(op.in)) + ">" + std::string(to_string(op.out));

@@ -96,9 +96,11 @@ std::string gemm_type_argument(const GemmArgs& a) {
          (a.trans_b ? "1" : "0") + ">";
 }
 
-std::string gemm_family_key(const GemmArgs& a) {
-  const std::string layout = gemm_layout(a);
-  return layout == "nn" ? "gemm" : "gemm:" + layout;
+TuningProblem gemm_tuning_problem(const GemmArgs& a) {
+  validate(a);
+  const KernelSpec& spec = KernelSpec::builtin("gemm");
+  return TuningProblem{&spec,           gemm_layout(a),        std::string(to_string(a.dtype)), {a.m, a.n, a.k},
+                       gemm_problem(a), spec.source(),         gemm_type_argument(a),           gemm_default_config(spec)};
 }
 
 double gemm_flops(const GemmArgs& a) {

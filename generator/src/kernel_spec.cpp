@@ -2,6 +2,7 @@
 
 #include <ktune/generator/embedded_templates.hpp>
 #include <ktune/error.hpp>
+#include <ktune/generator/dtype.hpp>
 #include <ktune/generator/hash.hpp>
 
 #include <algorithm>
@@ -110,10 +111,15 @@ KernelSpec KernelSpec::parse(std::string_view source) {
         if (!is_identifier(name)) fail("'" + name + "' is not a snake_case name");
         if (key == "type") {
           // element: the dtype's bits type; operation: a type the family's C++ part
-          // generates (the elementwise expression).
-          if (rhs != "element" && rhs != "operation") fail("a type is 'element' or 'operation'");
+          // generates (the elementwise expression); else the dtypes a user's kernel may
+          // be instantiated with, the first the default (`// @type T = f32, f64`).
           spec.type_param_ = name;
-          spec.type_kind_ = rhs;
+          spec.type_kind_ = rhs == "element" || rhs == "operation" ? rhs : "dtype";
+          if (spec.type_kind_ == "dtype")
+            for (const auto& d : split_top(rhs, ',')) {
+              if (!parse_dtype(d)) fail("a type is 'element', 'operation' or dtypes (" + std::string(dtype_names()) + ")");
+              spec.type_choices_.push_back(*parse_dtype(d));
+            }
         } else if (key == "derive") {
           spec.derived_.push_back({name, Expr::parse(rhs)});
         } else {
@@ -131,6 +137,9 @@ KernelSpec KernelSpec::parse(std::string_view source) {
           if (index < 0) fail("'" + name + "' is no tunable declared above");
           spec.tunables_[static_cast<std::size_t>(index)].runtime = true;
         }
+      } else if (key == "problem" || key == "arg" || key == "verify") {
+        // A user's kernel's declaration: read by tuner/user_kernel.
+        spec.directives_.push_back({line_no, key, rest});
       } else if (key == "include") {
         // Resolved by builtin(): the fragment's text replaces the line.
       } else if (key == "require") {
@@ -163,7 +172,6 @@ KernelSpec KernelSpec::parse(std::string_view source) {
   }
   if (spec.family_.empty()) throw Error("kernel description: missing '// @kernel <name>'");
   if (spec.entry_.empty()) throw Error("kernel description of '" + spec.family_ + "': missing '// @entry'");
-  if (spec.type_param_.empty()) throw Error("kernel description of '" + spec.family_ + "': missing '// @type'");
   if (spec.tunables_.empty()) throw Error("kernel description of '" + spec.family_ + "': no '// @tune' lines");
   if (!have_block || !have_grid)
     throw Error("kernel description of '" + spec.family_ + "': missing '// @launch block' or '// @launch grid'");

@@ -122,6 +122,26 @@ ReduceReference reduce_reference(const ReduceArgs& a, const void* host) {
   return r;
 }
 
+const KernelSpec& reduce_spec(ReduceKind kind) {
+  return KernelSpec::builtin(kind == ReduceKind::whole ? "reduce" : kind == ReduceKind::rows ? "reduce_rows" : "reduce_cols");
+}
+
+TuningProblem reduce_tuning_problem(ReduceKind kind, const ReduceArgs& a) {
+  validate(a);
+  const KernelSpec& spec = reduce_spec(kind);
+  const bool whole = kind == ReduceKind::whole;
+  return TuningProblem{&spec,
+                       std::string(to_string(a.op)),
+                       std::string(to_string(a.dtype)),
+                       whole ? std::vector<std::int64_t>{a.rows * a.cols} : std::vector<std::int64_t>{a.rows, a.cols},
+                       whole ? reduce_problem(a) : reduce_rows_problem(a),
+                       spec.source(),
+                       reduce_type_argument(a.op, a.dtype),
+                       whole                      ? reduce_default_config(spec)
+                       : kind == ReduceKind::rows ? reduce_rows_default_config(spec)
+                                                  : reduce_cols_default_config(spec)};
+}
+
 Config reduce_default_config(const KernelSpec& spec) {
   return config_from_json(
       spec, {{"block", 256}, {"vec", 1}, {"items", 4}, {"tree", "shuffle"}, {"passes", 2}, {"waves", 1}});

@@ -211,20 +211,23 @@ Instance instantiate(const KernelSpec& spec, const Config& config, const DeviceL
                      const Problem& problem, const std::string& type_argument) {
   if (auto why = why_invalid(spec, config, device, problem))
     throw Error("config {" + config_to_string(spec, config) + "} of '" + spec.family() + "' is invalid: " + *why);
-  if ((spec.type_kind() == "operation") == type_argument.empty())
+  const bool named_type = !spec.type_parameter().empty() && spec.type_kind() != "element";
+  if (named_type == type_argument.empty())
     throw Error("'" + spec.family() + "' is instantiated with " +
-                (type_argument.empty() ? "a generated operation type" : "its element type, not '" + type_argument + "'"));
+                (type_argument.empty() ? "a type named by the caller" : "no type argument, not '" + type_argument + "'"));
   Instance inst;
   inst.config = config;
-  inst.name_expression = spec.entry() + "<" + (type_argument.empty() ? element_bits_type(problem.dtype) : type_argument);
+  std::vector<std::string> arguments;
+  if (!spec.type_parameter().empty()) arguments.push_back(named_type ? type_argument : element_bits_type(problem.dtype));
   for (std::size_t i = 0; i < config.size(); ++i) {
     if (spec.tunables()[i].runtime) continue;
-    inst.name_expression += ", ";
     // Symbolic values name enumerators `<tunable>_<value>` declared by the template.
-    if (const auto* v = std::get_if<std::int64_t>(&config[i])) inst.name_expression += std::to_string(*v);
-    else inst.name_expression += spec.tunables()[i].name + "_" + std::get<std::string>(config[i]);
+    if (const auto* v = std::get_if<std::int64_t>(&config[i])) arguments.push_back(std::to_string(*v));
+    else arguments.push_back(spec.tunables()[i].name + "_" + std::get<std::string>(config[i]));
   }
-  inst.name_expression += ">";
+  inst.name_expression = spec.entry();
+  for (std::size_t i = 0; i < arguments.size(); ++i) inst.name_expression += (i ? ", " : "<") + arguments[i];
+  if (!arguments.empty()) inst.name_expression += ">";
   const Scope scope = make_scope(spec, config, device, problem);
   for (std::size_t d = 0; d < 3; ++d) {
     const std::int64_t b = spec.block()[d].eval_int(scope);

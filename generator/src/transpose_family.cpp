@@ -64,9 +64,16 @@ Problem transpose_problem(const TransposeArgs& args) {
   return Problem{args.dtype, {{"rows", args.rows}, {"cols", args.cols}, {"align", transpose_alignment(args)}}};
 }
 
-Problem transpose_problem_unpitched(DType dtype, std::int64_t rows, std::int64_t cols) {
-  const TransposeArgs args{dtype, rows, cols, rows, cols, 256, 256};
-  return Problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", transpose_alignment(args)}}};
+TransposeArgs transpose_probe_args(DType dtype, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t bytes = transpose_extent_bytes(dtype, rows, cols);
+  const std::uintptr_t src = 256, dst = src + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256;
+  return TransposeArgs{dtype, rows, cols, rows, cols, dst, src};
+}
+
+TuningProblem transpose_tuning_problem(const TransposeArgs& args) {
+  const KernelSpec& spec = KernelSpec::builtin("transpose");
+  return TuningProblem{&spec, "", std::string(to_string(args.dtype)), {args.rows, args.cols}, transpose_problem(args),
+                       spec.source(), "", transpose_default_config(spec)};
 }
 
 double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols) {

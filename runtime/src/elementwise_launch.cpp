@@ -1,5 +1,9 @@
 #include <ktune/runtime/elementwise_launch.hpp>
 
+#include "runtime_impl.hpp"
+
+#include <ktune/error.hpp>
+
 
 namespace ktune {
 namespace {
@@ -26,5 +30,75 @@ void launch_elementwise(CUfunction f, const Instance& inst, const ElementwiseArg
                                              inst.block[2], inst.smem_bytes, stream, params, nullptr),
                 "cuLaunchKernel", inst.name_expression);
 }
+
+
+struct Elementwise::State {
+  Runtime::Impl* runtime;
+  ElementwiseOp op;
+  struct Key {
+    CUcontext ctx;
+    std::int64_t n, align;
+    bool operator==(const Key& o) const { return ctx == o.ctx && n == o.n && align == o.align; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.ctx) * 1000003u ^ std::hash<std::int64_t>()(k.n) * 31u ^
+             std::hash<std::int64_t>()(k.align);
+    }
+  };
+  mutable std::shared_mutex mutex;
+  mutable std::unordered_map<Key, Prepared, KeyHash> prepared;
+};
+
+Elementwise Runtime::elementwise(const std::string& expression, DType dtype, DType out_dtype,
+                                 std::vector<std::string> scalars) {
+  auto state = std::make_shared<Elementwise::State>();
+  state->runtime = impl_.get();
+  state->op = make_elementwise_op(expression, dtype, out_dtype, scalars);
+  return Elementwise(std::move(state));
+}
+
+const LaunchInfo& Elementwise::operator()(std::initializer_list<void*> outputs, std::initializer_list<const void*> inputs,
+                                          std::int64_t n, Stream stream, std::initializer_list<double> scalars) const {
+  const State& st = *state_;
+  ElementwiseArgs args;
+  args.n = n;
+  const auto too_many = [&](const char* what) {
+    throw Error("elementwise '" + st.op.expr.normalized() + "': too many " + what);
+  };
+  for (const void* p : inputs) {
+    if (args.inputs.size() == 6) too_many("input pointers");
+    args.inputs.push_back(reinterpret_cast<std::uintptr_t>(p));
+  }
+  for (void* p : outputs) {
+    if (args.outputs.size() == 2) too_many("output pointers");
+    args.outputs.push_back(reinterpret_cast<std::uintptr_t>(p));
+  }
+  for (double v : scalars) {
+    if (args.scalars.size() == 6) too_many("scalars");
+    args.scalars.push_back(v);
+  }
+  validate_elementwise(st.op, args);  // throws before anything launches
+  const CUcontext ctx = st.runtime->current_context();
+  const State::Key key{ctx, n, elementwise_alignment(st.op, args)};
+  const Prepared* p = nullptr;
+  {
+    std::shared_lock<std::shared_mutex> lock(st.mutex);
+    auto it = st.prepared.find(key);
+    if (it != st.prepared.end()) p = &it->second;  // entries are never erased: stable
+  }
+  if (!p) {
+    Prepared fresh = st.runtime->prepare(ctx, elementwise_tuning_problem(st.op, n, key.align));
+    std::unique_lock<std::shared_mutex> lock(st.mutex);
+    p = &st.prepared.emplace(key, std::move(fresh)).first->second;
+  }
+  launch_elementwise(p->function, p->instance, args, reinterpret_cast<CUstream>(stream));
+  return p->info;
+}
+
+const std::vector<std::string>& Elementwise::inputs() const { return state_->op.expr.inputs(); }
+const std::vector<std::string>& Elementwise::outputs() const { return state_->op.expr.outputs(); }
+const std::vector<std::string>& Elementwise::scalars() const { return state_->op.expr.scalars(); }
+std::string Elementwise::normalized() const { return state_->op.expr.normalized(); }
 
 }  // namespace ktune

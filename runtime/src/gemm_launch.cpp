@@ -1,5 +1,7 @@
 #include <ktune/runtime/gemm_launch.hpp>
 
+#include "runtime_impl.hpp"
+
 #include <ktune/error.hpp>
 
 namespace ktune {
@@ -57,6 +59,26 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
     driver::check(d.cuLaunchKernel(f, blocks, 1, 1, inst.block[0], 1, 1, inst.smem_bytes, stream, params, nullptr),
                   "cuLaunchKernel", inst.name_expression + " (split-K sum)");
   }
+}
+
+
+const LaunchInfo& Runtime::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
+                                Stream stream, std::string_view layout) {
+  GemmArgs args{dtype, m, n, k, lda, ldb, ldc, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b),
+                reinterpret_cast<std::uintptr_t>(c), alpha, beta};
+  if (!set_gemm_layout(args, layout))
+    throw Error("gemm: unknown layout '" + std::string(layout) + "' (nn, nt, tn or tt: n = as stored, t = transposed)");
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = impl_->current_context();
+  static const KernelSpec* const family = &KernelSpec::builtin("gemm");
+  const int variant = (args.trans_a ? 2 : 0) + (args.trans_b ? 1 : 0);
+  const ProblemKey key{ctx, family, variant, dtype, m, n, gemm_alignment(args), k};
+  const Prepared& p = impl_->prepared_for(key, [&] { return gemm_tuning_problem(args); });
+  const auto s = reinterpret_cast<CUstream>(stream);
+  const GemmPlan plan = gemm_plan(*p.spec, p.instance, args);
+  launch_gemm(p.function, p.instance, args, plan, impl_->workspace(ctx, s, family, plan.workspace_bytes), s);
+  return p.info;
 }
 
 }  // namespace ktune

@@ -1,5 +1,7 @@
 #include <ktune/runtime/reduce_launch.hpp>
 
+#include "runtime_impl.hpp"
+
 namespace ktune {
 
 // The ticket in the first 16 bytes, then the partials: at most waves (4) x 2048 / block
@@ -33,6 +35,49 @@ void launch_reduce(const KernelSpec& spec, CUfunction f, const Instance& inst, c
     phase = 1;
     launch(1, params);
   }
+}
+
+
+namespace {
+
+const LaunchInfo& reduce_call(Runtime::Impl& rt, ReduceKind kind, const ReduceArgs& args, CUstream stream) {
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = rt.current_context();
+  const KernelSpec& spec = reduce_spec(kind);
+  const ProblemKey key{ctx, &spec, static_cast<int>(args.op), args.dtype, args.rows, args.cols, reduce_alignment(args)};
+  const Prepared& p = rt.prepared_for(key, [&] { return reduce_tuning_problem(kind, args); });
+  CUdeviceptr workspace = 0;
+  if (kind == ReduceKind::whole) {
+    int sms = 0;
+    CUdevice dev = 0;
+    driver::check(driver::api().cuCtxGetDevice(&dev), "cuCtxGetDevice");
+    driver::check(driver::api().cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
+                  "cuDeviceGetAttribute");
+    workspace = rt.workspace(ctx, stream, &spec, reduce_workspace_bytes(sms));
+  }
+  launch_reduce(spec, p.function, p.instance, args, workspace, stream);
+  return p.info;
+}
+
+}  // namespace
+
+const LaunchInfo& Runtime::reduce(void* out, const void* in, std::int64_t n, ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, 1, n, n, reinterpret_cast<std::uintptr_t>(out), reinterpret_cast<std::uintptr_t>(in)};
+  return reduce_call(*impl_, ReduceKind::whole, args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& Runtime::reduce_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                       ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, rows, cols, ld, reinterpret_cast<std::uintptr_t>(out),
+                        reinterpret_cast<std::uintptr_t>(in)};
+  return reduce_call(*impl_, ReduceKind::rows, args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& Runtime::reduce_cols(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                       ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, rows, cols, ld, reinterpret_cast<std::uintptr_t>(out),
+                        reinterpret_cast<std::uintptr_t>(in), true};
+  return reduce_call(*impl_, ReduceKind::cols, args, reinterpret_cast<CUstream>(stream));
 }
 
 }  // namespace ktune

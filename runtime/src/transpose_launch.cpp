@@ -1,5 +1,7 @@
 #include <ktune/runtime/transpose_launch.hpp>
 
+#include "runtime_impl.hpp"
+
 namespace ktune {
 
 void launch_transpose(CUfunction f, const Instance& inst, const TransposeArgs& a, CUstream stream) {
@@ -11,6 +13,20 @@ void launch_transpose(CUfunction f, const Instance& inst, const TransposeArgs& a
   driver::check(driver::api().cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
                                              inst.block[2], inst.smem_bytes, stream, params, nullptr),
                 "cuLaunchKernel", inst.name_expression);
+}
+
+
+const LaunchInfo& Runtime::transpose(void* dst, const void* src, std::int64_t rows, std::int64_t cols,
+                                     std::int64_t ld_dst, std::int64_t ld_src, DType dtype, Stream stream) {
+  const TransposeArgs args{dtype, rows, cols, ld_dst, ld_src, reinterpret_cast<std::uintptr_t>(dst),
+                           reinterpret_cast<std::uintptr_t>(src)};
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = impl_->current_context();
+  static const KernelSpec* const family = &KernelSpec::builtin("transpose");
+  const ProblemKey key{ctx, family, 0, dtype, rows, cols, transpose_alignment(args)};
+  const Prepared& p = impl_->prepared_for(key, [&] { return transpose_tuning_problem(args); });
+  launch_transpose(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
+  return p.info;
 }
 
 }  // namespace ktune

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <functional>
 #include <sys/resource.h>
 #include <thread>
@@ -91,14 +92,14 @@ TEST_F(DatabaseTest, RoundTripAndOwnerOnlyDirectory) {
   }
   EXPECT_EQ(fs::status(db_path().parent_path()).permissions() & fs::perms::all, fs::perms::owner_all);
   Database db(db_path());
-  const auto r = db.get("NVIDIA H100|sm_90|132sm|81559MiB|50MiB", "transpose", "f32", {8192, 2048}, 4);
+  const auto r = db.get("NVIDIA H100|sm_90|132sm|81559MiB|50MiB", "transpose", "", "f32", {8192, 2048}, 4);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->config, record(8192, 40.0).config);
   EXPECT_DOUBLE_EQ(r->median_us, 40.0);
   EXPECT_EQ(r->to_json(), record(8192, 40.0).to_json());
-  EXPECT_FALSE(db.get(r->device_key, "transpose", "f32", {8192, 2048}, 1));  // other alignment class
-  EXPECT_FALSE(db.get(r->device_key, "transpose", "f16", {8192, 2048}, 4));
-  EXPECT_EQ(db.find(r->device_key, "transpose", "f32").size(), 1u);
+  EXPECT_FALSE(db.get(r->device_key, "transpose", "", "f32", {8192, 2048}, 1));  // other alignment class
+  EXPECT_FALSE(db.get(r->device_key, "transpose", "", "f16", {8192, 2048}, 4));
+  EXPECT_EQ(db.find(r->device_key, "transpose", "", "f32").size(), 1u);
 }
 
 TEST_F(DatabaseTest, KeepsTheFasterRecordUnlessTheTemplateChanged) {
@@ -162,10 +163,10 @@ TEST_F(DatabaseTest, NewerSchemaIsAnErrorAndBadVersionIsSetAside) {
 // tests/data/schema1/README.md.
 class MigrationTest : public DatabaseTest {
  protected:
-  fs::path golden_copy(const std::string& name = "tuning.db") const {
+  fs::path golden_copy(const std::string& name = "tuning.db", const char* schema = "schema1") const {
     const fs::path path = db_path().parent_path() / name;
     create_private_directory(path.parent_path());
-    fs::copy_file(fs::path(KTUNE_TEST_DATA_DIR) / "schema1" / "tuning.db", path);
+    fs::copy_file(fs::path(KTUNE_TEST_DATA_DIR) / schema / "tuning.db", path);
     fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
     return path;
   }
@@ -190,9 +191,11 @@ class MigrationTest : public DatabaseTest {
     const auto& eltwise = records[0];
     const auto& gemm = records[1];
     const auto& transpose = records[2];
-    EXPECT_EQ(eltwise.family, "elementwise:o0=(i0+i1)");
+    EXPECT_EQ(eltwise.family, "elementwise");  // schema 1 and 2: "elementwise:o0=(i0+i1)"
+    EXPECT_EQ(eltwise.variant, "o0=(i0+i1)");
     EXPECT_EQ(eltwise.rate_unit, "GB/s");
     EXPECT_EQ(gemm.family, "gemm");
+    EXPECT_EQ(gemm.variant, "nn");  // schema 1 and 2 stored the nn layout as plain "gemm"
     EXPECT_EQ(gemm.shape, (std::vector<std::int64_t>{4096, 4096, 4096}));
     EXPECT_DOUBLE_EQ(gemm.rate, 45447.9);
     EXPECT_EQ(gemm.rate_unit, "GFLOP/s");  // schema 1 called it gbps
@@ -224,7 +227,8 @@ TEST_F(MigrationTest, GoldenSchema1DatabaseIsMigratedWithABackup) {
   }
   EXPECT_EQ(stored_schema(path), std::to_string(Database::k_schema_version));
   const auto stored = nlohmann::json::parse(raw_query(path, "SELECT record FROM results WHERE family='gemm'"));
-  EXPECT_FALSE(stored.contains("gbps")) << stored;  // rewritten in the schema-2 form
+  EXPECT_FALSE(stored.contains("gbps")) << stored;  // rewritten in the current form
+  EXPECT_EQ(stored.at("variant"), "nn");
   EXPECT_EQ(stored.at("rate_unit"), "GFLOP/s");
   const fs::path backup = path.string() + ".schema1";
   EXPECT_EQ(stored_schema(backup), "1");
@@ -265,6 +269,48 @@ TEST_F(MigrationTest, ReadOnlyReadsSchema1AsItIs) {
   EXPECT_EQ(stored_schema(path), "1");
   EXPECT_EQ(fs::file_size(path), before);
   EXPECT_FALSE(fs::exists(path.string() + ".schema1"));
+}
+
+// The golden schema-2 file (tests/data/schema2, written by 4aed0b3) kept family and
+// variant in one key; schema 3 has a column for each, and lookups find the records
+// under the split keys.
+TEST_F(MigrationTest, GoldenSchema2DatabaseSplitsFamilyAndVariant) {
+  const fs::path path = golden_copy("tuning.db", "schema2");
+  const auto expect_split = [](const Database& db) {
+    const auto records = db.all();
+    ASSERT_EQ(records.size(), 6u);
+    std::set<std::string> keys;
+    for (const auto& r : records) {
+      EXPECT_EQ(r.family.find(':'), std::string::npos) << r.family;
+      keys.insert(r.family + "|" + r.variant);
+    }
+    EXPECT_EQ(keys, (std::set<std::string>{"elementwise|o0=(i0+i1)", "gemm|nn", "gemm|nt", "reduce|sum",
+                                           "reduce_rows|max", "transpose|"}));
+    const std::string dev = records.front().device_key;
+    EXPECT_TRUE(db.get(dev, "reduce", "sum", "f32", {4096}, 4));
+    EXPECT_TRUE(db.get(dev, "gemm", "nt", "f32", {64, 64, 64}, 4));
+    EXPECT_EQ(db.find(dev, "gemm", "nn", "f32").size(), 1u);
+    EXPECT_FALSE(db.get(dev, "reduce:sum", "", "f32", {4096}, 4));  // the old key is gone
+  };
+  {
+    Database read_only(path, /*read_only=*/true);  // read as it is: nothing written
+    expect_split(read_only);
+    EXPECT_EQ(stored_schema(path), "2");
+  }
+  {
+    Database db(path);
+    ASSERT_TRUE(db.migrated_backup());
+    EXPECT_EQ(*db.migrated_backup(), fs::path(path.string() + ".schema2"));
+    expect_split(db);
+  }
+  EXPECT_EQ(stored_schema(path), "3");
+  EXPECT_EQ(raw_query(path, "SELECT variant FROM results WHERE family='reduce_rows'"), "max");
+  EXPECT_EQ(stored_schema(path.string() + ".schema2"), "2");
+  // A schema-2 export imports into schema 3 the same way.
+  std::ifstream in(fs::path(KTUNE_TEST_DATA_DIR) / "schema2" / "records.json");
+  Database fresh(path.parent_path() / "fresh.db");
+  EXPECT_EQ(fresh.import_json(nlohmann::json::parse(in)), 6u);
+  expect_split(fresh);
 }
 
 TEST_F(MigrationTest, ProcessesOpeningAtOnceMigrateOnce) {
@@ -408,7 +454,7 @@ TEST_F(DatabaseTest, KilledWriterLeavesAHealthyDatabase) {
     waitpid(pid, nullptr, 0);
     Database db(db_path());
     ASSERT_FALSE(db.recovered_from()) << *db.recovered_from();
-    EXPECT_TRUE(db.get(record(999999, 1.0).device_key, "transpose", "f32", {999999, 2048}, 4));
+    EXPECT_TRUE(db.get(record(999999, 1.0).device_key, "transpose", "", "f32", {999999, 2048}, 4));
   }
 }
 
@@ -511,11 +557,16 @@ TEST_F(DatabaseTest, DamagedFileThatCannotBeSetAsideIsLeftAsItIs) {
 // set-aside file is overwritten.
 TEST_F(DatabaseTest, ConcurrentOpenersOfADamagedFileSalvageOnce) {
   fill(500);
-  const auto size = fs::file_size(db_path());
   {
+    // The first page past the middle that holds records (their JSON), not an index page.
     std::fstream f(db_path(), std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::size_t page = bytes.size() / 2 / 4096 * 4096;
+    while (page < bytes.size() && bytes.substr(page, 4096).find("template_hash") == std::string::npos) page += 4096;
+    ASSERT_LT(page, bytes.size());
     const std::string zeros(4096, '\0');
-    f.seekp(static_cast<std::streamoff>(size / 2 / 4096 * 4096));
+    f.clear();
+    f.seekp(static_cast<std::streamoff>(page));
     f.write(zeros.data(), 4096);
   }
   std::vector<pid_t> children;
@@ -658,7 +709,7 @@ TEST_F(DatabaseTest, ImportRejectsNonsenseWithReasons) {
   db.put(record(9, 4.0));
   raw_exec(db_path(), "UPDATE results SET median_us=-5");
   EXPECT_TRUE(db.put(record(9, 3.0)));
-  EXPECT_EQ(db.get(record(9, 3.0).device_key, "transpose", "f32", {9, 2048}, 4)->median_us, 3.0);
+  EXPECT_EQ(db.get(record(9, 3.0).device_key, "transpose", "", "f32", {9, 2048}, 4)->median_us, 3.0);
 }
 
 // Case 8: a database owned by another user is refused; the user's own modes are kept.

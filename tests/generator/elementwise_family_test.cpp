@@ -99,7 +99,7 @@ TEST(ElementwiseFamily, OperationSourceAndKeys) {
   EXPECT_NE(src.find("using in_t = ktune_half;"), std::string::npos);
   EXPECT_NE(src.find("using compute_t = float;"), std::string::npos);
   EXPECT_NE(src.find("inputs = 2, outputs = 1, scalars = 1"), std::string::npos);
-  EXPECT_EQ(elementwise_family_key(op), "elementwise:o0=((s0*i0)+i1)");
+  EXPECT_EQ(elementwise_tuning_problem(op, 1024, 8).variant, "o0=((s0*i0)+i1)");
   EXPECT_EQ(elementwise_dtype_key(op), "f16");
   EXPECT_EQ(elementwise_dtype_key(make_elementwise_op("cast", DType::f32, DType::bf16)), "f32>bf16");
   EXPECT_NE(elementwise_op_source(make_elementwise_op("cast", DType::f32, DType::f64)).find("compute_t = double"),
@@ -146,7 +146,7 @@ TEST(ElementwiseFamily, TemplateParametersMatchTunables) {
   const auto op = make_elementwise_op("add", DType::f32, DType::f32);
   const auto problem = elementwise_problem(op, 4097, 4);
   const Config c = elementwise_default_config(spec());
-  EXPECT_NE(error_of([&] { instantiate(spec(), c, DeviceLimits{}, problem); }).find("generated operation type"),
+  EXPECT_NE(error_of([&] { instantiate(spec(), c, DeviceLimits{}, problem); }).find("a type named by the caller"),
             std::string::npos);
   const Instance inst = instantiate(spec(), c, DeviceLimits{}, problem, k_elementwise_op_type);
   EXPECT_EQ(inst.name_expression, "ktune_elementwise<ktune_op, 1, 4, 256, 0, 1>");

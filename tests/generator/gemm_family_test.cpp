@@ -64,9 +64,12 @@ TEST(GemmFamily, Layouts) {
   }
   for (const char* bad : {"", "n", "NN", "nx", "ntt", "tr"}) EXPECT_FALSE(set_gemm_layout(a, bad)) << bad;
   EXPECT_EQ(gemm_layout(a), "tt");  // untouched by the bad ones
-  EXPECT_EQ(gemm_family_key(a), "gemm:tt");
+  const TuningProblem tt = gemm_tuning_problem(a);
+  EXPECT_EQ(tt.family(), "gemm");
+  EXPECT_EQ(tt.variant, "tt");  // the layout is the variant
+  EXPECT_EQ(tt.shape, (std::vector<std::int64_t>{8, 8, 8}));
   set_gemm_layout(a, "nn");
-  EXPECT_EQ(gemm_family_key(a), "gemm");  // as schema-1 databases stored nn
+  EXPECT_EQ(gemm_tuning_problem(a).variant, "nn");
   a.dtype = DType::bf16;
   a.trans_b = true;
   EXPECT_EQ(gemm_type_argument(a), "ktune_gemm_types<ktune_bfloat, float, 0, 1>");

@@ -22,13 +22,14 @@ namespace {
 
 
 // Compiles every config of (family, op, dtype) once and verifies each at every shape.
-std::size_t verify_all(const std::string& family, ReduceOp op, DType dtype,
+std::size_t verify_all(ReduceKind kind, ReduceOp op, DType dtype,
                        const std::vector<std::pair<std::int64_t, std::int64_t>>& shapes) {
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
-  const KernelSpec& spec = KernelSpec::builtin(family);
+  const KernelSpec& spec = reduce_spec(kind);
+  const std::string& family = spec.family();
   const std::int64_t align = 16 / size_of(dtype);
-  const Problem widest = family == "reduce" ? Problem{dtype, {{"n", 1 << 20}, {"align", align}}}
+  const Problem widest = kind == ReduceKind::whole ? Problem{dtype, {{"n", 1 << 20}, {"align", align}}}
                                             : Problem{dtype, {{"rows", 1024}, {"cols", 4096}, {"align", align}}};
   const auto configs = enumerate(spec, dev.limits, widest);
   std::vector<std::string> names;
@@ -38,7 +39,7 @@ std::size_t verify_all(const std::string& family, ReduceOp op, DType dtype,
   const auto& functions = loaded.functions;
   std::size_t verified = 0;
   for (const auto& [rows, cols] : shapes) {
-    ReduceHarness h(dev, family, op, dtype, rows, cols, TimingProtocol{});
+    ReduceHarness h(dev, kind, op, dtype, rows, cols, TimingProtocol{});
     std::size_t failed = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (!functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
@@ -56,10 +57,10 @@ TEST(ReduceGpu, EveryConfigWholeArrayOddSizes) {
   KTUNE_REQUIRE_GPU();
   const std::vector<std::pair<std::int64_t, std::int64_t>> sizes{{1, 1}, {1, 3}, {1, 1000}, {1, 4097}, {1, 1000003}};
   std::size_t verified = 0;
-  verified += verify_all("reduce", ReduceOp::sum, DType::f32, sizes);
-  verified += verify_all("reduce", ReduceOp::max, DType::f16, sizes);
-  verified += verify_all("reduce", ReduceOp::mean, DType::bf16, sizes);
-  verified += verify_all("reduce", ReduceOp::min, DType::f64, sizes);
+  verified += verify_all(ReduceKind::whole, ReduceOp::sum, DType::f32, sizes);
+  verified += verify_all(ReduceKind::whole, ReduceOp::max, DType::f16, sizes);
+  verified += verify_all(ReduceKind::whole, ReduceOp::mean, DType::bf16, sizes);
+  verified += verify_all(ReduceKind::whole, ReduceOp::min, DType::f64, sizes);
   std::printf("reduce: verified %zu (config, op, dtype, n) combinations\n", verified);
   EXPECT_GE(verified, 4u * 5u * 100u);
 }
@@ -68,9 +69,9 @@ TEST(ReduceGpu, EveryConfigRowsOddShapes) {
   KTUNE_REQUIRE_GPU();
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{1, 1}, {3, 5}, {33, 65}, {1000, 1}, {7, 4097}, {300, 700}};
   std::size_t verified = 0;
-  verified += verify_all("reduce_rows", ReduceOp::sum, DType::f32, shapes);
-  verified += verify_all("reduce_rows", ReduceOp::mean, DType::f16, shapes);
-  verified += verify_all("reduce_rows", ReduceOp::max, DType::f64, shapes);
+  verified += verify_all(ReduceKind::rows, ReduceOp::sum, DType::f32, shapes);
+  verified += verify_all(ReduceKind::rows, ReduceOp::mean, DType::f16, shapes);
+  verified += verify_all(ReduceKind::rows, ReduceOp::max, DType::f64, shapes);
   std::printf("reduce_rows: verified %zu (config, op, dtype, shape) combinations\n", verified);
   EXPECT_GE(verified, 3u * 6u * 40u);
 }
@@ -79,9 +80,9 @@ TEST(ReduceGpu, EveryConfigColumnsOddShapes) {
   KTUNE_REQUIRE_GPU();
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{1, 1}, {5, 3}, {65, 33}, {1, 1000}, {4097, 7}, {700, 300}};
   std::size_t verified = 0;
-  verified += verify_all("reduce_cols", ReduceOp::sum, DType::f32, shapes);
-  verified += verify_all("reduce_cols", ReduceOp::min, DType::bf16, shapes);
-  verified += verify_all("reduce_cols", ReduceOp::mean, DType::f64, shapes);
+  verified += verify_all(ReduceKind::cols, ReduceOp::sum, DType::f32, shapes);
+  verified += verify_all(ReduceKind::cols, ReduceOp::min, DType::bf16, shapes);
+  verified += verify_all(ReduceKind::cols, ReduceOp::mean, DType::f64, shapes);
   std::printf("reduce_cols: verified %zu (config, op, dtype, shape) combinations\n", verified);
   EXPECT_GE(verified, 3u * 6u * 20u);
 }

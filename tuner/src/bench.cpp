@@ -34,7 +34,7 @@ BenchResult bench(Harness& harness, const DeviceInfo& dev, const std::vector<nlo
     }
   }
   if (valid.empty()) return result;
-  const CompileOutput out = compile_cubin(harness.source(), names, dev.arch, spec.family());
+  const CompileOutput out = compile_cubin(harness.tuning_problem().source, names, dev.arch, spec.family());
   Module module(out.cubin, spec.family() + " bench");
   std::vector<CUfunction> functions;
   std::vector<std::size_t> ok;  // positions in `valid`

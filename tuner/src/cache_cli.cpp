@@ -1,9 +1,11 @@
 #include "cache_cli.hpp"
 
+#include "problem_cli.hpp"
+
 #include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
-#include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/device.hpp>
+#include <ktune/tuner/family.hpp>
 #include <ktune/tuner/output_file.hpp>
 
 #include <cstdio>
@@ -17,21 +19,28 @@ namespace {
 namespace fs = std::filesystem;
 
 struct CacheArgs {
-  std::string database, family = "transpose", dtype, shape, file, device_key;
+  std::string database, family, variant, dtype, shape, file, device_key;
   int device = 0;
   bool all_devices = false, for_shipping = false;
+  ProblemArgs problem;  // explain's
 };
 
-// The kernel description a record was tuned with: its family key is "family" or
-// "family:variant" (e.g. "gemm:nt", "reduce:sum"). Throws ktune::Error naming the known
-// families.
-const KernelSpec& spec_of(const TuningRecord& r) { return KernelSpec::builtin(r.family.substr(0, r.family.find(':'))); }
-
-// An import's check of what only the kernel's description knows: a known family and a
-// config of its tunables with declared values.
-std::optional<std::string> check_against_spec(const TuningRecord& r) {
+// An import's check of what only a registered family knows: the record's variant,
+// dtype and shape make one of its problems, and its config has the family's tunables
+// with declared values and meets the constraints that depend on the problem (device
+// limits are the storing GPU's business). A user's kernel's record (no registered
+// family) is checked by TuningRecord::invalid only: its source is not here.
+std::optional<std::string> check_against_family(const TuningRecord& r) {
+  const FamilyPart* part = find_family(r.family);
+  if (!part) return std::nullopt;
   try {
-    config_from_json(spec_of(r), r.config);
+    TuningProblem problem = family_target(*part, part->options_of(r)).problem;
+    for (auto& [name, value] : problem.problem.sizes)
+      if (name == "align") value = r.align;
+    DeviceLimits generous;
+    generous.max_smem_per_block = std::int64_t{1} << 30;
+    if (auto why = why_invalid(part->spec(), config_from_json(part->spec(), r.config), generous, problem.problem))
+      return "config invalid for its problem: " + *why;
   } catch (const Error& e) {
     return std::string(e.what());
   }
@@ -41,13 +50,14 @@ std::optional<std::string> check_against_spec(const TuningRecord& r) {
 fs::path db_path(const CacheArgs& a) { return a.database.empty() ? Database::default_path() : fs::path(a.database); }
 
 void print_record(const TuningRecord& r) {
-  std::printf("%-40s %-10s %-5s %-12s align %-2lld %9.2f us %6.0f %-7s %5.1f%%  %s\n", r.device_key.c_str(),
-              r.family.c_str(), r.dtype.c_str(), shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
+  std::printf("%-40s %-11s %-8s %-5s %-12s align %-2lld %9.2f us %6.0f %-7s %5.1f%%  %s\n", r.device_key.c_str(),
+              r.family.c_str(), (r.variant.empty() ? "-" : r.variant).c_str(), r.dtype.c_str(), shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
               r.median_us, r.rate, r.rate_unit.c_str(), 100 * r.ceiling_fraction, r.config.dump().c_str());
 }
 
 bool matches(const TuningRecord& r, const CacheArgs& a) {
-  return (a.family.empty() || r.family == a.family) && (a.dtype.empty() || r.dtype == a.dtype) &&
+  return (a.family.empty() || r.family == a.family) && (a.variant.empty() || r.variant == a.variant) &&
+         (a.dtype.empty() || r.dtype == a.dtype) &&
          (a.shape.empty() || shape_to_string(r.shape) == a.shape);
 }
 
@@ -61,27 +71,23 @@ std::pair<std::string, DeviceLimits> target_device(const CacheArgs& a) {
   return {dev.fingerprint.key(), dev.limits};
 }
 
+// The problem is given as to `ktune tune` (any family, or --kernel); its alignment
+// class is that of cuMemAlloc'd buffers with dense pitches, what applications usually have.
 void explain(const CacheArgs& a) {
-  const auto dtype = parse_dtype(a.dtype.empty() ? "f32" : a.dtype);
-  if (!dtype) throw Error("unknown dtype '" + a.dtype + "' (known: " + std::string(dtype_names()) + ")");
-  const auto shape = parse_shape(a.shape);
-  if (!shape || shape->size() != 2) throw Error("explain needs --shape ROWSxCOLS");
+  const TuningProblem problem = parse_problem(a.problem).problem;
+  const KernelSpec& spec = *problem.spec;
   const auto [key, limits] = target_device(a);
-  const KernelSpec& spec = KernelSpec::builtin(a.family);
-  // cuMemAlloc'd buffers with pitch = row length: the class an application usually has.
-  const Problem problem = transpose_problem_unpitched(*dtype, (*shape)[0], (*shape)[1]);
   Database db(db_path(a), true);
-  const LookupResult r = lookup_config(db, key, spec, limits, problem, *shape);
-  std::printf("device %s, %s %s %s (alignment class %lld):\n", key.c_str(), a.family.c_str(),
-              std::string(to_string(*dtype)).c_str(), a.shape.c_str(),
-              static_cast<long long>(problem.get("align").value_or(1)));
+  const LookupResult r = lookup_config(db, key, problem, limits);
+  std::printf("device %s, %s (alignment class %lld):\n", key.c_str(), problem.describe().c_str(),
+              static_cast<long long>(problem.align()));
   if (r.record) {
     std::printf("  %s: tuned %s align %lld, %.2f us, %s\n", std::string(to_string(r.level)).c_str(),
                 shape_to_string(r.record->shape).c_str(), static_cast<long long>(r.record->align), r.record->median_us,
                 r.record->config.dump().c_str());
   } else {
     std::printf("  fallback: no usable tuned record; the safe default %s\n",
-                config_to_string(spec, transpose_default_config(spec)).c_str());
+                config_to_string(spec, problem.default_config).c_str());
   }
   if (r.stale) std::printf("  (%zu record(s) tuned on another template version ignored)\n", r.stale);
 }
@@ -97,9 +103,10 @@ void add_cache_commands(CLI::App& app) {
     return c;
   };
   const auto with_filter = [&](CLI::App* c) {
-    c->add_option("--family", args->family, "kernel family")->capture_default_str();
+    c->add_option("--family", args->family, "kernel family (or a user kernel's name)");
+    c->add_option("--variant", args->variant, "variant: an op, a layout, an expression, a kernel's source hash");
     c->add_option("--dtype", args->dtype, "element type");
-    c->add_option("--shape", args->shape, "ROWSxCOLS");
+    c->add_option("--shape", args->shape, "sizes, e.g. 8192x2048");
     return c;
   };
 
@@ -122,7 +129,9 @@ void add_cache_commands(CLI::App& app) {
       if (matches(r, *args)) std::cout << r.to_json().dump(2) << '\n';
   });
 
-  auto* ex = with_filter(with_db(cache->add_subcommand("explain", "which stored result a call would use, and why")));
+  auto* ex = with_db(cache->add_subcommand(
+      "explain", "which stored result a call would use, and why: the problem as for `ktune tune`"));
+  add_problem_options(ex, args->problem);
   ex->add_option("--device", args->device, "GPU ordinal")->capture_default_str();
   ex->add_option("--device-key", args->device_key, "a device key from `ktune cache list` (no GPU needed)");
   ex->callback([args] { explain(*args); });
@@ -158,7 +167,7 @@ void add_cache_commands(CLI::App& app) {
     if (!in) throw Error("cannot read " + args->file);
     const nlohmann::json doc = parse_export(in, args->file);
     Database db(db_path(*args));
-    const std::size_t stored = db.import_json(doc, check_against_spec);
+    const std::size_t stored = db.import_json(doc, check_against_family);
     std::printf("%zu of %zu record(s) stored in %s (others: a faster record was already there)\n", stored,
                 doc["records"].size(), db.path().c_str());
   });
@@ -168,7 +177,7 @@ void add_cache_commands(CLI::App& app) {
   merge->callback([args] {
     const nlohmann::json doc = Database(args->file, true).export_json();
     Database db(db_path(*args));
-    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc, check_against_spec), doc["records"].size(),
+    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc, check_against_family), doc["records"].size(),
                 args->file.c_str(), db.path().c_str());
   });
 
@@ -176,11 +185,10 @@ void add_cache_commands(CLI::App& app) {
   prune->callback([args] {
     Database db(db_path(*args));
     const std::size_t n = db.prune([](const TuningRecord& r) {
-      try {
-        return r.template_hash != spec_of(r).source_hash();
-      } catch (const Error&) {
-        return false;  // a family this build doesn't know: keep it for a build that does
-      }
+      // A family this build doesn't know (a user's kernel, a newer build's family):
+      // kept, for the build or the kernel file that knows it.
+      const FamilyPart* part = find_family(r.family);
+      return part && r.template_hash != part->spec().source_hash();
     });
     std::printf("pruned %zu stale record(s) from %s\n", n, db.path().c_str());
   });

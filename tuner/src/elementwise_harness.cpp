@@ -56,7 +56,8 @@ void check_memory(const ElementwiseOp& op, std::int64_t n, const std::string& wh
 ElementwiseHarness::ElementwiseHarness(const DeviceInfo& device, ElementwiseOp op, std::int64_t n,
                                        std::vector<double> scalars, const TimingProtocol& protocol)
     : context_(device.device), op_(std::move(op)), counter_(8), sm_count_(device.fingerprint.sm_count) {
-  problem_ = elementwise_problem(op_, n, 16 / std::max(size_of(op_.in), size_of(op_.out)));  // cuMemAlloc: 256-byte aligned
+  // cuMemAlloc: 256-byte aligned, so the widest vectors are allowed.
+  tuning_ = elementwise_tuning_problem(op_, n, 16 / std::max(size_of(op_.in), size_of(op_.out)));
   if (scalars.size() != op_.expr.scalars().size())
     throw Error(describe() + ": expects " + std::to_string(op_.expr.scalars().size()) + " scalar value(s), got " +
                 std::to_string(scalars.size()));
@@ -86,7 +87,7 @@ ElementwiseHarness::ElementwiseHarness(const DeviceInfo& device, ElementwiseOp o
   driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
 
   const std::string check_name = std::string("ktune_elementwise_check<ktune_op::out_t>");
-  const CompileOutput out = compile_cubin(source(), {check_name}, device.arch, "elementwise check");
+  const CompileOutput out = compile_cubin(tuning_.source, {check_name}, device.arch, "elementwise check");
   check_module_ = std::make_unique<Module>(out.cubin, check_name);
   check_ = check_module_->function(out.lowered_names.front());
   timer_ = std::make_unique<Timer>(device, stream_, protocol);
@@ -95,12 +96,6 @@ ElementwiseHarness::ElementwiseHarness(const DeviceInfo& device, ElementwiseOp o
 ElementwiseHarness::~ElementwiseHarness() {
   timer_.reset();
   driver::api().cuStreamDestroy(stream_);
-}
-
-std::string ElementwiseHarness::source() const { return spec().source() + elementwise_op_source(op_); }
-
-std::string ElementwiseHarness::describe() const {
-  return "elementwise '" + op_.expr.normalized() + "' " + elementwise_dtype_key(op_) + " n=" + std::to_string(args_.n);
 }
 
 nlohmann::json ElementwiseHarness::log_fields() const {

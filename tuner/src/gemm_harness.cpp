@@ -76,7 +76,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   args_ = gemm_dense_pitches(shape);
   args_.alpha = 1.25, args_.beta = -0.75;  // beta != 0: C is read
   // Sizes first, with stand-in pointers far apart; the real ones are checked below.
-  validate(gemm_probe_args(args_));
+  tuning_ = gemm_tuning_problem(gemm_probe_args(args_));
   // A, B, their packed copies, C and its saved copy; the reference and its bound.
   const double bytes = static_cast<double>(2 * (m * k + k * n) + 2 * m * n) * static_cast<double>(elem) +
                        static_cast<double>(m * n) * 16.0;
@@ -106,8 +106,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   bound_ = DeviceBuffer(static_cast<std::size_t>(m * n) * 8);
   counter_ = DeviceBuffer(16);
   args_.a = a_.get(), args_.b = b_.get(), args_.c = c_.get();
-  validate(args_);
-  problem_ = gemm_problem(args_);
+  tuning_ = gemm_tuning_problem(args_);
 
   const std::string t = element_value_type(dtype), acc = element_value_type(gemm_accumulator(dtype));
   const std::vector<std::string> names{"ktune_gemm_reference<" + t + ">", "ktune_gemm_check<" + t + ">",
@@ -133,11 +132,6 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
 GemmHarness::~GemmHarness() {
   timer_.reset();
   driver::api().cuStreamDestroy(stream_);
-}
-
-std::string GemmHarness::describe() const {
-  return "gemm " + std::string(to_string(args_.dtype)) + " " + std::to_string(args_.m) + "x" + std::to_string(args_.n) +
-         "x" + std::to_string(args_.k) + " " + gemm_layout(args_);
 }
 
 TimingStats GemmHarness::time_ceiling() {

@@ -37,7 +37,7 @@ fs::path resolve(const LogArgs& a) {
   return p;
 }
 
-const KernelSpec& spec_of(const RecordedRun& r) { return KernelSpec::builtin(r.header.at("family").get<std::string>()); }
+const KernelSpec& spec_of(const RecordedRun& r) { return r.spec(); }
 
 // Best so far after 5, 10, 25, 50 and 100% of the evaluations (with the time, when logged).
 std::string convergence_line(const RecordedRun& r, const RunAnalysis& a) {
@@ -325,7 +325,7 @@ void add_log_commands(CLI::App& app) {
   exp->callback([args] {
     if (args->csv.empty() && args->kernel_tuner.empty()) throw Error("log export: give --csv FILE and/or --kernel-tuner FILE");
     const RecordedRun r = read_search_log(resolve(*args));
-    const KernelSpec& spec = KernelSpec::builtin(r.header.at("family").get<std::string>());
+    const KernelSpec& spec = r.spec();
     if (!args->csv.empty()) write_csv(r, spec, args->csv);
     if (!args->kernel_tuner.empty()) write_kernel_tuner(r, spec, args->kernel_tuner);
     std::printf("%zu candidate(s) exported\n", r.configs.size());

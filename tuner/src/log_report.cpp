@@ -216,9 +216,9 @@ void effects(Page& p, const RecordedRun& r, const RunAnalysis& a, const KernelSp
 
 void write_report(const std::vector<RecordedRun>& runs, const std::filesystem::path& file, int top) {
   const RecordedRun& r = runs.front();
-  const KernelSpec& spec = KernelSpec::builtin(r.header.at("family").get<std::string>());
+  const KernelSpec& spec = r.spec();
   std::vector<RunAnalysis> analyses;
-  for (const auto& run : runs) analyses.push_back(analyze(run, KernelSpec::builtin(run.header.at("family").get<std::string>())));
+  for (const auto& run : runs) analyses.push_back(analyze(run, run.spec()));
   const RunAnalysis& a = analyses.front();
 
   Page p("ktune search report: " + describe(r));

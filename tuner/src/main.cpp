@@ -47,11 +47,15 @@ void print_table(const TuneResult& r, const std::string& what, int top) {
               r.stored ? "winner stored" : "kept the faster stored record", r.log.c_str());
 }
 
-void append_summary(const std::string& file, const ProblemArgs& p, const TuneResult& r) {
-  nlohmann::json j{{"family", p.family}, {"dtype", p.dtype}, {"shape", p.family == "elementwise" || p.family == "reduce" ? std::to_string(p.n) : p.shape},
-                   {"expr", p.expr}, {"out_dtype", p.out_dtype}, {"op", p.op}, {"layout", p.layout},
+// One JSON line: the problem (family, variant, dtype, shape and the options as given),
+// the run and its winner.
+void append_summary(const std::string& file, const ProblemArgs& p, const TuningProblem& problem, const TuneResult& r) {
+  nlohmann::json j{{"family", problem.family()}, {"variant", problem.variant}, {"dtype", problem.dtype_key},
+                   {"shape", shape_to_string(problem.shape)}, {"kernel", p.kernel},
                    {"device", r.device_name}, {"configs", r.space_size}, {"evaluated", r.evaluated}, {"seconds", r.seconds}, {"search_seconds", r.search_seconds},
                    {"ceiling_gbps", r.ceiling_gbps}, {"ceiling_us", r.ceiling_us}, {"log", r.log.string()}};
+  for (const auto& [name, values] : p.given)
+    if (!values.empty() && !j.contains(name)) j[name] = values.size() == 1 ? nlohmann::json(values.front()) : nlohmann::json(values);
   if (!r.ranked.empty())
     j["winner"] = {{"config", r.ranked[0].config}, {"median_us", r.ranked[0].median_us}, {"gbps", r.ranked[0].gbps},
                    {"ceiling_fraction", r.ranked[0].ceiling_fraction}};
@@ -66,7 +70,8 @@ int run(int argc, char** argv) {
   TuneOptions opt;
   bool hot = false, dry_run = false;
   std::string database, log_dir, summary;
-  auto* tune = app.add_subcommand("tune", "tune a family for one problem on the GPU and store the winner");
+  auto* tune = app.add_subcommand("tune", "tune a family, or your own kernel (--kernel FILE.cu), for one problem on "
+                                          "the GPU and store the winner");
   add_problem_options(tune, tp);
   tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str()->check(CLI::Range(0, 1023));
   tune->add_option("--top-k", opt.top_k, "finalists re-timed interleaved")->capture_default_str()->check(CLI::Range(1, 100));
@@ -129,13 +134,13 @@ int run(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (*tune) {
-    const ParsedProblem problem = parse_problem(tp);
+    const TuneTarget problem = parse_problem(tp);
+    const std::string description = problem.problem.describe();
     if (dry_run) {
-      const auto r = ktune::dry_run(*problem.spec, problem.source, problem.type_argument, problem.problem, 90,
-                             opt.compile_threads, opt.instances_per_program);
+      const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program);
       std::printf("dry run (no GPU): %zu configs for %s, %zu compiled for sm_90 in %.1f s (%.1f ms per config "
                   "on %u threads), %zu failed\n",
-                  r.configs, problem.description.c_str(), r.compiled, r.seconds,
+                  r.configs, description.c_str(), r.compiled, r.seconds,
                   1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.configs, 1)),
                   opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
                   r.failures.size());
@@ -147,10 +152,9 @@ int run(int argc, char** argv) {
       std::fprintf(stderr,
                    "ktune: cannot tune here: %s\n"
                    "  Tuning needs an NVIDIA GPU and its driver. Without one you can:\n"
-                   "    ktune tune %s %s --dry-run   # compile the whole space with NVRTC\n"
-                   "    ktune space %s %s            # list the configs\n",
-                   why.c_str(), tp.family.c_str(), problem_options(tp).c_str(), tp.family.c_str(),
-                   problem_options(tp).c_str());
+                   "    ktune tune %s --dry-run   # compile the whole space with NVRTC\n"
+                   "    ktune space %s            # list the configs\n",
+                   why.c_str(), problem_command(tp).c_str(), problem_command(tp).c_str());
       return 2;
     }
     opt.timing.cold = !hot;
@@ -158,12 +162,12 @@ int run(int argc, char** argv) {
     opt.log_dir = log_dir;
     const TimingProtocol timing = opt.timing;
     const TuneResult result = ktune::tune(opt, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
-    print_table(result, problem.description, opt.top_k + 3);
-    if (!summary.empty()) append_summary(summary, tp, result);
+    print_table(result, description, opt.top_k + 3);
+    if (!summary.empty()) append_summary(summary, tp, problem.problem, result);
     return result.ranked.empty() ? 1 : 0;
   }
   if (*bench) {
-    const ParsedProblem problem = parse_problem(bp);
+    const TuneTarget problem = parse_problem(bp);
     std::vector<nlohmann::json> configs;
     for (const auto& c : bench_configs) {
       auto j = nlohmann::json::parse(c, nullptr, false);
@@ -184,7 +188,7 @@ int run(int argc, char** argv) {
     const auto harness = problem.harness(dev, protocol);
     const BenchResult r = ktune::bench(*harness, dev, configs, protocol.min_reps, rounds);
     std::printf("%s, %s: memcpy ceiling %.0f GB/s, %d interleaved rounds\n", r.device_name.c_str(),
-                problem.description.c_str(), r.ceiling_gbps, rounds);
+                problem.problem.describe().c_str(), r.ceiling_gbps, rounds);
     std::printf("%10s %9s %8s %7s  %s\n", "median us", "GB/s", "% memcpy", "+-%", "config");
     for (const auto& row : r.rows) {
       if (row.status == "ok")
@@ -198,12 +202,12 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (*space) {
-    ParsedProblem problem = parse_problem(sp);
-    const KernelSpec& spec = *problem.spec;
+    TuneTarget target = parse_problem(sp);
+    const KernelSpec& spec = *target.problem.spec;
     if (align > 0)
-      for (auto& [name, value] : problem.problem.sizes)
+      for (auto& [name, value] : target.problem.problem.sizes)
         if (name == "align") value = align;
-    const auto configs = enumerate(spec, DeviceLimits{}, problem.problem);
+    const auto configs = enumerate(spec, DeviceLimits{}, target.problem.problem);
     for (const auto& c : configs) std::cout << config_to_json(spec, c).dump() << '\n';
     std::cout << "{\"count\": " << configs.size() << ", \"cartesian\": " << spec.cartesian_size()
               << ", \"template_hash\": \"" << spec.source_hash() << "\"}\n";

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <mutex>
 
 namespace ktune {
 
@@ -48,7 +50,7 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
       type = j.at("type").get<std::string>();
       if (type == "header") {
         run.header = j;
-        spec = &KernelSpec::builtin(j.at("family").get<std::string>());
+        spec = &run_spec(j);
         const auto dtype = parse_dtype(j.at("dtype").get<std::string>());
         if (!dtype) throw Error("unknown dtype '" + j.at("dtype").get<std::string>() + "'");
         run.dtype = *dtype;
@@ -75,6 +77,20 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
   }
   if (!spec) throw Error("search log " + path.string() + " has no header line");
   return run;
+}
+
+const KernelSpec& RecordedRun::spec() const { return run_spec(header); }
+
+const KernelSpec& run_spec(const nlohmann::json& header) {
+  if (!header.contains("kernel_source")) return KernelSpec::builtin(header.at("family").get<std::string>());
+  // Parsed once per source; map nodes are stable, so references stay valid.
+  static std::mutex mutex;
+  static std::map<std::string, KernelSpec> parsed;
+  const std::string source = header.at("kernel_source").get<std::string>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = parsed.find(source);
+  if (it == parsed.end()) it = parsed.emplace(source, KernelSpec::parse(source)).first;
+  return it->second;
 }
 
 }  // namespace ktune

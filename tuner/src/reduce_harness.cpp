@@ -31,16 +31,14 @@ std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 
 
 }  // namespace
 
-ReduceHarness::ReduceHarness(const DeviceInfo& device, const std::string& family, ReduceOp op, DType dtype,
-                             std::int64_t rows, std::int64_t cols, const TimingProtocol& protocol)
-    : spec_(&KernelSpec::builtin(family)), context_(device.device), sm_count_(device.fingerprint.sm_count) {
-  if (family != "reduce" && family != "reduce_rows" && family != "reduce_cols")
-    throw Error("ReduceHarness: not a reduction family: " + family);
-  if (family == "reduce" && rows != 1) throw Error("reduce: a whole-array reduction has one row");
-  args_ = {op, dtype, rows, cols, cols, 0, 0, family == "reduce_cols"};
+ReduceHarness::ReduceHarness(const DeviceInfo& device, ReduceKind kind, ReduceOp op, DType dtype, std::int64_t rows,
+                             std::int64_t cols, const TimingProtocol& protocol)
+    : context_(device.device), sm_count_(device.fingerprint.sm_count) {
+  if (kind == ReduceKind::whole && rows != 1) throw Error("reduce: a whole-array reduction has one row");
+  args_ = {op, dtype, rows, cols, cols, 0, 0, kind == ReduceKind::cols};
   const double in_bytes = static_cast<double>(rows) * static_cast<double>(cols) * size_of(dtype);
   // Validates sizes before anything is allocated (the pointers are checked for real below).
-  validate(reduce_probe_args(args_));
+  tuning_ = reduce_tuning_problem(kind, reduce_probe_args(args_));
   std::size_t free = 0, total = 0;
   driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
   const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
@@ -66,8 +64,7 @@ ReduceHarness::ReduceHarness(const DeviceInfo& device, const std::string& family
   driver::check(d.cuMemsetD8(workspace_.get(), 0, workspace_.size()), "cuMemsetD8");
   args_.in = input_.get();
   args_.out = output_.get();
-  validate(args_);
-  problem_ = family == "reduce" ? reduce_problem(args_) : reduce_rows_problem(args_);
+  tuning_ = reduce_tuning_problem(kind, args_);
   reference_ = reduce_reference(args_, host.data());
   driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
 
@@ -82,17 +79,6 @@ ReduceHarness::~ReduceHarness() {
   driver::api().cuStreamDestroy(stream_);
 }
 
-std::vector<std::int64_t> ReduceHarness::shape() const {
-  if (spec_->family() == "reduce") return {args_.cols};
-  return {args_.rows, args_.cols};
-}
-
-std::string ReduceHarness::describe() const {
-  return spec_->family() + " " + std::string(to_string(args_.op)) + " " + std::string(to_string(args_.dtype)) + " " +
-         (spec_->family() == "reduce" ? "n=" + std::to_string(args_.cols)
-                                      : std::to_string(args_.rows) + "x" + std::to_string(args_.cols));
-}
-
 TimingStats ReduceHarness::time_ceiling() {
   CUdeviceptr x = input_.get(), sink = workspace_.get() + 16;
   unsigned long long n16 = static_cast<unsigned long long>(args_.rows * args_.cols * size_of(args_.dtype)) / 16;
@@ -105,7 +91,7 @@ TimingStats ReduceHarness::time_ceiling() {
 }
 
 void ReduceHarness::launch(CUfunction f, const Instance& inst) {
-  launch_reduce(*spec_, f, inst, args_, workspace_.get(), stream_);
+  launch_reduce(spec(), f, inst, args_, workspace_.get(), stream_);
 }
 
 std::optional<std::string> ReduceHarness::verify(CUfunction f, const Instance& inst) {

@@ -1,8 +1,7 @@
 #include <ktune/tuner/search.hpp>
 
 #include <ktune/error.hpp>
-#include <ktune/generator/gemm_family.hpp>
-#include <ktune/generator/layout_model.hpp>
+#include <ktune/tuner/family.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -13,75 +12,6 @@
 #include <set>
 
 namespace ktune {
-namespace {
-
-std::int64_t int_of(const KernelSpec& spec, const Config& c, const char* name) {
-  return std::get<std::int64_t>(c[static_cast<std::size_t>(spec.tunable_index(name))]);
-}
-
-}  // namespace
-
-double transpose_model_score(const KernelSpec& spec, const Config& c, DType dtype) {
-  const double elem = size_of(dtype);
-  const auto tile_m = static_cast<double>(int_of(spec, c, "tile_m"));
-  const auto tile_n = static_cast<double>(int_of(spec, c, "tile_n"));
-  const auto block_x = static_cast<double>(int_of(spec, c, "block_x"));
-  const auto block_y = static_cast<double>(int_of(spec, c, "block_y"));
-  const auto vec = static_cast<double>(int_of(spec, c, "vec"));
-  const std::string layout = std::get<std::string>(c[static_cast<std::size_t>(spec.tunable_index("layout"))]);
-  const double access = vec * elem, threads = block_x * block_y;
-  double score = std::log2(access);
-  // Contiguous bytes a warp touches per row on the read and the write side.
-  double read = 0, write = 0;
-  if (layout == "direct") {
-    read = block_x * access;
-    write = (block_x < 32 ? std::min(block_y, 32 / block_x) : 1) * access;
-  } else {
-    read = std::min(block_x, tile_n / vec) * access;
-    write = std::min(block_x, tile_m / vec) * access;
-  }
-  const auto sectors = [](double bytes) { return std::min(std::log2(std::max(bytes, 1.0) / 32), 2.0) / 2; };
-  score += sectors(read) + sectors(write);
-  score -= 0.3 * std::abs(std::log2(tile_m * tile_n * elem / threads / 64));
-  if (threads < 256) score += 0.1 * std::log2(threads / 256);
-  if (layout == "direct") {
-    score -= 0.3;
-  } else {
-    const auto bc = transpose_bank_conflicts(*parse_smem_layout(layout), static_cast<int>(tile_m),
-                                             static_cast<int>(tile_n), static_cast<int>(block_x),
-                                             static_cast<int>(block_y), static_cast<int>(vec), static_cast<int>(elem));
-    score -= 0.15 * std::log2(bc.store * bc.load);
-  }
-  return score;
-}
-
-double gemm_model_score(const KernelSpec& spec, const Config& c, const Problem& p, const DeviceLimits& device) {
-  const auto v = [&](const char* name) { return static_cast<int>(int_of(spec, c, name)); };
-  const std::string layout = std::get<std::string>(c[static_cast<std::size_t>(spec.tunable_index("layout"))]);
-  const int bm = v("bm"), bn = v("bn"), bk = v("bk"), tm = v("tm"), tn = v("tn"), vec = v("vec"), splitk = v("splitk");
-  const int elem = size_of(p.dtype), acc = size_of(gemm_accumulator(p.dtype));
-  const auto dim = [&](const char* name) { return static_cast<double>(p.get(name).value_or(0)); };
-  GemmTile tile{bm, bn, bk, tm, tn, vec, acc, v("split") == 1, dim("trans_a") == 0, dim("trans_b") == 1, v("warp_n")};
-  double score = std::log2(static_cast<double>(tm * tn) / (tm + tn));
-  score += 0.5 * std::log2(static_cast<double>(bm * bn) / (bm + bn) / 32);
-  score -= std::log2(gemm_bank_conflicts(*parse_smem_layout(layout), tile).weighted(tile));
-  if (v("buffer") == 2) score += 0.3;
-  score += 0.2 * std::log2(static_cast<double>(vec * elem) / 4 + 1);
-  if (vec > dim("align")) score -= 0.1;  // the packing copies
-  // Occupancy from registers (accumulators, fragments, prefetch registers, ~40 more)
-  // and shared memory, then the fill of the last wave.
-  const double threads = static_cast<double>(bm / tm * (bn / tn));
-  const double regs = (tm * tn + tm + tn) * (acc / 4.0) + (bm + bn) * bk / threads * (elem / 4.0 + 1) + 40;
-  const double smem = (bk * (bm + 4) + bk * (bn + 4)) * acc + 1024.0;
-  const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
-                                                std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));
-  const double tiles = std::ceil(dim("m") / bm) * std::ceil(dim("n") / bn) * splitk;
-  const double waves = tiles / (static_cast<double>(device.sm_count) * per_sm);
-  score += 2 * std::log2(waves / std::ceil(waves));
-  score += 0.3 * std::log2(std::min(per_sm * threads, 512.0) / 512);  // warps to hide latency
-  if (splitk > 1) score -= 0.2 * std::log2(splitk);                   // partials written and re-read
-  return score;
-}
 
 SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
                          const DeviceLimits& device)
@@ -105,9 +35,9 @@ SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, co
 }
 
 double SearchSpace::model_score(std::size_t i) const {
-  if (spec_->family() == "transpose") return transpose_model_score(*spec_, configs_[i], problem_.dtype);
-  if (spec_->family() == "gemm") return gemm_model_score(*spec_, configs_[i], problem_, device_);
-  return 0.0;
+  // The registered family of this very template (a user's kernel has none).
+  const FamilyPart* part = find_family(spec_->family());
+  return part && &part->spec() == spec_ ? part->model_score(configs_[i], problem_, device_) : 0.0;
 }
 
 namespace {

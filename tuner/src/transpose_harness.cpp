@@ -36,8 +36,8 @@ TransposeHarness::TransposeHarness(const DeviceInfo& device, DType dtype, std::i
       src_(round16(bytes_)),
       dst_(round16(bytes_)),
       ref_(round16(bytes_)),
-      args_{dtype, rows, cols, rows, cols, dst_.get(), src_.get()},
-      problem_(transpose_problem(args_)) {
+      args_{dtype, rows, cols, rows, cols, dst_.get(), src_.get()} {
+  tuning_ = transpose_tuning_problem(args_);
   const auto& d = driver::api();
   driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   // Fresh random bits; the reference transposed on the CPU.
@@ -58,11 +58,6 @@ TransposeHarness::~TransposeHarness() {
   timer_.reset();
   verifier_.reset();
   driver::api().cuStreamDestroy(stream_);
-}
-
-std::string TransposeHarness::describe() const {
-  return "transpose " + std::string(to_string(args_.dtype)) + " " + std::to_string(args_.rows) + "x" +
-         std::to_string(args_.cols);
 }
 
 TimingStats TransposeHarness::time_ceiling() {

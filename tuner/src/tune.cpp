@@ -101,9 +101,10 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
   const std::unique_ptr<Harness> owned = make_harness(dev);
   Harness& harness = *owned;
-  const KernelSpec& spec = harness.spec();
-  const Problem& problem = harness.problem();
-  const std::string source = harness.source();
+  const TuningProblem& tp = harness.tuning_problem();
+  const KernelSpec& spec = *tp.spec;
+  const Problem& problem = tp.problem;
+  const std::string& source = tp.source;
   const std::vector<Config> space = enumerate(spec, dev.limits, problem);
   if (space.empty()) throw Error("no valid config for " + harness.describe() + " on " + dev.fingerprint.name);
 
@@ -111,7 +112,7 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   result.space_size = space.size();
   result.device_name = dev.fingerprint.name;
   result.database = db_path;
-  const std::string run_id = spec.family() + "-" + harness.dtype_key() + "-" + shape_to_string(harness.shape()) + "-" +
+  const std::string run_id = spec.family() + "-" + tp.dtype_key + "-" + shape_to_string(tp.shape) + "-" +
                              std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
   result.log = (o.log_dir.empty() ? result.database.parent_path() / "logs" : o.log_dir) / (run_id + ".jsonl");
   SearchLog slog(result.log);
@@ -127,8 +128,9 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   nlohmann::json header{{"type", "header"},
               {"run", run_id},
               {"family", spec.family()},
+              {"variant", tp.variant},
               {"dtype", to_string(problem.dtype)},
-              {"shape", harness.shape()},
+              {"shape", tp.shape},
               {"align", *problem.get("align")},
               {"device", {{"name", dev.fingerprint.name}, {"key", dev.fingerprint.key()}, {"uuid", dev.uuid}}},
               {"versions", {{"tool", k_tool_version}, {"nvrtc", nvrtc_version()}, {"driver", dev.driver_version}}},
@@ -159,7 +161,7 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   std::vector<Instance> instances;
   std::vector<std::string> names;
   for (const auto& c : space) {
-    instances.push_back(instantiate(spec, c, dev.limits, problem, harness.type_argument()));
+    instances.push_back(instantiate(spec, c, dev.limits, problem, tp.type_argument));
     names.push_back(instances.back().name_expression);
   }
   const auto search_start = Clock::now();
@@ -340,9 +342,10 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     rec.device_key = dev.fingerprint.key();
     rec.device_name = dev.fingerprint.name;
     rec.device_uuid = dev.uuid;
-    rec.family = harness.family_key();
-    rec.dtype = harness.dtype_key();
-    rec.shape = harness.shape();
+    rec.family = spec.family();
+    rec.variant = tp.variant;
+    rec.dtype = tp.dtype_key;
+    rec.shape = tp.shape;
     rec.align = *problem.get("align");
     rec.config = config_to_json(spec, space[w.index]);
     rec.template_hash = spec.source_hash();
@@ -364,17 +367,18 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   return result;
 }
 
-DryRunResult dry_run(const KernelSpec& spec, const std::string& source, const std::string& type_argument,
-                     const Problem& problem, int arch, int threads, int instances_per_program) {
+DryRunResult dry_run(const TuningProblem& tp, int arch, int threads, int instances_per_program) {
+  const KernelSpec& spec = *tp.spec;
+  const Problem& problem = tp.problem;
   const auto t0 = Clock::now();
   DeviceLimits limits;  // sm_90 defaults
   limits.compute_capability = arch;
   const auto space = enumerate(spec, limits, problem);
   std::vector<std::string> names;
-  for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem, type_argument).name_expression);
+  for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem, tp.type_argument).name_expression);
   DryRunResult r;
   r.configs = space.size();
-  CompilePool pool(source, names, arch, threads, spec.family(), nullptr, instances_per_program);
+  CompilePool pool(tp.source, names, arch, threads, spec.family(), nullptr, instances_per_program);
   while (auto batch = pool.next()) {
     for (const auto& u : batch->units) r.compiled += u.entries.size();
     for (const auto& [i, e] : batch->errors) r.failures.push_back(config_to_string(spec, space[i]) + ": " + e);

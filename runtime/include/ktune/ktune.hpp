@@ -120,9 +120,10 @@ class Runtime {
   // application can time ktune's kernels cold exactly as `ktune tune` did.
   void flush_l2(Stream stream = nullptr);
 
+  struct Impl;  // the library's own (runtime/src/runtime_impl.hpp)
+
  private:
   friend class Elementwise;
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

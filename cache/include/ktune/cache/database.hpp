@@ -27,10 +27,13 @@ struct DeviceFingerprint {
   std::string key() const;  // e.g. "NVIDIA H200|sm_90|132sm|143771MiB|60MiB"
 };
 
-// One stored winner: per device fingerprint and problem (family, dtype, shape, align).
+// One stored winner: per device fingerprint and problem (family, variant, dtype, shape,
+// align).
 struct TuningRecord {
   std::string device_key, device_name, device_uuid;
-  std::string family, dtype;
+  std::string family;   // the kernel: a registered family, or a user kernel's name
+  std::string variant;  // what else selects the kernel: "sum", "nt", an expression; may be empty
+  std::string dtype;
   std::vector<std::int64_t> shape;
   std::int64_t align = 1;  // alignment class (vector width in elements the call allowed)
   nlohmann::json config;   // tunable name -> value
@@ -41,7 +44,8 @@ struct TuningRecord {
   std::string tool_version, nvrtc_version, driver_version, tuned_at;
 
   nlohmann::json to_json() const;
-  // Reads schema-2 records and schema-1 ones (whose "gbps" held GFLOP/s for GEMM).
+  // Reads schema-3 records and earlier ones (schema 1's "gbps" held GFLOP/s for GEMM;
+  // schemas 1 and 2 kept "family:variant" in `family`).
   static TuningRecord from_json(const nlohmann::json& j);  // throws ktune::Error
   // The text stored in the database: the JSON plus a checksum of it, so an edit of the
   // file that SQLite's own checks cannot see is caught per record. from_stored throws
@@ -121,10 +125,11 @@ class Database {
   // put for many records in one transaction (all stored or, on an error, none);
   // returns how many were stored.
   std::size_t put_all(const std::vector<TuningRecord>& records);
-  std::optional<TuningRecord> get(const std::string& device_key, const std::string& family, const std::string& dtype,
-                                  const std::vector<std::int64_t>& shape, std::int64_t align) const;
-  // Every record of one device, family and dtype (the candidates of a fallback).
-  std::vector<TuningRecord> find(const std::string& device_key, const std::string& family,
+  std::optional<TuningRecord> get(const std::string& device_key, const std::string& family, const std::string& variant,
+                                  const std::string& dtype, const std::vector<std::int64_t>& shape,
+                                  std::int64_t align) const;
+  // Every record of one device, family, variant and dtype (the candidates of a fallback).
+  std::vector<TuningRecord> find(const std::string& device_key, const std::string& family, const std::string& variant,
                                  const std::string& dtype) const;
   std::vector<TuningRecord> all() const;
   // Deletes the records `stale` selects; returns how many.
@@ -149,8 +154,8 @@ class Database {
   std::optional<StoredBinary> get_binary(const std::string& key);
 
   // 2: records carry "rate" and "rate_unit" (schema 1: "gbps", which held GFLOP/s
-  // for GEMM).
-  static constexpr int k_schema_version = 2;
+  // for GEMM). 3: family and variant are separate fields and key columns.
+  static constexpr int k_schema_version = 3;
   // Set when opening migrated the file from an earlier schema: where the copy is.
   const std::optional<std::filesystem::path>& migrated_backup() const { return migrated_backup_; }
 
@@ -160,11 +165,14 @@ class Database {
   std::optional<OpenProblem> try_open(const std::filesystem::path& path, bool immutable);
   std::optional<OpenProblem> open_shipped(const std::filesystem::path& path, const OpenProblem& problem);
   void serve_salvaged(const std::filesystem::path& path, const std::string& why);
+  void serve_older_schema();
+  void serve_from_memory(const std::vector<TuningRecord>& records);
   void set_aside_and_salvage(const std::filesystem::path& path, std::pair<dev_t, ino_t> judged, const std::string& why);
   std::optional<std::string> create_or_migrate(Handle& db, const std::filesystem::path& path);
   std::filesystem::path path_;
   std::unique_ptr<Handle> db_;
   bool read_only_ = false;
+  bool older_schema_ = false;  // opened read-only at an earlier schema: served from memory
   std::optional<std::string> recovered_from_;
   std::optional<std::filesystem::path> migrated_backup_;
 };

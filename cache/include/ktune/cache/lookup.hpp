@@ -1,7 +1,7 @@
 #pragma once
 #include <ktune/cache/database.hpp>
 #include <ktune/match_level.hpp>
-#include <ktune/generator/space.hpp>
+#include <ktune/generator/tuning_problem.hpp>
 
 #include <functional>
 
@@ -26,10 +26,8 @@ LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vect
 // still parses against the family's template and is valid for (device, problem). When
 // this device has nothing usable, the nearest usable record of another device model
 // with the same compute capability answers, at level `same_arch`.
-// Records are found under `family_key` and `dtype_key` (default: the spec's family and
-// the problem's dtype; elementwise keys by its normalized expression and dtype pair).
-LookupResult lookup_config(const Database& db, const std::string& device_key, const KernelSpec& spec,
-                           const DeviceLimits& limits, const Problem& problem, const std::vector<std::int64_t>& shape,
-                           const std::string& family_key = {}, const std::string& dtype_key = {});
+// Records are found under the problem's keys (family, variant, dtype_key, shape, align).
+LookupResult lookup_config(const Database& db, const std::string& device_key, const TuningProblem& problem,
+                           const DeviceLimits& limits);
 
 }  // namespace ktune

@@ -2,7 +2,7 @@
 // The C++ part of the elementwise family: the generated operation type, the problem
 // as constraints see it, keys, alignment, reference and tolerance.
 #include <ktune/generator/elementwise_expr.hpp>
-#include <ktune/generator/space.hpp>
+#include <ktune/generator/tuning_problem.hpp>
 
 #include <array>
 #include <cstdint>
@@ -46,9 +46,11 @@ ElementwiseOp make_elementwise_op(const std::string& expression, DType in, DType
 inline constexpr const char* k_elementwise_op_type = "ktune_op";
 std::string elementwise_op_source(const ElementwiseOp& op);
 
-// Database keys: family "elementwise:<normalized expression>", dtype "f16" or "f16>f32".
-std::string elementwise_family_key(const ElementwiseOp& op);
+// Database key of the dtypes: "f16", or "f16>f32" for a cast.
 std::string elementwise_dtype_key(const ElementwiseOp& op);
+// The problem's one description: variant = the normalized expression; the source is
+// the template plus the generated operation type.
+TuningProblem elementwise_tuning_problem(const ElementwiseOp& op, std::int64_t n, std::int64_t align);
 
 // Largest power-of-two vector width in elements (at most 16 bytes for the widest
 // type) that every pointer is aligned to.

@@ -1,7 +1,7 @@
 #pragma once
 // The C++ part of the GEMM family: C = alpha * op(A) * op(B) + beta * C, row-major,
 // op(X) = X or X^T (layouts nn, nt, tn, tt: the first letter is A's).
-#include <ktune/generator/space.hpp>
+#include <ktune/generator/tuning_problem.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -51,8 +51,8 @@ Problem gemm_problem(const GemmArgs& args);
 
 // The template's operation type, e.g. "ktune_gemm_types<ktune_half, float, 0, 1>".
 std::string gemm_type_argument(const GemmArgs& args);
-// Database keys: "gemm" for nn (as schema 1 stored it), "gemm:nt" etc. otherwise.
-std::string gemm_family_key(const GemmArgs& args);
+// The problem's one description: variant = the layout; validates.
+TuningProblem gemm_tuning_problem(const GemmArgs& args);
 
 double gemm_flops(const GemmArgs& args);  // 2 m n k
 

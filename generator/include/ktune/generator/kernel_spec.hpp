@@ -1,4 +1,5 @@
 #pragma once
+#include <ktune/dtype.hpp>
 #include <ktune/generator/expr.hpp>
 
 #include <array>
@@ -34,9 +35,19 @@ class KernelSpec {
 
   const std::string& family() const { return family_; }
   const std::string& entry() const { return entry_; }
+  // Empty when the entry has no type parameter (a user's kernel may have none).
   const std::string& type_parameter() const { return type_param_; }
-  // "element" (instantiated with the dtype's bits type) or "operation" (a generated type).
+  // "element" (instantiated with the dtype's bits type), "operation" (a generated
+  // type) or "dtype" (one of type_choices(), named by the caller: a user's kernel).
   const std::string& type_kind() const { return type_kind_; }
+  const std::vector<DType>& type_choices() const { return type_choices_; }
+  // `// @problem`, `// @arg` and `// @verify` lines: a user's kernel's declaration,
+  // which tuner/user_kernel reads.
+  struct Directive {
+    int line;
+    std::string key, text;
+  };
+  const std::vector<Directive>& directives() const { return directives_; }
   const std::vector<Tunable>& tunables() const { return tunables_; }
   const std::vector<Derived>& derived() const { return derived_; }
   const std::vector<Expr>& requirements() const { return requires_; }
@@ -58,6 +69,8 @@ class KernelSpec {
  private:
   std::string family_, entry_, type_param_, type_kind_, source_, source_hash_;
   std::vector<Tunable> tunables_;
+  std::vector<DType> type_choices_;
+  std::vector<Directive> directives_;
   std::vector<Derived> derived_;
   std::vector<Expr> requires_;
   std::array<Expr, 3> block_, grid_;

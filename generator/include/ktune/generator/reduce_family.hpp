@@ -2,7 +2,7 @@
 // The C++ part of the reduction families: `reduce` (a whole array to one value),
 // `reduce_rows` (each row of a matrix to one value) and `reduce_cols` (each column).
 #include <ktune/reduce_op.hpp>
-#include <ktune/generator/space.hpp>
+#include <ktune/generator/tuning_problem.hpp>
 
 #include <cstdint>
 #include <string>
@@ -58,6 +58,13 @@ struct ReduceReference {
   std::vector<double> value, tolerance;
 };
 ReduceReference reduce_reference(const ReduceArgs& args, const void* host_input);
+
+// The three families of templates/reduce*.cuh: a whole array (`reduce`), each row
+// (`reduce_rows`), each column (`reduce_cols`).
+enum class ReduceKind { whole, rows, cols };
+const KernelSpec& reduce_spec(ReduceKind kind);
+// The problem's one description: variant = the op; validates.
+TuningProblem reduce_tuning_problem(ReduceKind kind, const ReduceArgs& args);
 
 // Always-valid configs (vec = 1), used when nothing was tuned.
 Config reduce_default_config(const KernelSpec& spec);

@@ -1,6 +1,6 @@
 #pragma once
 // The C++ part of the transpose family: what its template header cannot say.
-#include <ktune/generator/space.hpp>
+#include <ktune/generator/tuning_problem.hpp>
 
 #include <cstdint>
 
@@ -29,9 +29,12 @@ std::int64_t transpose_alignment(const TransposeArgs& args);
 // The problem as constraints see it (rows, cols, align); validates first.
 Problem transpose_problem(const TransposeArgs& args);
 
-// The problem as tuning runs see it: cuMemAlloc'd buffers (256-byte aligned) with
-// pitch = row length. For `ktune space` and `ktune cache explain`.
-Problem transpose_problem_unpitched(DType dtype, std::int64_t rows, std::int64_t cols);
+// The arguments of a tuning run: stand-in cuMemAlloc'd (256-byte aligned) pointers with
+// pitch = row length, checkable before anything is allocated.
+TransposeArgs transpose_probe_args(DType dtype, std::int64_t rows, std::int64_t cols);
+
+// The problem's one description (keys, constraints' view, source, default); validates.
+TuningProblem transpose_tuning_problem(const TransposeArgs& args);
 
 // Bytes a transpose must move (each element read once and written once).
 double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols);

@@ -19,14 +19,6 @@ class ElementwiseHarness : public Harness {
   ElementwiseHarness(const ElementwiseHarness&) = delete;
   ElementwiseHarness& operator=(const ElementwiseHarness&) = delete;
 
-  const KernelSpec& spec() const override { return KernelSpec::builtin("elementwise"); }
-  const Problem& problem() const override { return problem_; }
-  std::string source() const override;
-  std::string type_argument() const override { return k_elementwise_op_type; }
-  std::string family_key() const override { return elementwise_family_key(op_); }
-  std::string dtype_key() const override { return elementwise_dtype_key(op_); }
-  std::vector<std::int64_t> shape() const override { return {args_.n}; }
-  std::string describe() const override;
   nlohmann::json log_fields() const override;
   double bytes_moved() const override { return elementwise_bytes(op_, args_.n); }
   TimingStats time_ceiling() override;
@@ -41,7 +33,6 @@ class ElementwiseHarness : public Harness {
   std::vector<DeviceBuffer> inputs_, outputs_, refs_;
   DeviceBuffer counter_;
   ElementwiseArgs args_;
-  Problem problem_;
   std::unique_ptr<Module> check_module_;
   CUfunction check_ = nullptr;
   int sm_count_ = 0;

@@ -25,13 +25,6 @@ class GemmHarness : public Harness {
   GemmHarness& operator=(const GemmHarness&) = delete;
 
   const GemmArgs& args() const { return args_; }
-  const KernelSpec& spec() const override { return KernelSpec::builtin("gemm"); }
-  const Problem& problem() const override { return problem_; }
-  std::string type_argument() const override { return gemm_type_argument(args_); }
-  std::string family_key() const override { return gemm_family_key(args_); }
-  std::string dtype_key() const override { return std::string(to_string(args_.dtype)); }
-  std::vector<std::int64_t> shape() const override { return {args_.m, args_.n, args_.k}; }
-  std::string describe() const override;
   nlohmann::json log_fields() const override { return {{"layout", gemm_layout(args_)}, {"alpha", args_.alpha}, {"beta", args_.beta}}; }
   double bytes_moved() const override { return gemm_flops(args_); }
   const char* rate_unit() const override { return "GFLOP/s"; }
@@ -46,7 +39,6 @@ class GemmHarness : public Harness {
   CUstream stream_ = nullptr;
   GemmArgs args_;
   DeviceBuffer a_, b_, c_, c0_, ref_, bound_, counter_, workspace_;
-  Problem problem_;
   std::unique_ptr<Module> helpers_;
   CUfunction check_ = nullptr, fma_peak_ = nullptr;
   int sm_count_ = 0;

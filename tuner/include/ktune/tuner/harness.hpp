@@ -1,10 +1,9 @@
 #pragma once
-// What a tuning run needs from a family, for one problem on one GPU: the space's
-// inputs (spec, problem, source), keys for the database and the log, and the device
-// side (buffers with fresh random inputs, verification against a reference, launch,
-// the ceiling). `ktune tune` and `ktune bench` drive any family through this.
-#include <ktune/generator/kernel_spec.hpp>
-#include <ktune/generator/space.hpp>
+// What a tuning run needs from a kernel, for one problem on one GPU: the problem's one
+// description (spec, keys, constraints' view, source) and the device side (buffers
+// with fresh random inputs, verification against a reference, launch, the ceiling).
+// `ktune tune` and `ktune bench` drive any family, and users' kernels, through this.
+#include <ktune/generator/tuning_problem.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/timing.hpp>
 
@@ -20,18 +19,14 @@ class Harness {
  public:
   virtual ~Harness() = default;
 
-  virtual const KernelSpec& spec() const = 0;
-  virtual const Problem& problem() const = 0;
-  // What NVRTC compiles (the template, plus generated code for some families).
-  virtual std::string source() const { return spec().source(); }
-  // The template's first argument for operation-typed families (see instantiate).
-  virtual std::string type_argument() const { return {}; }
-  // Database keys: family, dtype, shape (the alignment class comes from problem()).
-  virtual std::string family_key() const { return spec().family(); }
-  virtual std::string dtype_key() const = 0;
-  virtual std::vector<std::int64_t> shape() const = 0;
+  // Keys, what constraints see, what NVRTC compiles; set by the constructor from the
+  // buffers it allocated (their alignment class is the one stored).
+  const TuningProblem& tuning_problem() const { return tuning_; }
+  const KernelSpec& spec() const { return *tuning_.spec; }
+  const Problem& problem() const { return tuning_.problem; }
+  const std::string& type_argument() const { return tuning_.type_argument; }
   // "transpose f32 8192x2048": run ids, progress and messages.
-  virtual std::string describe() const = 0;
+  std::string describe() const { return tuning_.describe(); }
   // Extra fields of the search log's header line (e.g. the expression).
   virtual nlohmann::json log_fields() const { return nlohmann::json::object(); }
 
@@ -47,6 +42,9 @@ class Harness {
   // tolerance); else why not. Poisons the outputs first.
   virtual std::optional<std::string> verify(CUfunction f, const Instance& inst) = 0;
   virtual void launch(CUfunction f, const Instance& inst) = 0;
+
+ protected:
+  TuningProblem tuning_;
 };
 
 }  // namespace ktune

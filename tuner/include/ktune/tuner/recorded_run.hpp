@@ -24,9 +24,16 @@ struct RecordedRun {
 
   // Index of the fastest candidate; nullopt when none succeeded.
   std::optional<std::size_t> best() const;
+  // The kernel description the run tuned (see run_spec).
+  const KernelSpec& spec() const;
 };
 
-// Reads a search log of a family the build knows. Corrupt or truncated lines are
+// The kernel description of a log header: a built-in family's, or a user's kernel's
+// from the source the header carries ("kernel_source"). Throws ktune::Error when
+// neither is there.
+const KernelSpec& run_spec(const nlohmann::json& header);
+
+// Reads a search log of a family the build knows, or of a user's kernel. Corrupt or truncated lines are
 // counted and skipped; a missing header or an unknown family throws ktune::Error.
 // Tunables added to the template after the log was written take their first declared
 // value (a new tunable lists the old behaviour first).

@@ -14,20 +14,13 @@ namespace ktune {
 
 class ReduceHarness : public Harness {
  public:
-  // family: "reduce", "reduce_rows" or "reduce_cols"; for "reduce" rows must be 1.
-  ReduceHarness(const DeviceInfo& device, const std::string& family, ReduceOp op, DType dtype, std::int64_t rows,
+  // For a whole-array reduction rows must be 1.
+  ReduceHarness(const DeviceInfo& device, ReduceKind kind, ReduceOp op, DType dtype, std::int64_t rows,
                 std::int64_t cols, const TimingProtocol& protocol);
   ~ReduceHarness() override;
   ReduceHarness(const ReduceHarness&) = delete;
   ReduceHarness& operator=(const ReduceHarness&) = delete;
 
-  const KernelSpec& spec() const override { return *spec_; }
-  const Problem& problem() const override { return problem_; }
-  std::string type_argument() const override { return reduce_type_argument(args_.op, args_.dtype); }
-  std::string family_key() const override { return spec_->family() + ":" + std::string(to_string(args_.op)); }
-  std::string dtype_key() const override { return std::string(to_string(args_.dtype)); }
-  std::vector<std::int64_t> shape() const override;
-  std::string describe() const override;
   nlohmann::json log_fields() const override { return {{"op", to_string(args_.op)}}; }
   double bytes_moved() const override { return reduce_bytes(args_); }
   const char* ceiling_what() const override { return "read-only pass"; }
@@ -37,12 +30,10 @@ class ReduceHarness : public Harness {
   void launch(CUfunction f, const Instance& inst) override;
 
  private:
-  const KernelSpec* spec_;
   PrimaryContext context_;
   CUstream stream_ = nullptr;
   ReduceArgs args_;
   DeviceBuffer input_, output_, workspace_;
-  Problem problem_;
   ReduceReference reference_;
   std::unique_ptr<Module> read_module_;
   CUfunction read_pass_ = nullptr;

@@ -24,15 +24,13 @@ struct Evaluation {
 // strategies ask, and the GEMM model replays shared-memory requests).
 class SearchSpace {
  public:
-  // `problem` and `device` feed the GEMM model (tiles per wave); transposes need only
-  // the dtype.
+  // `problem` and `device` feed the family's static model (FamilyPart::model_score).
   SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
               const DeviceLimits& device = {});
   std::size_t size() const { return configs_.size(); }
   const Config& config(std::size_t i) const { return configs_[i]; }
   const std::vector<std::size_t>& neighbours(std::size_t i) const { return neighbours_[i]; }
-  // Higher is predicted faster (transpose_model_score, gemm_model_score; 0 for the
-  // other families).
+  // Higher is predicted faster: the registered family's model, 0 without one.
   double model_score(std::size_t i) const;
 
  private:
@@ -42,21 +40,6 @@ class SearchSpace {
   Problem problem_;
   DeviceLimits device_;
 };
-
-// A cheap static model of a transpose config, no GPU and no compile: wider accesses,
-// warps that cover whole 32-byte sectors on both the read and the write side, about
-// 64 bytes in flight per thread, few shared-memory bank conflicts (layout_model),
-// enough threads per block. Only the ranking matters.
-double transpose_model_score(const KernelSpec& spec, const Config& config, DType dtype);
-
-// A static model of a GEMM config: register blocking (FMAs per shared-memory element
-// read, tm tn / (tm + tn)), block tiling (FMAs per global element), shared-memory bank
-// conflicts of its layout (layout_model's replay of the staging stores and fragment
-// reads), register prefetch, vector width, and how evenly its tiles (times split-K
-// slices) fill whole waves of the SMs at the occupancy its registers and shared memory
-// allow. Only the ranking matters.
-double gemm_model_score(const KernelSpec& spec, const Config& config, const Problem& problem,
-                        const DeviceLimits& device);
 
 class SearchStrategy {
  public:

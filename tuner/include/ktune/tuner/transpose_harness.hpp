@@ -21,11 +21,6 @@ class TransposeHarness : public Harness {
   TransposeHarness(const TransposeHarness&) = delete;
   TransposeHarness& operator=(const TransposeHarness&) = delete;
 
-  const KernelSpec& spec() const override { return KernelSpec::builtin("transpose"); }
-  const Problem& problem() const override { return problem_; }
-  std::string dtype_key() const override { return std::string(to_string(args_.dtype)); }
-  std::vector<std::int64_t> shape() const override { return {args_.rows, args_.cols}; }
-  std::string describe() const override;
   double bytes_moved() const override { return transpose_bytes(args_.dtype, args_.rows, args_.cols); }
   Timer& timer() override { return *timer_; }
   TimingStats time_ceiling() override;
@@ -39,7 +34,6 @@ class TransposeHarness : public Harness {
   std::size_t bytes_;
   DeviceBuffer src_, dst_, ref_;
   TransposeArgs args_;
-  Problem problem_;
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<Verifier> verifier_;
 };

@@ -70,7 +70,6 @@ struct DryRunResult {
 
 // No GPU needed: compile every config of `problem` for a device model (sm_<arch>
 // limits) with NVRTC, `threads` in parallel.
-DryRunResult dry_run(const KernelSpec& spec, const std::string& source, const std::string& type_argument,
-                     const Problem& problem, int arch, int threads, int instances_per_program = 0);
+DryRunResult dry_run(const TuningProblem& problem, int arch, int threads, int instances_per_program = 0);
 
 }  // namespace ktune

@@ -1,0 +1,97 @@
+#pragma once
+// What the runtime's family calls share (internal): the per-problem cache of prepared
+// launches and the first-call path that looks a problem up in the database and loads
+// its kernel. Each family's call (runtime/src/<family>_launch.cpp) builds its problem's
+// TuningProblem and a ProblemKey, and launches what prepared_for returns.
+#include <ktune/ktune.hpp>
+
+#include <ktune/cache/database.hpp>
+#include <ktune/generator/tuning_problem.hpp>
+#include <ktune/runtime/device.hpp>
+#include <ktune/runtime/l2_flush.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <tuple>
+#include <unordered_map>
+
+namespace ktune {
+
+// A call's identity on the hot path: the family (its spec), what the family encodes as
+// its variant (an op, a layout), the dtype and up to three sizes with the alignment class.
+struct ProblemKey {
+  CUcontext ctx = nullptr;
+  const KernelSpec* family = nullptr;
+  int variant = 0;
+  DType dtype = DType::f32;
+  std::int64_t rows = 0, cols = 0, align = 1, depth = 0;
+
+  bool operator==(const ProblemKey& o) const {
+    return std::tie(ctx, family, variant, dtype, rows, cols, align, depth) ==
+           std::tie(o.ctx, o.family, o.variant, o.dtype, o.rows, o.cols, o.align, o.depth);
+  }
+};
+
+struct ProblemKeyHash {
+  std::size_t operator()(const ProblemKey& k) const;
+};
+
+struct Prepared {
+  const KernelSpec* spec = nullptr;
+  CUfunction function = nullptr;
+  Instance instance;
+  LaunchInfo info;
+};
+
+struct Runtime::Impl {
+  Options options;
+  std::shared_mutex mutex;  // guards `prepared`; shared on the hot path
+  std::unordered_map<ProblemKey, Prepared, ProblemKeyHash> prepared;
+
+  std::mutex slow;  // everything below: first calls only
+  std::unique_ptr<PrimaryContext> own_context;
+  std::map<CUdevice, DeviceInfo> devices;
+  struct Loaded {
+    std::unique_ptr<Module> module;
+    CUfunction function = nullptr;
+  };
+  std::map<std::pair<CUcontext, std::string>, Loaded> modules;
+  std::unique_ptr<Database> db;
+  bool db_failed = false;
+  std::map<CUcontext, std::unique_ptr<L2Flush>> flushes;
+
+  // Workspaces per (context, stream, owner): launches on one stream run in order, so
+  // they can share one. Zeroed when allocated; grown on demand (after the stream's
+  // queued launches, which may still use the old one, finished).
+  std::mutex workspace_mutex;
+  std::map<std::tuple<CUcontext, CUstream, const void*>, DeviceBuffer> workspaces;
+  CUdeviceptr workspace(CUcontext ctx, CUstream stream, const void* owner, std::size_t bytes);
+
+  // The prepared launch of a problem: the hot path is a shared-lock lookup.
+  // make_problem() -> TuningProblem runs on the first call only.
+  template <class MakeProblem>
+  const Prepared& prepared_for(const ProblemKey& key, const MakeProblem& make_problem) {
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex);
+      auto it = prepared.find(key);
+      if (it != prepared.end()) return it->second;  // entries are never erased: stable
+    }
+    Prepared fresh = prepare(key.ctx, make_problem());
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    return prepared.emplace(key, std::move(fresh)).first->second;
+  }
+
+  CUcontext current_context();
+  const DeviceInfo& device(CUcontext ctx);  // under `slow`
+  Database* database();
+  // Looks the problem up (exact, nearest valid, same arch, the family's default) and
+  // loads its kernel: the stored CUBIN, else NVRTC (and the CUBIN is stored).
+  Prepared prepare(CUcontext ctx, const TuningProblem& problem);
+
+ private:
+  CUfunction function(CUcontext ctx, const DeviceInfo& dev, const TuningProblem& problem, const Instance& inst);
+};
+
+}  // namespace ktune

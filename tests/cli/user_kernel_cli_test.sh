@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Users' own kernels from the command line, without a GPU: space, dry-run compiles, and
+# every kind of bad input with its message (issue 15):
+#   user_kernel_cli_test.sh PATH_TO_KTUNE SOURCE_DIR
+set -euo pipefail
+ktune=${1:?usage: user_kernel_cli_test.sh KTUNE SOURCE_DIR}
+src=${2:?usage: user_kernel_cli_test.sh KTUNE SOURCE_DIR}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export KTUNE_CACHE_DIR="$dir/cache"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+data="$src/tests/data/user_kernels"
+stencil="$src/examples/stencil/jacobi.cu"
+
+# The space: every valid config as JSON, then the count; the type parameter is chosen with --problem.
+"$ktune" space --kernel "$data/scale.cu" --problem n=1000 > "$dir/space.txt"
+[ "$(grep -c '"threads"' "$dir/space.txt")" = 9 ] || fail "scale space: $(cat "$dir/space.txt")"
+grep -q '"count": 9' "$dir/space.txt" || fail "scale space count"
+"$ktune" space --kernel "$stencil" --problem nx=100,ny=50,T=f64 | tail -1 | grep -q '"count": 334' || fail "stencil f64 space (f64 tiles are larger)"
+# Its kernels compile for sm_90 with NVRTC (the type argument substituted).
+"$ktune" tune --kernel "$data/scale.cu" --problem n=1000,T=i32 --dry-run > "$dir/dry.txt" || fail "dry run: $(cat "$dir/dry.txt")"
+grep -q "9 compiled for sm_90" "$dir/dry.txt" || fail "dry run count: $(cat "$dir/dry.txt")"
+# Without a GPU, tune says so and what to do instead.
+if ! "$ktune" tune --kernel "$data/scale.cu" --problem n=1000 > /dev/null 2> "$dir/err"; then
+  grep -q "cannot tune here" "$dir/err" && grep -q -- "--kernel .*scale.cu --problem n=1000 --dry-run" "$dir/err" \
+    || fail "no-GPU message: $(cat "$dir/err")"
+fi
+
+expect_refused() {  # message, args...
+  local msg=$1; shift
+  if "$ktune" "$@" > /dev/null 2> "$dir/err"; then fail "accepted: $*"; fi
+  grep -q -- "$msg" "$dir/err" || fail "$*: expected '$msg', got: $(head -c 400 "$dir/err")"
+}
+# Problems: every variable once, positive integers, a type the @type line lists.
+expect_refused "needs --problem n=VALUE" space --kernel "$data/scale.cu"
+expect_refused "has no problem variable m" space --kernel "$data/scale.cu" --problem n=5,m=3
+expect_refused "is an integer from 1 to" space --kernel "$data/scale.cu" --problem n=0
+expect_refused "is an integer from 1 to" space --kernel "$data/scale.cu" --problem n=1e9
+expect_refused "given twice" space --kernel "$data/scale.cu" --problem n=5,n=6
+expect_refused "T is one of the dtypes its @type line lists" space --kernel "$data/scale.cu" --problem n=5,T=u8
+expect_refused "is a family's option" space --kernel "$data/scale.cu" --problem n=5 --dtype f32
+expect_refused "not both" space transpose --kernel "$data/scale.cu"
+expect_refused "--problem is for --kernel" space transpose --problem n=5
+expect_refused "cannot read kernel file" space --kernel "$dir/missing.cu" --problem n=5
+
+# Malformed descriptions: the message names the file, the line and what is wrong.
+bad() {  # name, the line to replace (sed pattern), its replacement
+  sed "s|$2|$3|" "$data/scale.cu" > "$dir/$1.cu"
+}
+bad size '^// @arg     out y : T\[n\]' '// @arg     out y : T[n * m]'
+expect_refused "size.cu: line 7 (argument y): the size of y refers to 'm', which is no problem variable" \
+  space --kernel "$dir/size.cu" --problem n=5
+bad role '^// @arg     in  x : T\[n\]' '// @arg     input x : T[n]'
+expect_refused "role.cu: line 8 .*role is in, out, inout or scalar, not 'input'" space --kernel "$dir/role.cu" --problem n=5
+bad count '^// @arg     in  x : T\[n\]' '// @arg     in  x : T'
+expect_refused "line 8 .*needs its element count" space --kernel "$dir/count.cu" --problem n=5
+bad type '^// @arg     in  x : T\[n\]' '// @arg     in  x : float[n]'
+expect_refused "type 'float' is no dtype" space --kernel "$dir/type.cu" --problem n=5
+bad tolerance '^// @verify  tolerance = exact' '// @verify  tolerance = within 3'
+expect_refused "line 15 .*a tolerance is 'exact', 'abs X', 'rel X' or 'ulp N'" space --kernel "$dir/tolerance.cu" --problem n=5
+bad verify '^// @verify  config = threads=64 bug=0' '// @verify  tolerance = exact'
+expect_refused "how is a result checked" space --kernel "$dir/verify.cu" --problem n=5
+bad trusted '^// @verify  config = threads=64 bug=0' '// @verify  config = threads=48 bug=0'
+expect_refused "line 14 .*not a declared value of 'threads'" space --kernel "$dir/trusted.cu" --problem n=5
+bad expr '^// @launch  grid  = (ceil_div(n, threads), 1, 1)' '// @launch  grid  = (ceil_div(n, threads, 1, 1)'
+expect_refused "line 13" space --kernel "$dir/expr.cu" --problem n=5
+bad half '^// @type    T = f32, f64, i32' '// @type    T = f16'
+expect_refused "not supported in users' kernels yet" space --kernel "$dir/half.cu" --problem n=5
+# A kernel that does not compile: NVRTC's log, with the line, reaches the user.
+if "$ktune" tune --kernel "$data/does_not_compile.cu" --problem n=64 --dry-run > "$dir/out" 2>&1; then
+  fail "a kernel with a syntax error compiled"
+fi
+grep -q 'identifier "undeclared_name" is undefined' "$dir/out" || fail "NVRTC log missing: $(head -c 600 "$dir/out")"
+[ ! -e "$KTUNE_CACHE_DIR/tuning.db" ] || [ "$("$ktune" cache list | grep -c broken_syntax)" = 0 ] || fail "stored a record"
+echo "user kernel CLI: all checks passed"

@@ -1,0 +1,91 @@
+#pragma once
+// A user's own kernel, tuned without C++ glue: a .cu file whose `// @` header says what
+// any kernel's does (name, entry, tunables, constraints, launch geometry) plus its
+// problem, arguments and verification:
+//
+//   // @problem nx, ny                        problem variables (positive integers)
+//   // @type    T = f32, f64                  optional: the entry's type parameter
+//   // @arg     out y : T[nx * ny]            in | out | inout NAME : TYPE[ELEMENTS]
+//   // @arg     in  x : T[nx * ny] in [-1, 1] optional range of the random inputs
+//   // @arg     out h : i32[256] zeroed       zeroed, not poisoned, before each check
+//   // @arg     scalar n : i32 = nx * ny      scalar NAME : TYPE = EXPRESSION | NUMBER
+//   // @verify  reference = jacobi_ref        a reference kernel in the same file, with
+//   // @verify  block = (256, 1, 1)           its own launch geometry, or
+//   // @verify  grid = (ceil_div(nx * ny, 256), 1, 1)
+//   // @verify  config = tile_x=32 tile_y=8   a trusted config of the kernel itself
+//   // @verify  tolerance = rel 1e-5          exact | abs X | rel X | ulp N
+//
+// The tuner makes random inputs (never all zeros), poisons outputs, restores inout
+// buffers before every candidate, checks guard bytes past every output for writes out
+// of bounds, compares each candidate with the reference and times it like a built-in.
+#include <ktune/tuner/family.hpp>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+struct KernelArg {
+  enum class Role { in, out, inout, scalar };
+  Role role = Role::in;
+  std::string name;
+  std::string type;  // a dtype, or the type parameter's name
+  Expr size;         // elements, for pointers
+  std::string value; // scalars: a number, or an integer expression of the problem
+  double low = 0, high = 0;  // random inputs in [low, high]; low == high: the type's default range
+  bool zeroed = false;       // out: zeroed, not poisoned, before each check (accumulating kernels)
+  int line = 0;              // of its `// @arg` line, for messages
+  bool pointer() const { return role != Role::scalar; }
+};
+
+struct Tolerance {
+  enum class Kind { exact, abs, rel, ulp };
+  Kind kind = Kind::exact;
+  double value = 0;
+};
+
+struct UserKernel {
+  KernelSpec spec;
+  std::string origin;  // the file, for messages
+  std::vector<std::string> variables;
+  std::vector<KernelArg> args;
+  std::string reference;  // a reference kernel's entry; empty: `trusted` is the reference
+  std::array<Expr, 3> reference_block, reference_grid;
+  std::optional<Config> trusted;
+  Tolerance tolerance;
+};
+
+// Throws ktune::Error naming `origin`, the line and what is wrong.
+// Shared: the problems and harnesses made from it point into it.
+std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, const std::string& origin);
+std::shared_ptr<const UserKernel> load_user_kernel(const std::string& path);
+
+// One problem of a user's kernel: each variable's value, and the type argument.
+struct UserProblem {
+  std::vector<std::int64_t> values;  // in the order of `variables`
+  DType type = DType::f32;           // the type parameter's dtype (the first choice by default)
+};
+
+// "nx=8192", "T=f16", ...: every variable once; throws naming what is missing or unknown.
+UserProblem bind_user_problem(const UserKernel& kernel, const std::vector<std::string>& assignments);
+
+// Keys: family = the kernel's name, variant = the hash of its source (two files with
+// one kernel name never share records), dtype = the type argument, shape = the
+// variables' values.
+TuningProblem user_tuning_problem(const UserKernel& kernel, const UserProblem& problem);
+
+// An argument's dtype for a problem (resolves the type parameter's name).
+DType arg_dtype(const UserKernel& kernel, const KernelArg& arg, const UserProblem& problem);
+// The C++ type of a dtype in a user's kernel (float, __half, int, ...).
+std::string user_type_name(DType dtype);
+// The value of every scalar argument and the element count of every pointer argument,
+// in argument order (a scalar's value is a double; counts are checked positive).
+std::vector<double> arg_values(const UserKernel& kernel, const UserProblem& problem);
+
+// The problem bound and its harness factory, for `ktune tune --kernel`.
+TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments);
+
+}  // namespace ktune

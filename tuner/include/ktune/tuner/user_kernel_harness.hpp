@@ -1,0 +1,49 @@
+#pragma once
+// Verifying and timing a user's kernel on one GPU: a buffer per pointer argument with
+// 256 guard bytes past its end, random inputs (never all zeros), the reference's outputs
+// computed once, then per candidate: inputs restored, outputs poisoned (or zeroed when
+// declared `zeroed`), guards re-armed, launch, compare within the declared tolerance,
+// guards checked. The ceiling is cuMemcpyDtoDAsync moving the same bytes.
+#include <ktune/tuner/harness.hpp>
+#include <ktune/tuner/user_kernel.hpp>
+
+#include <memory>
+
+namespace ktune {
+
+class UserKernelHarness : public Harness {
+ public:
+  UserKernelHarness(const DeviceInfo& device, std::shared_ptr<const UserKernel> kernel, UserProblem problem,
+                    const TimingProtocol& protocol);
+  ~UserKernelHarness() override;
+  UserKernelHarness(const UserKernelHarness&) = delete;
+  UserKernelHarness& operator=(const UserKernelHarness&) = delete;
+
+  nlohmann::json log_fields() const override;
+  double bytes_moved() const override { return bytes_moved_; }
+  TimingStats time_ceiling() override;
+  Timer& timer() override { return *timer_; }
+  std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
+  void launch(CUfunction f, const Instance& inst) override;
+
+ private:
+  struct Buffer;
+  void prepare_run();
+  void launch_grid(CUfunction f, const std::array<std::uint32_t, 3>& grid, const std::array<std::uint32_t, 3>& block,
+                   std::uint32_t smem, const std::string& what);
+  void compute_reference(const DeviceInfo& device);
+  std::optional<std::string> compare(const Buffer& b, const std::vector<unsigned char>& got) const;
+
+  std::shared_ptr<const UserKernel> kernel_;
+  UserProblem user_problem_;
+  PrimaryContext context_;
+  CUstream stream_ = nullptr;
+  std::vector<Buffer> buffers_;             // per pointer argument, in argument order
+  std::vector<std::uint64_t> slots_;        // each argument's value (pointer or scalar bits)
+  std::vector<void*> params_;
+  double bytes_moved_ = 0;
+  DeviceBuffer ceiling_src_, ceiling_dst_;
+  std::unique_ptr<Timer> timer_;
+};
+
+}  // namespace ktune

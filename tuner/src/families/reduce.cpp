@@ -1,0 +1,3 @@
+#include "reduce_part.hpp"
+
+KTUNE_FAMILY_PART(reduce, ReducePart(ReduceKind::whole))

@@ -1,0 +1,346 @@
+#include <ktune/tuner/user_kernel.hpp>
+
+#include <ktune/error.hpp>
+#include <ktune/generator/hash.hpp>
+#include <ktune/tuner/user_kernel_harness.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace ktune {
+namespace {
+
+std::string trim(std::string s) {
+  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+bool is_name(const std::string& s) {
+  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::optional<double> number(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// Splits "a, (b, c), d" on top-level commas.
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string part;
+  for (char c : s) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(trim(part));
+      part.clear();
+    } else {
+      part += c;
+    }
+  }
+  out.push_back(trim(part));
+  return out;
+}
+
+std::array<Expr, 3> geometry(const std::string& tuple) {
+  const std::string t = trim(tuple);
+  if (t.size() < 2 || t.front() != '(' || t.back() != ')') throw Error("expected a (x, y, z) tuple");
+  const auto parts = split_commas(t.substr(1, t.size() - 2));
+  if (parts.size() != 3) throw Error("expected three dimensions");
+  return {Expr::parse(parts[0]), Expr::parse(parts[1]), Expr::parse(parts[2])};
+}
+
+// "out y : f32[n * 2] in [-1, 1]", "scalar alpha : f32 = 0.5"
+KernelArg parse_arg(const std::string& text) {
+  KernelArg a;
+  std::istringstream in(text);
+  std::string role;
+  in >> role;
+  static const std::pair<const char*, KernelArg::Role> roles[] = {
+      {"in", KernelArg::Role::in}, {"out", KernelArg::Role::out}, {"inout", KernelArg::Role::inout},
+      {"scalar", KernelArg::Role::scalar}};
+  const auto r = std::find_if(std::begin(roles), std::end(roles), [&](const auto& p) { return role == p.first; });
+  if (r == std::end(roles)) throw Error("an argument's role is in, out, inout or scalar, not '" + role + "'");
+  a.role = r->second;
+  std::string rest;
+  std::getline(in, rest);
+  const std::size_t colon = rest.find(':');
+  if (colon == std::string::npos) throw Error("expected '" + role + " NAME : TYPE...'");
+  a.name = trim(rest.substr(0, colon));
+  if (!is_name(a.name)) throw Error("'" + a.name + "' is not a name");
+  std::string type = trim(rest.substr(colon + 1));
+  if (a.role == KernelArg::Role::scalar) {
+    const std::size_t eq = type.find('=');
+    if (eq == std::string::npos) throw Error("a scalar needs a value: 'scalar " + a.name + " : TYPE = VALUE'");
+    a.value = trim(type.substr(eq + 1));
+    a.type = trim(type.substr(0, eq));
+    if (!number(a.value)) Expr::parse(a.value);  // an expression: checked now, evaluated per problem
+    return a;
+  }
+  const std::size_t open = type.find('['), close = type.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    throw Error("a pointer argument needs its element count: '" + role + " " + a.name + " : TYPE[ELEMENTS]'");
+  a.type = trim(type.substr(0, open));
+  a.size = Expr::parse(type.substr(open + 1, close - open - 1));
+  const std::string tail = trim(type.substr(close + 1));
+  if (tail.empty()) return a;
+  if (tail == "zeroed") {
+    if (a.role != KernelArg::Role::out) throw Error("only out arguments are zeroed (inout ones start from their input)");
+    a.zeroed = true;
+    return a;
+  }
+  if (a.role != KernelArg::Role::in && a.role != KernelArg::Role::inout)
+    throw Error("only in and inout arguments take a range of random values");
+  const std::size_t lo = tail.find('['), hi = tail.rfind(']'), comma = tail.find(',');
+  if (tail.rfind("in", 0) != 0 || lo == std::string::npos || hi == std::string::npos || comma == std::string::npos)
+    throw Error("expected 'in [LOW, HIGH]' after the element count, not '" + tail + "'");
+  const auto low = number(trim(tail.substr(lo + 1, comma - lo - 1)));
+  const auto high = number(trim(tail.substr(comma + 1, hi - comma - 1)));
+  if (!low || !high || *low >= *high) throw Error("bad range '" + tail + "': expected in [LOW, HIGH] with LOW < HIGH");
+  a.low = *low, a.high = *high;
+  return a;
+}
+
+Tolerance parse_tolerance(const std::string& text) {
+  std::istringstream in(text);
+  std::string kind, value, extra;
+  in >> kind >> value >> extra;
+  Tolerance t;
+  if (kind == "exact" && value.empty()) return t;
+  static const std::pair<const char*, Tolerance::Kind> kinds[] = {
+      {"abs", Tolerance::Kind::abs}, {"rel", Tolerance::Kind::rel}, {"ulp", Tolerance::Kind::ulp}};
+  const auto k = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& p) { return kind == p.first; });
+  const auto v = number(value);
+  if (k == std::end(kinds) || !v || *v < 0 || !extra.empty())
+    throw Error("a tolerance is 'exact', 'abs X', 'rel X' or 'ulp N' (X, N >= 0), not '" + text + "'");
+  t.kind = k->second;
+  t.value = *v;
+  return t;
+}
+
+void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool& have_grid) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos) throw Error("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");
+  const std::string what = trim(text.substr(0, eq)), value = trim(text.substr(eq + 1));
+  if (what == "reference") {
+    if (!is_name(value)) throw Error("'" + value + "' is not a kernel name");
+    k.reference = value;
+  } else if (what == "block") {
+    k.reference_block = geometry(value), have_block = true;
+  } else if (what == "grid") {
+    k.reference_grid = geometry(value), have_grid = true;
+  } else if (what == "config") {
+    std::string spaced = value;
+    std::replace(spaced.begin(), spaced.end(), ',', ' ');
+    k.trusted = config_from_string(k.spec, spaced);
+  } else if (what == "tolerance") {
+    k.tolerance = parse_tolerance(value);
+  } else {
+    throw Error("unknown @verify '" + what + "' (reference, block, grid, config, tolerance)");
+  }
+}
+
+// Every name an expression uses must be a problem variable (sizes and scalar values
+// are evaluated before any config exists).
+void check_names(const Expr& e, const std::vector<std::string>& variables, const std::string& what) {
+  for (const auto& n : e.names())
+    if (std::find(variables.begin(), variables.end(), n) == variables.end())
+      throw Error(what + " refers to '" + n + "', which is no problem variable (declared: " +
+                  [&] {
+                    std::string list;
+                    for (const auto& v : variables) list += (list.empty() ? "" : ", ") + v;
+                    return list.empty() ? std::string("none; add '// @problem NAME'") : list;
+                  }() + ")");
+}
+
+void check_arg(const UserKernel& k, const KernelArg& a) {
+  const bool type_param = !k.spec.type_parameter().empty() && a.type == k.spec.type_parameter();
+  if (a.type == "f16" || a.type == "bf16") throw Error("f16 and bf16 are not supported in users' kernels yet");
+  if (!type_param && !parse_dtype(a.type))
+    throw Error("type '" + a.type + "' is no dtype (" + std::string(dtype_names()) + ")" +
+                (k.spec.type_parameter().empty() ? "" : " nor the type parameter " + k.spec.type_parameter()));
+  if (a.pointer()) check_names(a.size, k.variables, "the size of " + a.name);
+  else if (!number(a.value)) check_names(Expr::parse(a.value), k.variables, "the value of " + a.name);
+}
+
+void check_declaration(const UserKernel& k) {
+  if (k.variables.empty()) throw Error("no '// @problem' line: a user's kernel names its problem variables");
+  if (std::none_of(k.args.begin(), k.args.end(), [](const KernelArg& a) {
+        return a.role == KernelArg::Role::out || a.role == KernelArg::Role::inout;
+      }))
+    throw Error("no out or inout argument: nothing to verify");
+  if (k.reference.empty() && !k.trusted)
+    throw Error("no '// @verify reference = NAME' or '// @verify config = ...': how is a result checked?");
+  if (!k.reference.empty() && k.trusted) throw Error("'@verify reference' and '@verify config' exclude each other");
+  for (DType d : k.spec.type_choices())
+    if (d == DType::f16 || d == DType::bf16)
+      throw Error("f16 and bf16 are not supported in users' kernels yet (NVRTC would need the toolkit's headers)");
+  for (const auto& a : k.args) {
+    try {
+      check_arg(k, a);
+    } catch (const Error& e) {
+      throw Error("line " + std::to_string(a.line) + " (argument " + a.name + "): " + e.what());
+    }
+  }
+  if (!k.spec.type_parameter().empty() && k.spec.type_kind() != "dtype")
+    throw Error("a user's kernel declares its type parameter's dtypes: '// @type " + k.spec.type_parameter() + " = f32, f64'");
+}
+
+}  // namespace
+
+std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, const std::string& origin) {
+  try {
+    auto k = std::make_shared<UserKernel>(UserKernel{KernelSpec::parse(source), origin, {}, {}, {}, {}, {}, {}, {}});
+    bool have_block = false, have_grid = false;
+    for (const auto& d : k->spec.directives()) {
+      try {
+        if (d.key == "problem") {
+          for (const auto& v : split_commas(d.text)) {
+            if (!is_name(v)) throw Error("'" + v + "' is not a name");
+            if (std::find(k->variables.begin(), k->variables.end(), v) != k->variables.end())
+              throw Error("variable " + v + " is declared twice");
+            k->variables.push_back(v);
+          }
+        } else if (d.key == "arg") {
+          k->args.push_back(parse_arg(d.text));
+          k->args.back().line = d.line;
+        } else {
+          read_verify(*k, d.text, have_block, have_grid);
+        }
+      } catch (const Error& e) {
+        throw Error("line " + std::to_string(d.line) + " '// @" + d.key + " " + d.text + "': " + e.what());
+      }
+    }
+    if (!k->reference.empty() && !(have_block && have_grid))
+      throw Error("'@verify reference' needs '@verify block = (...)' and '@verify grid = (...)'");
+    check_declaration(*k);
+    return k;
+  } catch (const Error& e) {
+    throw Error(origin + ": " + e.what());
+  }
+}
+
+std::shared_ptr<const UserKernel> load_user_kernel(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read kernel file " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_user_kernel(text.str(), path);
+}
+
+UserProblem bind_user_problem(const UserKernel& k, const std::vector<std::string>& assignments) {
+  UserProblem p;
+  std::vector<std::optional<std::int64_t>> values(k.variables.size());
+  if (!k.spec.type_choices().empty()) p.type = k.spec.type_choices().front();
+  for (const auto& a : assignments) {
+    const std::size_t eq = a.find('=');
+    const std::string name = trim(a.substr(0, eq)), value = eq == std::string::npos ? "" : trim(a.substr(eq + 1));
+    if (eq == std::string::npos || name.empty()) throw Error("bad --problem '" + a + "': expected NAME=VALUE");
+    if (name == k.spec.type_parameter()) {
+      const auto d = parse_dtype(value);
+      const auto& choices = k.spec.type_choices();
+      if (!d || std::find(choices.begin(), choices.end(), *d) == choices.end())
+        throw Error("--problem " + a + ": " + name + " is one of the dtypes its @type line lists");
+      p.type = *d;
+      continue;
+    }
+    const auto it = std::find(k.variables.begin(), k.variables.end(), name);
+    if (it == k.variables.end()) throw Error("--problem " + a + ": " + k.spec.family() + " has no problem variable " + name);
+    auto& slot = values[static_cast<std::size_t>(it - k.variables.begin())];
+    if (slot) throw Error("--problem " + name + " is given twice");
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end || errno || v < 1 || v > std::numeric_limits<std::int32_t>::max())
+      throw Error("--problem " + a + ": a problem variable is an integer from 1 to 2^31-1");
+    slot = v;
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!values[i]) throw Error(k.spec.family() + " needs --problem " + k.variables[i] + "=VALUE");
+    p.values.push_back(*values[i]);
+  }
+  return p;
+}
+
+DType arg_dtype(const UserKernel& k, const KernelArg& a, const UserProblem& p) {
+  return a.type == k.spec.type_parameter() && !a.type.empty() ? p.type : *parse_dtype(a.type);
+}
+
+std::string user_type_name(DType d) {
+  switch (d) {
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+    case DType::f16:
+    case DType::bf16: break;  // refused by check_declaration
+    case DType::i8: return "signed char";
+    case DType::u8: return "unsigned char";
+    case DType::i16: return "short";
+    case DType::i32: return "int";
+    case DType::i64: return "long long";
+  }
+  return "float";
+}
+
+std::vector<double> arg_values(const UserKernel& k, const UserProblem& p) {
+  const Scope scope = [&](std::string_view name) -> std::optional<Value> {
+    for (std::size_t i = 0; i < k.variables.size(); ++i)
+      if (k.variables[i] == name) return Value{p.values[i]};
+    return std::nullopt;
+  };
+  std::vector<double> out;
+  for (const auto& a : k.args) {
+    if (!a.pointer()) {
+      const auto literal = number(a.value);
+      out.push_back(literal ? *literal : static_cast<double>(Expr::parse(a.value).eval_int(scope)));
+      continue;
+    }
+    const std::int64_t n = a.size.eval_int(scope);
+    if (n < 1 || n > (std::int64_t{1} << 40))
+      throw Error(k.spec.family() + ": argument " + a.name + " has " + std::to_string(n) + " elements at this problem");
+    out.push_back(static_cast<double>(n));
+  }
+  return out;
+}
+
+TuningProblem user_tuning_problem(const UserKernel& k, const UserProblem& p) {
+  TuningProblem t;
+  t.spec = &k.spec;
+  t.variant = k.spec.source_hash();
+  t.dtype_key = std::string(to_string(p.type));
+  t.shape = p.values;
+  t.problem.dtype = p.type;
+  for (std::size_t i = 0; i < k.variables.size(); ++i) t.problem.sizes.emplace_back(k.variables[i], p.values[i]);
+  t.problem.sizes.emplace_back("align", 1);
+  t.source = k.spec.source();
+  if (!k.spec.type_parameter().empty()) t.type_argument = user_type_name(p.type);
+  // The default: the trusted config when there is one, else the first valid config.
+  if (k.trusted) {
+    t.default_config = *k.trusted;
+  } else {
+    const auto configs = enumerate(k.spec, DeviceLimits{}, t.problem);
+    if (!configs.empty()) t.default_config = configs.front();
+  }
+  return t;
+}
+
+TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
+  const UserProblem problem = bind_user_problem(*kernel, assignments);
+  arg_values(*kernel, problem);  // sizes are checked before a GPU is taken
+  return {user_tuning_problem(*kernel, problem), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
+            return std::make_unique<UserKernelHarness>(dev, kernel, problem, t);
+          }};
+}
+
+}  // namespace ktune

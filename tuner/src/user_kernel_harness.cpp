@@ -1,0 +1,239 @@
+#include <ktune/tuner/user_kernel_harness.hpp>
+
+#include <ktune/error.hpp>
+#include <ktune/generator/dtype.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/tuner/verifier.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace ktune {
+
+namespace {
+
+constexpr std::size_t k_guard = 256;
+constexpr unsigned char k_guard_byte = 0xA5, k_poison_byte = 0xFF;
+
+bool is_float(DType d) { return d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16; }
+
+// Random values of a dtype: floats are nonzero multiples of 1/8 in [-4, 4] (exact in
+// every float type), integers 1 .. 127; or uniform in the declared [low, high].
+double draw(DType d, const KernelArg& a, std::uint64_t& state) {
+  const std::uint64_t z = splitmix64(state);
+  if (a.low < a.high) {
+    const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
+    const double v = a.low + u * (a.high - a.low);
+    return is_float(d) ? v : std::floor(v + 0.5);
+  }
+  if (is_float(d)) return static_cast<double>(1 + z % 32) / 8 * ((z >> 32) & 1 ? -1 : 1);
+  return static_cast<double>(1 + z % 127);
+}
+
+// The spacing of representable values of `d` at magnitude |x|.
+double ulp_of(DType d, double x) {
+  const double a = std::fabs(x);
+  switch (d) {
+    case DType::f64: return std::nextafter(a, INFINITY) - a;
+    case DType::f32: return static_cast<double>(std::nextafter(static_cast<float>(a), INFINITY) - static_cast<float>(a));
+    case DType::f16: return std::ldexp(1, std::max(std::ilogb(std::max(a, 0x1p-14)), -14) - 10);
+    case DType::bf16: return std::ldexp(1, std::max(std::ilogb(std::max(a, 0x1p-126)), -126) - 7);
+    default: return 1;
+  }
+}
+
+}  // namespace
+
+struct UserKernelHarness::Buffer {
+  const KernelArg* arg = nullptr;
+  DType dtype = DType::f32;
+  std::size_t count = 0, bytes = 0;
+  DeviceBuffer device;
+  std::vector<unsigned char> pristine;  // inputs as made (in, inout)
+  std::vector<unsigned char> expected;  // the reference's outputs (out, inout)
+  bool output() const { return arg->role == KernelArg::Role::out || arg->role == KernelArg::Role::inout; }
+  bool input() const { return arg->role == KernelArg::Role::in || arg->role == KernelArg::Role::inout; }
+};
+
+UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<const UserKernel> kernel,
+                                     UserProblem problem, const TimingProtocol& protocol)
+    : kernel_(std::move(kernel)), user_problem_(std::move(problem)), context_(device.device) {
+  tuning_ = user_tuning_problem(*kernel_, user_problem_);
+  const std::vector<double> values = arg_values(*kernel_, user_problem_);
+  const auto& d = driver::api();
+  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  buffers_.reserve(kernel_->args.size());
+  for (std::size_t i = 0; i < kernel_->args.size(); ++i) {
+    const KernelArg& a = kernel_->args[i];
+    const DType dtype = arg_dtype(*kernel_, a, user_problem_);
+    std::uint64_t slot = 0;
+    if (!a.pointer()) {  // the scalar's bits in its type, at the start of an 8-byte slot
+      if (is_float(dtype) && dtype != DType::f32 && dtype != DType::f64)
+        throw Error(describe() + ": scalar " + a.name + " must be f32, f64 or an integer type");
+      unsigned char bits[8] = {};
+      if (dtype == DType::f32) {
+        const float f = static_cast<float>(values[i]);
+        std::memcpy(bits, &f, 4);
+      } else {
+        double_to_element(dtype, values[i], bits);
+      }
+      std::memcpy(&slot, bits, 8);
+      slots_.push_back(slot);
+      continue;
+    }
+    Buffer b;
+    b.arg = &a;
+    b.dtype = dtype;
+    b.count = static_cast<std::size_t>(values[i]);
+    b.bytes = b.count * static_cast<std::size_t>(size_of(dtype));
+    b.device = DeviceBuffer(b.bytes + k_guard);
+    if (b.input()) {
+      b.pristine.resize(b.bytes);
+      for (std::size_t e = 0; e < b.count; ++e)
+        double_to_element(dtype, draw(dtype, a, seed), &b.pristine[e * static_cast<std::size_t>(size_of(dtype))]);
+    }
+    bytes_moved_ += static_cast<double>(b.bytes) * (a.role == KernelArg::Role::inout ? 2 : 1);
+    slots_.push_back(b.device.get());
+    buffers_.push_back(std::move(b));
+  }
+  for (auto& s : slots_) params_.push_back(&s);
+  compute_reference(device);
+  const auto half = static_cast<std::size_t>(bytes_moved_ / 2);
+  ceiling_src_ = DeviceBuffer(half + 16);
+  ceiling_dst_ = DeviceBuffer(half + 16);
+  timer_ = std::make_unique<Timer>(device, stream_, protocol);
+}
+
+UserKernelHarness::~UserKernelHarness() {
+  timer_.reset();
+  driver::api().cuStreamDestroy(stream_);
+}
+
+nlohmann::json UserKernelHarness::log_fields() const {
+  nlohmann::json vars = nlohmann::json::object();
+  for (std::size_t i = 0; i < kernel_->variables.size(); ++i) vars[kernel_->variables[i]] = user_problem_.values[i];
+  return {{"kernel_file", kernel_->origin}, {"kernel_source", kernel_->spec.source()}, {"problem", vars}};
+}
+
+// Inputs as made, outputs poisoned (or zeroed), guards armed: every check starts here.
+// (Synchronous copies and memsets, then a context synchronize: `stream_` does not wait
+// for the legacy stream they run on.)
+void UserKernelHarness::prepare_run() {
+  const auto& d = driver::api();
+  driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  for (auto& b : buffers_) {
+    if (b.input()) driver::check(d.cuMemcpyHtoD(b.device.get(), b.pristine.data(), b.bytes), "cuMemcpyHtoD");
+    else driver::check(d.cuMemsetD8(b.device.get(), b.arg->zeroed ? 0 : k_poison_byte, b.bytes), "cuMemsetD8");
+    driver::check(d.cuMemsetD8(b.device.get() + b.bytes, k_guard_byte, k_guard), "cuMemsetD8");
+  }
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+void UserKernelHarness::launch_grid(CUfunction f, const std::array<std::uint32_t, 3>& grid,
+                                    const std::array<std::uint32_t, 3>& block, std::uint32_t smem,
+                                    const std::string& what) {
+  driver::check(driver::api().cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], smem, stream_,
+                                             params_.data(), nullptr),
+                "cuLaunchKernel", what);
+}
+
+void UserKernelHarness::compute_reference(const DeviceInfo& device) {
+  const UserKernel& k = *kernel_;
+  std::string name;
+  std::array<std::uint32_t, 3> grid{}, block{};
+  std::uint32_t smem = 0;
+  if (!k.reference.empty()) {
+    name = k.reference + (tuning_.type_argument.empty() ? "" : "<" + tuning_.type_argument + ">");
+    const Scope scope = [&](std::string_view n) -> std::optional<Value> {
+      for (std::size_t i = 0; i < k.variables.size(); ++i)
+        if (k.variables[i] == n) return Value{user_problem_.values[i]};
+      return std::nullopt;
+    };
+    for (std::size_t i = 0; i < 3; ++i) {
+      const std::int64_t b = k.reference_block[i].eval_int(scope), g = k.reference_grid[i].eval_int(scope);
+      if (b < 1 || b > 1024 || g < 1 || g > (i == 0 ? 2147483647 : 65535))
+        throw Error(describe() + ": the reference's launch geometry is out of range");
+      block[i] = static_cast<std::uint32_t>(b), grid[i] = static_cast<std::uint32_t>(g);
+    }
+  } else {
+    const Instance inst = instantiate(k.spec, *k.trusted, device.limits, tuning_.problem, tuning_.type_argument);
+    name = inst.name_expression, grid = inst.grid, block = inst.block, smem = inst.smem_bytes;
+  }
+  const CompileOutput out = compile_cubin(tuning_.source, {name}, device.arch, k.origin + " reference");
+  Module module(out.cubin, name);
+  const CUfunction f = module.function(out.lowered_names.front());
+  driver::check(driver::api().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(smem)),
+                "cuFuncSetAttribute", name);
+  prepare_run();
+  launch_grid(f, grid, block, smem, name + " (reference)");
+  driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize", name + " (the reference)");
+  for (auto& b : buffers_) {
+    if (!b.output()) continue;
+    b.expected.resize(b.bytes + k_guard);
+    driver::check(driver::api().cuMemcpyDtoH(b.expected.data(), b.device.get(), b.bytes + k_guard), "cuMemcpyDtoH");
+    for (std::size_t g = 0; g < k_guard; ++g)
+      if (b.expected[b.bytes + g] != k_guard_byte)
+        throw Error(describe() + ": the reference " + name + " writes past the end of " + b.arg->name);
+    b.expected.resize(b.bytes);
+  }
+}
+
+std::optional<std::string> UserKernelHarness::compare(const Buffer& b, const std::vector<unsigned char>& got) const {
+  for (std::size_t g = 0; g < k_guard; ++g)
+    if (got[b.bytes + g] != k_guard_byte)
+      return "writes out of bounds: byte " + std::to_string(g) + " past the end of " + b.arg->name;
+  if (std::memcmp(got.data(), b.expected.data(), b.bytes) == 0) return std::nullopt;
+  const Tolerance& t = kernel_->tolerance;
+  const auto elem = static_cast<std::size_t>(size_of(b.dtype));
+  std::size_t wrong = 0, first = 0;
+  double first_got = 0, first_want = 0;
+  for (std::size_t e = 0; e < b.count; ++e) {
+    const unsigned char* g = &got[e * elem];
+    const unsigned char* w = &b.expected[e * elem];
+    if (std::memcmp(g, w, elem) == 0) continue;
+    const double x = element_to_double(b.dtype, g), y = element_to_double(b.dtype, w);
+    const double diff = std::fabs(x - y);
+    bool ok = std::isnan(x) && std::isnan(y);
+    switch (t.kind) {
+      case Tolerance::Kind::exact: break;
+      case Tolerance::Kind::abs: ok = ok || diff <= t.value; break;
+      case Tolerance::Kind::rel: ok = ok || diff <= t.value * std::max(std::fabs(y), 1.0); break;
+      case Tolerance::Kind::ulp: ok = ok || diff <= t.value * ulp_of(b.dtype, y); break;
+    }
+    if (ok) continue;
+    if (wrong++ == 0) first = e, first_got = x, first_want = y;
+  }
+  if (wrong == 0) return std::nullopt;
+  return std::to_string(wrong) + " of " + std::to_string(b.count) + " elements of " + b.arg->name + " wrong, first [" +
+         std::to_string(first) + "]: " + std::to_string(first_got) + " instead of " + std::to_string(first_want);
+}
+
+std::optional<std::string> UserKernelHarness::verify(CUfunction f, const Instance& inst) {
+  prepare_run();
+  launch_grid(f, inst.grid, inst.block, inst.smem_bytes, inst.name_expression);
+  driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
+  std::vector<unsigned char> got;
+  for (const auto& b : buffers_) {
+    if (!b.output()) continue;
+    got.resize(b.bytes + k_guard);
+    driver::check(driver::api().cuMemcpyDtoH(got.data(), b.device.get(), got.size()), "cuMemcpyDtoH");
+    if (auto why = compare(b, got)) return why;
+  }
+  return std::nullopt;
+}
+
+void UserKernelHarness::launch(CUfunction f, const Instance& inst) {
+  launch_grid(f, inst.grid, inst.block, inst.smem_bytes, inst.name_expression);
+}
+
+TimingStats UserKernelHarness::time_ceiling() {
+  const auto half = static_cast<std::size_t>(bytes_moved_ / 2);
+  return timer_->measure([&] {
+    driver::check(driver::api().cuMemcpyDtoDAsync(ceiling_dst_.get(), ceiling_src_.get(), half, stream_),
+                  "cuMemcpyDtoDAsync");
+  });
+}
+
+}  // namespace ktune
