@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
 #   bash scripts/gpu-bundle.sh          # here: build/ without object files -> build-gpu/
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|install|sweep|all]
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|kernels|install|sweep|all]
 # (on the GPU machine, KTUNE_BUILD=build-gpu). `install`: ktune tunes the example's problem, then
 # scripts/check_install.sh builds examples/ against the installed package and runs it.
 # `sweep` (not part of all): every config of every space compiled, `ctest -C sweep -L
@@ -13,7 +13,8 @@
 # Writes at most 8 files into OUT_DIR; prints a short summary last. KTUNE_NO_BENCH=1:
 # a family's pass without its benchmark.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|install|sweep|all]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|kernels|install|sweep|all]}
+# KTUNE_GPU_TESTS=REGEX: the `tests` part runs only the gpu tests it matches.
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${KTUNE_BUILD:-$here/build}
@@ -31,7 +32,7 @@ note() { echo "$*" | tee -a "$out/summary.txt"; }
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1)"
 
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  (cd "$build" && ctest -L gpu --output-on-failure --timeout 1200) > "$out/tests.log" 2>&1
+  (cd "$build" && ctest -L gpu -R "${KTUNE_GPU_TESTS:-.}" --output-on-failure --timeout 1200) > "$out/tests.log" 2>&1
   rc=$?; [ $rc = 0 ] || status=1
   note "ctest -L gpu: rc=$rc; $(grep -E 'tests passed|Skipped|Failed' "$out/tests.log" | tr '\n' ' ')"
   for tool in memcheck racecheck; do
@@ -98,6 +99,22 @@ if [ "$what" = reduce ] || [ "$what" = all ]; then
 fi
 if [ "$what" = gemm ] || [ "$what" = all ]; then
   family_pass gemm gemm_gpu_test 'GemmRuntimeGpu.*'
+fi
+if [ "$what" = kernels ] || [ "$what" = all ]; then
+  # Users' own kernels: the GPU test (planted bugs, all-failing kernel, the stencil), the
+  # sanitizers over a tuning run of the stencil (both layouts: halo in shared memory or
+  # not), then the stencil benchmark against PyTorch.
+  (cd "$build" && ctest -R user_kernel_gpu_test --verbose --timeout 900) > "$out/kernels-tests.log" 2>&1
+  rc=$?; [ $rc = 0 ] || status=1
+  note "user kernel gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|FAIL|all checks' "$out/kernels-tests.log" | tr '\n' ' ')"
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tuner/ktune" tune --kernel "$here/examples/stencil/jacobi.cu" \
+      --problem nx=257,ny=129 --strategy random --budget-evals 24 --database "$KTUNE_CACHE_DIR/sanitize.db" \
+      >> "$out/kernels-tests.log" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "compute-sanitizer $tool (stencil tuning run, 24 configs): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/kernels-tests.log" | tail -1)"
+  done
+  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/stencil_bench.sh" "$build" "$out" || status=1
 fi
 if [ "$what" = install ] || [ "$what" = all ]; then
   # The application outside the tree, on the GPU: it must report the winner tuned here.
