@@ -47,7 +47,8 @@ TuningProblem elementwise_tuning_problem(const ElementwiseOp& op, std::int64_t n
                        elementwise_problem(op, n, align),
                        spec.source() + elementwise_op_source(op),
                        k_elementwise_op_type,
-                       elementwise_default_config(spec)};
+                       elementwise_default_config(spec),
+                       {}};
 }
 
 std::string elementwise_dtype_key(const ElementwiseOp& op) {

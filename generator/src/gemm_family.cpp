@@ -100,7 +100,7 @@ TuningProblem gemm_tuning_problem(const GemmArgs& a) {
   validate(a);
   const KernelSpec& spec = KernelSpec::builtin("gemm");
   return TuningProblem{&spec,           gemm_layout(a),        std::string(to_string(a.dtype)), {a.m, a.n, a.k},
-                       gemm_problem(a), spec.source(),         gemm_type_argument(a),           gemm_default_config(spec)};
+                       gemm_problem(a), spec.source(),         gemm_type_argument(a),           gemm_default_config(spec), {}};
 }
 
 double gemm_flops(const GemmArgs& a) {

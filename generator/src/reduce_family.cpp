@@ -139,7 +139,8 @@ TuningProblem reduce_tuning_problem(ReduceKind kind, const ReduceArgs& a) {
                        reduce_type_argument(a.op, a.dtype),
                        whole                      ? reduce_default_config(spec)
                        : kind == ReduceKind::rows ? reduce_rows_default_config(spec)
-                                                  : reduce_cols_default_config(spec)};
+                                                  : reduce_cols_default_config(spec),
+                       {}};
 }
 
 Config reduce_default_config(const KernelSpec& spec) {

@@ -73,7 +73,7 @@ TransposeArgs transpose_probe_args(DType dtype, std::int64_t rows, std::int64_t 
 TuningProblem transpose_tuning_problem(const TransposeArgs& args) {
   const KernelSpec& spec = KernelSpec::builtin("transpose");
   return TuningProblem{&spec, "", std::string(to_string(args.dtype)), {args.rows, args.cols}, transpose_problem(args),
-                       spec.source(), "", transpose_default_config(spec)};
+                       spec.source(), "", transpose_default_config(spec), {}};
 }
 
 double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols) {

@@ -26,6 +26,18 @@ if ! "$ktune" tune --kernel "$data/scale.cu" --problem n=1000 > /dev/null 2> "$d
     || fail "no-GPU message: $(cat "$dir/err")"
 fi
 
+# A stored winner of the kernel (imported: no GPU here) is what explain finds for it.
+hash=$("$ktune" space --kernel "$data/scale.cu" --problem n=1000 | tail -1 | sed 's/.*"template_hash": "\([0-9a-f]*\)".*/\1/')
+cat > "$dir/rec.json" <<JSON
+{"ktune_schema": 3, "records": [{"device_key": "D|sm_90|1sm|1MiB|1MiB", "family": "scale_test", "variant": "$hash",
+ "dtype": "f32", "shape": [1000], "align": 1, "median_us": 5, "template_hash": "$hash", "config": {"threads": 64, "bug": 0}}]}
+JSON
+"$ktune" cache import "$dir/rec.json" > /dev/null
+"$ktune" cache explain --kernel "$data/scale.cu" --problem n=900 --device-key "D|sm_90|1sm|1MiB|1MiB" \
+  | grep -q "nearest: tuned 1000 align 1" || fail "explain a user kernel's problem"
+"$ktune" cache explain --kernel "$data/scale.cu" --problem n=1000,T=f64 --device-key "D|sm_90|1sm|1MiB|1MiB" \
+  | grep -q "fallback" || fail "another type argument is another problem"
+
 expect_refused() {  # message, args...
   local msg=$1; shift
   if "$ktune" "$@" > /dev/null 2> "$dir/err"; then fail "accepted: $*"; fi

@@ -338,7 +338,9 @@ TuningProblem user_tuning_problem(const UserKernel& k, const UserProblem& p) {
 TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
   const UserProblem problem = bind_user_problem(*kernel, assignments);
   arg_values(*kernel, problem);  // sizes are checked before a GPU is taken
-  return {user_tuning_problem(*kernel, problem), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
+  TuningProblem tuning = user_tuning_problem(*kernel, problem);
+  tuning.owner = kernel;
+  return {std::move(tuning), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
             return std::make_unique<UserKernelHarness>(dev, kernel, problem, t);
           }};
 }

@@ -5,6 +5,7 @@
 #include <ktune/generator/space.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct TuningProblem {
   std::string source;         // what NVRTC compiles: the template, plus generated code
   std::string type_argument;  // the template's first argument when it is no element type
   Config default_config;      // valid for every problem of the family: the fallback
+  // What `spec` points into when it is no built-in's (a user's kernel): copies of the
+  // problem keep it alive.
+  std::shared_ptr<const void> owner;
 
   const std::string& family() const { return spec->family(); }
   std::int64_t align() const { return problem.get("align").value_or(1); }
