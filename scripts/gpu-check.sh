@@ -114,6 +114,12 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
     rc=$?; [ $rc = 0 ] || status=1
     note "compute-sanitizer $tool (stencil tuning run, 24 configs): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/kernels-tests.log" | tail -1)"
   done
+  # The application launches what was tuned: match=exact, the tuner's speed, no NVRTC.
+  "$build/tuner/ktune" tune --kernel "$here/examples/stencil/jacobi.cu" --problem nx=2048,ny=2048 \
+    > "$out/jacobi-app.log" 2>&1 || status=1
+  "$build/examples/jacobi_app" 2048 2048 >> "$out/jacobi-app.log" 2>&1
+  rc=$?; [ $rc = 0 ] || status=1
+  note "jacobi_app: rc=$rc; $(grep -E '^(1 |jacobi_app)' "$out/jacobi-app.log" | cut -c1-160 | tr '\n' ' ')"
   [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/stencil_bench.sh" "$build" "$out" || status=1
 fi
 if [ "$what" = install ] || [ "$what" = all ]; then

@@ -1,7 +1,7 @@
 #include "problem_cli.hpp"
 
 #include <ktune/error.hpp>
-#include <ktune/tuner/user_kernel.hpp>
+#include <ktune/tuner/user_kernel_harness.hpp>
 
 #include <set>
 

@@ -236,4 +236,14 @@ TimingStats UserKernelHarness::time_ceiling() {
   });
 }
 
+TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
+  const UserProblem problem = bind_user_problem(*kernel, assignments);
+  arg_values(*kernel, problem);  // sizes are checked before a GPU is taken
+  TuningProblem tuning = user_tuning_problem(*kernel, problem);
+  tuning.owner = kernel;
+  return {std::move(tuning), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
+            return std::make_unique<UserKernelHarness>(dev, kernel, problem, t);
+          }};
+}
+
 }  // namespace ktune

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 struct CUstream_st;
@@ -58,6 +59,59 @@ class Elementwise {
  private:
   friend class Runtime;
   explicit Elementwise(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+// One argument of a user's kernel launch: a device pointer, or a scalar whose C++ type
+// must be the declared one (f32: float, f64: double, i32: int, i64: std::int64_t; i8,
+// u8 and i16 scalars take an int).
+struct LaunchArg {
+  enum class Kind { pointer, f32, f64, i32, i64 };
+  Kind kind;
+  union {
+    const void* pointer;
+    float f32;
+    double f64;
+    std::int32_t i32;
+    std::int64_t i64;
+  };
+  LaunchArg(const void* p) : kind(Kind::pointer), pointer(p) {}
+  LaunchArg(float v) : kind(Kind::f32), f32(v) {}
+  LaunchArg(double v) : kind(Kind::f64), f64(v) {}
+  LaunchArg(std::int32_t v) : kind(Kind::i32), i32(v) {}
+  LaunchArg(std::int64_t v) : kind(Kind::i64), i64(v) {}
+  LaunchArg(long long v) : kind(Kind::i64), i64(static_cast<std::int64_t>(v)) {}
+};
+
+// A user's own kernel: a .cu file (or its text) with a `// @` description (README,
+// "Your own kernels"), tuned with `ktune tune --kernel FILE`. A launch looks up the
+// stored winner for this device and problem at its first call per problem (exact,
+// nearest tuned problem that is valid here, same arch, then the kernel's trusted or
+// first valid config), and is a hash lookup and a cuLaunchKernel after that.
+// Thread-safe; cheap to copy; must not outlive its Runtime.
+class Kernel {
+ public:
+  // Every problem variable the kernel declares, by name, e.g. {{"nx", nx}, {"ny", ny}}.
+  using ProblemValues = std::initializer_list<std::pair<std::string_view, std::int64_t>>;
+
+  // Arguments in the declaration's order. Their count, pointer or scalar, and scalar
+  // types are checked against the declaration, the problem against its variables; a
+  // mismatch or a null pointer throws ktune::Error and nothing is launched.
+  template <class... Args>
+  const LaunchInfo& launch(Stream stream, ProblemValues problem, const Args&... args) const {
+    const LaunchArg list[] = {LaunchArg(args)...};
+    return launch_args(stream, problem, list, sizeof...(Args));
+  }
+  const LaunchInfo& launch_args(Stream stream, ProblemValues problem, const LaunchArg* args, std::size_t count) const;
+
+  const std::string& name() const;                          // the `// @kernel` name
+  const std::vector<std::string>& problem_variables() const;  // in declaration order
+
+  struct State;
+
+ private:
+  friend class Runtime;
+  explicit Kernel(std::shared_ptr<State> state) : state_(std::move(state)) {}
   std::shared_ptr<State> state_;
 };
 
@@ -116,6 +170,14 @@ class Runtime {
   Elementwise elementwise(const std::string& expression, DType dtype, DType out_dtype, std::vector<std::string> scalars = {});
   Elementwise elementwise(const std::string& expression, DType dtype) { return elementwise(expression, dtype, dtype); }
 
+  // A user's kernel from a file, or from its source text (any text holding
+  // "// @kernel"). `entry` must be the description's @entry; `template_args` names the
+  // type parameter's type when it has one ("float", "double", "int", or a dtype such as
+  // "f32"; default: the first its @type line lists). Throws ktune::Error on a file that
+  // cannot be read or a description that does not parse (with the line).
+  Kernel kernel(const std::string& path_or_source, const std::string& entry,
+                const std::vector<std::string>& template_args = {});
+
   // Enqueues the tuner's L2 flush (a read of twice the L2 size) on `stream`, so an
   // application can time ktune's kernels cold exactly as `ktune tune` did.
   void flush_l2(Stream stream = nullptr);
@@ -124,6 +186,7 @@ class Runtime {
 
  private:
   friend class Elementwise;
+  friend class Kernel;
   std::unique_ptr<Impl> impl_;
 };
 

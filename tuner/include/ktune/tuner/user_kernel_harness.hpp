@@ -4,8 +4,8 @@
 // computed once, then per candidate: inputs restored, outputs poisoned (or zeroed when
 // declared `zeroed`), guards re-armed, launch, compare within the declared tolerance,
 // guards checked. The ceiling is cuMemcpyDtoDAsync moving the same bytes.
-#include <ktune/tuner/harness.hpp>
-#include <ktune/tuner/user_kernel.hpp>
+#include <ktune/generator/user_kernel.hpp>
+#include <ktune/tuner/family.hpp>
 
 #include <memory>
 
@@ -45,5 +45,8 @@ class UserKernelHarness : public Harness {
   DeviceBuffer ceiling_src_, ceiling_dst_;
   std::unique_ptr<Timer> timer_;
 };
+
+// The problem bound and its harness factory, for `ktune tune --kernel`.
+TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments);
 
 }  // namespace ktune

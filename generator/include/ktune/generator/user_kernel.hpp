@@ -15,10 +15,11 @@
 //   // @verify  config = tile_x=32 tile_y=8   a trusted config of the kernel itself
 //   // @verify  tolerance = rel 1e-5          exact | abs X | rel X | ulp N
 //
-// The tuner makes random inputs (never all zeros), poisons outputs, restores inout
-// buffers before every candidate, checks guard bytes past every output for writes out
-// of bounds, compares each candidate with the reference and times it like a built-in.
-#include <ktune/tuner/family.hpp>
+// The tuner (tuner/user_kernel_harness) makes random inputs (never all zeros), poisons
+// outputs, restores inputs before every candidate, checks guard bytes past every output
+// for writes out of bounds, compares each candidate with the reference and times it
+// like a built-in; the runtime (ktune::Kernel) launches the stored winner.
+#include <ktune/generator/tuning_problem.hpp>
 
 #include <array>
 #include <memory>
@@ -84,8 +85,5 @@ std::string user_type_name(DType dtype);
 // The value of every scalar argument and the element count of every pointer argument,
 // in argument order (a scalar's value is a double; counts are checked positive).
 std::vector<double> arg_values(const UserKernel& kernel, const UserProblem& problem);
-
-// The problem bound and its harness factory, for `ktune tune --kernel`.
-TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments);
 
 }  // namespace ktune

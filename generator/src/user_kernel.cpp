@@ -1,8 +1,7 @@
-#include <ktune/tuner/user_kernel.hpp>
+#include <ktune/generator/user_kernel.hpp>
 
 #include <ktune/error.hpp>
 #include <ktune/generator/hash.hpp>
-#include <ktune/tuner/user_kernel_harness.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -334,15 +333,4 @@ TuningProblem user_tuning_problem(const UserKernel& k, const UserProblem& p) {
   }
   return t;
 }
-
-TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
-  const UserProblem problem = bind_user_problem(*kernel, assignments);
-  arg_values(*kernel, problem);  // sizes are checked before a GPU is taken
-  TuningProblem tuning = user_tuning_problem(*kernel, problem);
-  tuning.owner = kernel;
-  return {std::move(tuning), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
-            return std::make_unique<UserKernelHarness>(dev, kernel, problem, t);
-          }};
-}
-
 }  // namespace ktune

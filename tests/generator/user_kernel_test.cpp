@@ -1,0 +1,127 @@
+// A user's kernel description: parsing, problem binding, keys, instantiation; and the
+// runtime's ktune::Kernel refusing what does not match the description (no GPU needed).
+#include <ktune/error.hpp>
+#include <ktune/generator/user_kernel.hpp>
+#include <ktune/ktune.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace ktune {
+namespace {
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::string k_stencil = std::string(KTUNE_SOURCE_DIR) + "/examples/stencil/jacobi.cu";
+const std::string k_scale = std::string(KTUNE_TEST_DATA_DIR) + "/user_kernels/scale.cu";
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(UserKernel, ParsesTheStencilDeclaration) {
+  const auto k = load_user_kernel(k_stencil);
+  EXPECT_EQ(k->spec.family(), "jacobi");
+  EXPECT_EQ(k->variables, (std::vector<std::string>{"nx", "ny"}));
+  ASSERT_EQ(k->args.size(), 4u);
+  EXPECT_EQ(k->args[0].role, KernelArg::Role::out);
+  EXPECT_EQ(k->args[0].type, "T");
+  EXPECT_EQ(k->args[1].role, KernelArg::Role::in);
+  EXPECT_EQ(k->args[2].role, KernelArg::Role::scalar);
+  EXPECT_EQ(k->args[2].value, "nx");
+  EXPECT_EQ(k->reference, "jacobi_reference");
+  EXPECT_EQ(k->tolerance.kind, Tolerance::Kind::exact);
+  EXPECT_EQ(k->spec.type_choices(), (std::vector<DType>{DType::f32, DType::f64}));
+}
+
+TEST(UserKernel, ProblemKeysAndInstances) {
+  const auto k = load_user_kernel(k_stencil);
+  const UserProblem p = bind_user_problem(*k, {"ny=999", "nx=1001", "T=f64"});
+  EXPECT_EQ(p.values, (std::vector<std::int64_t>{1001, 999}));  // declaration order
+  EXPECT_EQ(p.type, DType::f64);
+  const TuningProblem t = user_tuning_problem(*k, p);
+  EXPECT_EQ(t.family(), "jacobi");
+  EXPECT_EQ(t.variant, k->spec.source_hash());  // two files with one kernel name never share records
+  EXPECT_EQ(t.dtype_key, "f64");
+  EXPECT_EQ(t.shape, (std::vector<std::int64_t>{1001, 999}));
+  EXPECT_EQ(arg_values(*k, p), (std::vector<double>{1001.0 * 999, 1001.0 * 999, 1001, 999}));
+  const auto configs = enumerate(k->spec, DeviceLimits{}, t.problem);
+  ASSERT_FALSE(configs.empty());
+  const Instance inst = instantiate(k->spec, configs.front(), DeviceLimits{}, t.problem, t.type_argument);
+  EXPECT_EQ(inst.name_expression.rfind("jacobi_step<double, ", 0), 0u) << inst.name_expression;
+  EXPECT_EQ(t.default_config, configs.front());  // no trusted config: the first valid one
+  // The trusted config of a kernel that has one is its default.
+  const auto scale = load_user_kernel(k_scale);
+  const TuningProblem st = user_tuning_problem(*scale, bind_user_problem(*scale, {"n=77"}));
+  EXPECT_EQ(config_to_string(scale->spec, st.default_config), "threads=64 bug=0");
+}
+
+TEST(UserKernel, BadProblemsAreRefusedWithTheReason) {
+  const auto k = load_user_kernel(k_stencil);
+  EXPECT_NE(error_of([&] { bind_user_problem(*k, {"nx=5"}); }).find("needs --problem ny=VALUE"), std::string::npos);
+  EXPECT_NE(error_of([&] { bind_user_problem(*k, {"nx=5", "ny=5", "nz=5"}); }).find("no problem variable nz"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { bind_user_problem(*k, {"nx=5", "ny=-5"}); }).find("integer from 1"), std::string::npos);
+  EXPECT_NE(error_of([&] { bind_user_problem(*k, {"nx=5", "ny=5", "T=i32"}); }).find("@type line"), std::string::npos);
+}
+
+TEST(UserKernel, MalformedDescriptionsNameTheLine) {
+  std::string text = file_text(k_scale);
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return error_of([&] { parse_user_kernel(t, "mine.cu"); });
+  };
+  EXPECT_NE(with("// @problem n", "// @problem n, n").find("mine.cu: line 6"), std::string::npos);
+  EXPECT_NE(with("out y : T[n]", "out y : T[n + k]").find("refers to 'k', which is no problem variable"),
+            std::string::npos);
+  EXPECT_NE(with("out y : T[n]", "out y : T[n] in [0, 1]").find("only in and inout"), std::string::npos);
+  EXPECT_NE(with("in  x : T[n]", "in  x : T[n] in [3, 1]").find("LOW < HIGH"), std::string::npos);
+  EXPECT_NE(with("scalar n : i64 = n", "scalar n : i64").find("a scalar needs a value"), std::string::npos);
+  EXPECT_NE(with("// @verify  tolerance = exact", "// @verify  tolerance = ulp -1").find("a tolerance is"),
+            std::string::npos);
+  EXPECT_NE(with("// @verify  config = threads=64 bug=0", "// @verify  reference = ref").find("needs '@verify block"),
+            std::string::npos);
+  EXPECT_NE(with("// @tune    bug     = 0, 1, 2", "// @tune    bug     = 0, 1, 2\n// @frobnicate x")
+                .find("unknown directive '@frobnicate'"),
+            std::string::npos);
+}
+
+TEST(UserKernel, RuntimeKernelChecksItsDeclaration) {
+  Runtime rt(Runtime::Options{"/nonexistent/ktune-test.db", true});
+  EXPECT_NE(error_of([&] { rt.kernel(k_stencil, "jacobi"); }).find("its @entry is 'jacobi_step'"), std::string::npos);
+  EXPECT_NE(error_of([&] { rt.kernel(k_stencil, "jacobi_step", {"int"}); }).find("not among the types"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { rt.kernel(k_stencil, "jacobi_step", {"quaternion"}); }).find("unknown template argument"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { rt.kernel("/nonexistent/k.cu", "k"); }).find("cannot read kernel file"), std::string::npos);
+  const Kernel k = rt.kernel(file_text(k_stencil), "jacobi_step", {"double"});  // from its text
+  EXPECT_EQ(k.name(), "jacobi");
+  EXPECT_EQ(k.problem_variables(), (std::vector<std::string>{"nx", "ny"}));
+  // Argument checks come before anything touches a GPU.
+  double* p = reinterpret_cast<double*>(256);
+  const int n = 64;
+  EXPECT_NE(error_of([&] { k.launch(nullptr, {{"nx", n}, {"ny", n}}, p, p, n); }).find("takes 4 arguments, got 3"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { k.launch(nullptr, {{"nx", n}, {"ny", n}}, p, p, 1.5, n); }).find("nx is an int, got a double"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { k.launch(nullptr, {{"nx", n}, {"ny", n}}, n, p, n, n); }).find("next is a pointer, got an int"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { k.launch(nullptr, {{"nx", n}, {"ny", n}}, p, nullptr, n, n); }).find("grid is null"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ktune
