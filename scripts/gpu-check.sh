@@ -51,7 +51,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   }
   expect_error "of GPU memory to tune" "$ktune" tune transpose --shape 200000x200000
   expect_error "does not exist" "$ktune" tune transpose --device 7
-  expect_error "rows and cols must each be below 2^31" "$ktune" tune transpose --shape 3000000000x2
+  expect_error "each size must be below 2^31" "$ktune" tune transpose --shape 3000000000x2
   "$ktune" tune transpose --shape 16384x16384 > "$out/first-tuner.txt" 2>&1 &
   first=$!
   sleep 3

@@ -124,7 +124,8 @@ TEST_F(ElementwiseRuntimeGpu, InPlaceAxpyWithAStoredWinner) {
   {
     TuningRecord r;
     r.device_key = dev_.fingerprint.key();
-    r.family = "elementwise:" + axpy.normalized();
+    r.family = "elementwise";
+    r.variant = axpy.normalized();
     r.dtype = "f32";
     r.shape = {n};
     r.align = 4;
