@@ -108,11 +108,14 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
   rc=$?; [ $rc = 0 ] || status=1
   note "user kernel gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|FAIL|all checks' "$out/kernels-tests.log" | tr '\n' ' ')"
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tuner/ktune" tune --kernel "$here/examples/stencil/jacobi.cu" \
-      --problem nx=257,ny=129 --strategy random --budget-evals 24 --database "$KTUNE_CACHE_DIR/sanitize.db" \
-      >> "$out/kernels-tests.log" 2>&1
-    rc=$?; [ $rc = 0 ] || status=1
-    note "compute-sanitizer $tool (stencil tuning run, 24 configs): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/kernels-tests.log" | tail -1)"
+    for k in "stencil/jacobi.cu nx=257,ny=129" "histogram/histogram.cu n=100003"; do
+      read -r file problem <<< "$k"
+      compute-sanitizer --tool $tool --error-exitcode 9 "$build/tuner/ktune" tune --kernel "$here/examples/$file" \
+        --problem "$problem" --strategy random --budget-evals 24 --database "$KTUNE_CACHE_DIR/sanitize.db" \
+        >> "$out/kernels-tests.log" 2>&1
+      rc=$?; [ $rc = 0 ] || status=1
+      note "compute-sanitizer $tool ($file tuning run, 24 configs): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/kernels-tests.log" | tail -1)"
+    done
   done
   # The application launches what was tuned: match=exact, the tuner's speed, no NVRTC.
   "$build/tuner/ktune" tune --kernel "$here/examples/stencil/jacobi.cu" --problem nx=2048,ny=2048 \
@@ -121,6 +124,7 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
   rc=$?; [ $rc = 0 ] || status=1
   note "jacobi_app: rc=$rc; $(grep -E '^(1 |jacobi_app)' "$out/jacobi-app.log" | cut -c1-160 | tr '\n' ' ')"
   [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/stencil_bench.sh" "$build" "$out" || status=1
+  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/histogram_bench.sh" "$build" "$out" || status=1
 fi
 if [ "$what" = install ] || [ "$what" = all ]; then
   # The application outside the tree, on the GPU: it must report the winner tuned here.

@@ -239,10 +239,18 @@ std::shared_ptr<const UserKernel> load_user_kernel(const std::string& path) {
   return parse_user_kernel(text.str(), path);
 }
 
+DType default_type(const UserKernel& k) {
+  if (!k.spec.type_choices().empty()) return k.spec.type_choices().front();
+  for (const auto& a : k.args)
+    if (a.pointer())
+      if (const auto d = parse_dtype(a.type)) return *d;
+  return DType::f32;
+}
+
 UserProblem bind_user_problem(const UserKernel& k, const std::vector<std::string>& assignments) {
   UserProblem p;
   std::vector<std::optional<std::int64_t>> values(k.variables.size());
-  if (!k.spec.type_choices().empty()) p.type = k.spec.type_choices().front();
+  p.type = default_type(k);
   for (const auto& a : assignments) {
     const std::size_t eq = a.find('=');
     const std::string name = trim(a.substr(0, eq)), value = eq == std::string::npos ? "" : trim(a.substr(eq + 1));

@@ -95,7 +95,7 @@ Kernel Runtime::kernel(const std::string& path_or_source, const std::string& ent
   const auto& choices = k.spec.type_choices();
   if (template_args.size() > (k.spec.type_parameter().empty() ? 0u : 1u))
     state->fail("takes " + std::string(k.spec.type_parameter().empty() ? "no template argument" : "one template argument"));
-  state->type = choices.empty() ? DType::f32 : choices.front();
+  state->type = default_type(k);
   if (!template_args.empty()) {
     state->type = type_of(template_args.front());
     if (std::find(choices.begin(), choices.end(), state->type) == choices.end())

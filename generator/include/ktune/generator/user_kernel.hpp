@@ -67,8 +67,13 @@ std::shared_ptr<const UserKernel> load_user_kernel(const std::string& path);
 // One problem of a user's kernel: each variable's value, and the type argument.
 struct UserProblem {
   std::vector<std::int64_t> values;  // in the order of `variables`
-  DType type = DType::f32;           // the type parameter's dtype (the first choice by default)
+  DType type = DType::f32;           // the type parameter's dtype (see default_type)
 };
+
+// The first dtype the @type line lists; without a type parameter, the first pointer
+// argument's dtype. It is the dtype key of the stored results and `elem_bytes` in the
+// description's expressions.
+DType default_type(const UserKernel& kernel);
 
 // "nx=8192", "T=f16", ...: every variable once; throws naming what is missing or unknown.
 UserProblem bind_user_problem(const UserKernel& kernel, const std::vector<std::string>& assignments);
