@@ -99,14 +99,16 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   Database programs(db_path.parent_path() / "programs.db");
   const SigintGuard sigint;
   const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
-  const std::unique_ptr<Harness> owned = make_harness(dev);
-  Harness& harness = *owned;
-  const TuningProblem& tp = harness.tuning_problem();
+  // A pointer: a kernel that faults poisons the context, and the harness is built again
+  // in a fresh one (recover_context below).
+  std::unique_ptr<Harness> owned = make_harness(dev);
+  Harness* harness = owned.get();
+  const TuningProblem tp = harness->tuning_problem();
   const KernelSpec& spec = *tp.spec;
   const Problem& problem = tp.problem;
   const std::string& source = tp.source;
   const std::vector<Config> space = enumerate(spec, dev.limits, problem);
-  if (space.empty()) throw Error("no valid config for " + harness.describe() + " on " + dev.fingerprint.name);
+  if (space.empty()) throw Error("no valid config for " + harness->describe() + " on " + dev.fingerprint.name);
 
   TuneResult result;
   result.space_size = space.size();
@@ -118,12 +120,12 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   SearchLog slog(result.log);
 
   // The ceiling: a device-to-device copy of the same bytes, same protocol, same process.
-  const TimingStats ceiling = harness.time_ceiling();
-  const double moved = harness.bytes_moved();
+  const TimingStats ceiling = harness->time_ceiling();
+  const double moved = harness->bytes_moved();
   result.ceiling_us = ceiling.median_us;
   result.ceiling_gbps = moved / (ceiling.median_us * 1e3);
-  result.rate_unit = harness.rate_unit();
-  result.ceiling_what = harness.ceiling_what();
+  result.rate_unit = harness->rate_unit();
+  result.ceiling_what = harness->ceiling_what();
 
   nlohmann::json header{{"type", "header"},
               {"run", run_id},
@@ -146,13 +148,13 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
                 {"max_reps", o.timing.max_reps},
                 {"target_ci_pct", o.timing.target_ci_pct},
                 {"statistic", "median"}}},
-              {"ceiling", {{"what", harness.ceiling_what()}, {"gbps", result.ceiling_gbps}, {"unit", harness.rate_unit()},
+              {"ceiling", {{"what", harness->ceiling_what()}, {"gbps", result.ceiling_gbps}, {"unit", harness->rate_unit()},
                            {"timing", timing_json(ceiling)}}},
               {"started", utc_now()},
               {"clocks", clocks_start ? nlohmann::json{{"sm_mhz", clocks_start->sm_mhz},
                                                        {"memory_mhz", clocks_start->memory_mhz}}
                                       : nlohmann::json()}};
-  header.update(harness.log_fields());
+  header.update(harness->log_fields());
   slog.write(header);
   log->info("{} on {}: {} configs, ceiling ({}) {:.0f} {}", run_id, dev.fingerprint.name, space.size(), result.ceiling_what,
             result.ceiling_gbps, result.rate_unit);
@@ -216,6 +218,30 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     return Evaluation{i, t ? std::optional<double>(t->median_us) : std::nullopt};
   };
 
+  // A kernel that faulted (an illegal address, a misaligned access, a trap) leaves the
+  // context unusable: reset the device's primary context, build the harness again
+  // (fresh buffers, inputs and reference), and reload the candidates timed so far from
+  // the program store (no NVRTC). Modules of the batch in flight are reloaded by
+  // `evaluate`, which watches `context_generation`.
+  std::size_t context_generation = 0;
+  const auto recover_context = [&] {
+    modules.clear();
+    owned.reset();
+    driver::check(driver::api().cuDevicePrimaryCtxReset(dev.device), "cuDevicePrimaryCtxReset",
+                  "recovering from a faulting kernel");
+    owned = make_harness(dev);
+    harness = owned.get();
+    for (auto& c : ok) {
+      const Program p = load_or_compile(&programs, source, {instances[c.index].name_expression}, dev.arch, spec.family());
+      modules.push_back(std::make_unique<Module>(p.cubin, instances[c.index].name_expression));
+      c.function = modules.back()->function(p.entries.front());
+      prepare_function(c.function, instances[c.index]);
+    }
+    ++context_generation;
+    log->warn("a kernel faulted; the GPU context was reset and the search goes on ({} timed candidates reloaded)",
+              ok.size());
+  };
+
   // Resource checks, verification, timing of one compiled candidate.
   const auto evaluate_one = [&](std::size_t i, CUfunction f, double compile_ms) {
     const KernelResources res = kernel_resources(f);
@@ -231,14 +257,19 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
       return record(i, "rejected", "spills " + std::to_string(res.local_bytes) + " bytes to local memory", compile_ms,
                     &res, nullptr);
     try {
-      if (const auto wrong = harness.verify(f, inst)) return record(i, "wrong", *wrong, compile_ms, &res, nullptr);
-      const TimingStats t = harness.timer().measure([&, f] { harness.launch(f, inst); }, best_us * 1.25);
+      if (const auto wrong = harness->verify(f, inst)) return record(i, "wrong", *wrong, compile_ms, &res, nullptr);
+      const TimingStats t = harness->timer().measure([&, f] { harness->launch(f, inst); }, best_us * 1.25);
       ok.push_back({i, f, t});
       return record(i, "ok", "", compile_ms, &res, &t);
     } catch (const Error& e) {
-      // A faulting kernel poisons the context: nothing after it can be trusted.
-      if (std::string(e.what()).find("ILLEGAL") != std::string::npos) throw;
-      return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
+      // Sticky errors stay: the context answers every call with them from now on.
+      if (driver::api().cuCtxSynchronize() == CUDA_SUCCESS)
+        return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
+      const Evaluation failed_one =
+          record(i, "launch_error", std::string("the kernel faulted and the context was reset: ") + e.what(),
+                 compile_ms, &res, nullptr);
+      recover_context();
+      return failed_one;
     }
   };
 
@@ -259,10 +290,17 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
       for (const auto& [k, error] : batch->errors)
         out.push_back(record(proposal[k], "compile_error", error, 0, nullptr, nullptr));
       for (auto& unit : batch->units) {
-        modules.push_back(std::make_unique<Module>(unit.cubin, spec.family() + " batch"));
         const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
-        for (const auto& [k, lowered] : unit.entries)
-          out.push_back(evaluate_one(proposal[k], modules.back()->function(lowered), compile_ms));
+        std::size_t loaded_in = context_generation + 1;  // none yet
+        Module* module = nullptr;
+        for (const auto& [k, lowered] : unit.entries) {
+          if (loaded_in != context_generation) {  // first entry, or the context was reset
+            modules.push_back(std::make_unique<Module>(unit.cubin, spec.family() + " batch"));
+            module = modules.back().get();
+            loaded_in = context_generation;
+          }
+          out.push_back(evaluate_one(proposal[k], module->function(lowered), compile_ms));
+        }
       }
     }
     pool.cancel();  // a budget or Ctrl-C: compile nothing more
@@ -282,7 +320,7 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   for (int round = 0; round < 5; ++round)
     for (std::size_t j = 0; j < k; ++j) {
       const auto& c = ok[j];
-      const auto s = harness.timer().sample([&] { harness.launch(c.function, instances[c.index]); },
+      const auto s = harness->timer().sample([&] { harness->launch(c.function, instances[c.index]); },
                                             o.timing.min_reps, c.timing.batch);
       pooled[j].insert(pooled[j].end(), s.begin(), s.end());
     }

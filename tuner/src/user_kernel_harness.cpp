@@ -60,6 +60,7 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
                                      UserProblem problem, const TimingProtocol& protocol)
     : kernel_(std::move(kernel)), user_problem_(std::move(problem)), context_(device.device) {
   tuning_ = user_tuning_problem(*kernel_, user_problem_);
+  tuning_.owner = kernel_;
   const std::vector<double> values = arg_values(*kernel_, user_problem_);
   const auto& d = driver::api();
   driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
