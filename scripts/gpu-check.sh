@@ -108,7 +108,7 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
   rc=$?; [ $rc = 0 ] || status=1
   note "user kernel gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|FAIL|all checks' "$out/kernels-tests.log" | tr '\n' ' ')"
   for tool in memcheck racecheck; do
-    for k in "stencil/jacobi.cu nx=257,ny=129" "histogram/histogram.cu n=100003"; do
+    for k in "stencil/jacobi.cu nx=257,ny=129" "histogram/histogram.cu n=100003" "softmax/softmax.cu rows=67,cols=1000"; do
       read -r file problem <<< "$k"
       compute-sanitizer --tool $tool --error-exitcode 9 "$build/tuner/ktune" tune --kernel "$here/examples/$file" \
         --problem "$problem" --strategy random --budget-evals 24 --database "$KTUNE_CACHE_DIR/sanitize.db" \
@@ -125,6 +125,7 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
   note "jacobi_app: rc=$rc; $(grep -E '^(1 |jacobi_app)' "$out/jacobi-app.log" | cut -c1-160 | tr '\n' ' ')"
   [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/stencil_bench.sh" "$build" "$out" || status=1
   [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/histogram_bench.sh" "$build" "$out" || status=1
+  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/softmax_bench.sh" "$build" "$out" || status=1
 fi
 if [ "$what" = install ] || [ "$what" = all ]; then
   # The application outside the tree, on the GPU: it must report the winner tuned here.

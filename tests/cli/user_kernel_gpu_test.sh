@@ -58,4 +58,11 @@ grep -q "failures: 2 wrong" "$dir/wrong.txt" || fail "all_wrong message: $(tail 
 "$ktune" tune --kernel "$src/examples/stencil/jacobi.cu" --problem nx=1001,ny=999 > "$dir/jacobi.txt" 2>&1 \
   || fail "jacobi: $(tail -8 "$dir/jacobi.txt")"
 grep -q "failures: none" "$dir/jacobi.txt" || fail "jacobi configs failed: $(grep failures "$dir/jacobi.txt")"
+# The other examples at odd sizes: every config verified.
+"$ktune" tune --kernel "$src/examples/histogram/histogram.cu" --problem n=1000003 > "$dir/hist.txt" 2>&1 \
+  || fail "histogram: $(tail -8 "$dir/hist.txt")"
+grep -q "failures: none" "$dir/hist.txt" || fail "histogram configs failed: $(grep failures "$dir/hist.txt")"
+"$ktune" tune --kernel "$src/examples/softmax/softmax.cu" --problem rows=1001,cols=999 > "$dir/softmax.txt" 2>&1 \
+  || fail "softmax: $(tail -8 "$dir/softmax.txt")"
+grep -q "failures: none" "$dir/softmax.txt" || fail "softmax configs failed: $(grep failures "$dir/softmax.txt")"
 echo "user kernels on the GPU: all checks passed"

@@ -200,7 +200,7 @@ std::optional<std::string> UserKernelHarness::compare(const Buffer& b, const std
     switch (t.kind) {
       case Tolerance::Kind::exact: break;
       case Tolerance::Kind::abs: ok = ok || diff <= t.value; break;
-      case Tolerance::Kind::rel: ok = ok || diff <= t.value * std::max(std::fabs(y), 1.0); break;
+      case Tolerance::Kind::rel: ok = ok || diff <= t.value * std::fabs(y); break;
       case Tolerance::Kind::ulp: ok = ok || diff <= t.value * ulp_of(b.dtype, y); break;
     }
     if (ok) continue;
