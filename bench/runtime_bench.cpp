@@ -6,9 +6,13 @@
 // 2. The same first call in a runtime whose database has no binary (NVRTC compiles).
 // 3. Steady state: host time per call of ktune::transpose against a raw cuLaunchKernel
 //    of the same function, 100k calls each, small problem so the host is the bottleneck.
+// 4. With a user's kernel file (JACOBI_CU: examples/stencil/jacobi.cu), the same for
+//    ktune::Kernel::launch of it at 64x64.
+//   runtime_bench [ROWS COLS [JACOBI_CU]]
 #include <ktune/ktune.hpp>
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/transpose_family.hpp>
+#include <ktune/generator/user_kernel.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/transpose_launch.hpp>
@@ -112,5 +116,36 @@ int main(int argc, char** argv) {
   std::printf("steady state, %dx%d f32, %d calls each: raw cuLaunchKernel %.3f us/call (again: %.3f), "
               "ktune::Runtime::transpose %.3f us/call: overhead %.3f us\n",
               static_cast<int>(n), static_cast<int>(n), calls, raw, raw2, api, api - std::min(raw, raw2));
+  if (argc > 3) {
+    // A user's kernel: Kernel::launch (argument checks, problem key, lookup) against a
+    // raw launch of the same instance with the same parameters.
+    const int nx = 64, ny = 64;
+    const Kernel jacobi = rt.kernel(argv[3], "jacobi_step", {"float"});
+    const LaunchInfo& kinfo = jacobi.launch(nullptr, {{"nx", nx}, {"ny", ny}}, d, s, nx, ny);
+    const auto user = load_user_kernel(argv[3]);
+    const TuningProblem tp = user_tuning_problem(*user, bind_user_problem(*user, {"nx=64", "ny=64"}));
+    const Instance kinst =
+        instantiate(user->spec, config_from_string(user->spec, kinfo.config), dev.limits, tp.problem, tp.type_argument);
+    const CompileOutput kout = compile_cubin(tp.source, {kinst.name_expression}, dev.arch, "jacobi");
+    Module kmodule(kout.cubin, "raw jacobi");
+    const CUfunction kf = kmodule.function(kout.lowered_names.front());
+    prepare_function(kf, kinst);
+    CUdeviceptr next = dst.get(), grid = src.get();
+    int ix = nx, iy = ny;
+    void* params[] = {&next, &grid, &ix, &iy};
+    const auto raw_launch = [&] {
+      driver::check(driver::api().cuLaunchKernel(kf, kinst.grid[0], kinst.grid[1], kinst.grid[2], kinst.block[0],
+                                                 kinst.block[1], kinst.block[2], kinst.smem_bytes, nullptr, params,
+                                                 nullptr),
+                    "cuLaunchKernel");
+    };
+    host_us_per_call(raw_launch, 2000);
+    const double kraw = host_us_per_call(raw_launch, calls);
+    const double kapi = host_us_per_call([&] { jacobi.launch(nullptr, {{"nx", nx}, {"ny", ny}}, d, s, nx, ny); }, calls);
+    const double kraw2 = host_us_per_call(raw_launch, calls);
+    std::printf("steady state, user kernel jacobi 64x64, %d calls each: raw cuLaunchKernel %.3f us/call (again: %.3f), "
+                "ktune::Kernel::launch %.3f us/call: overhead %.3f us\n",
+                calls, kraw, kraw2, kapi, kapi - std::min(kraw, kraw2));
+  }
   return 0;
 }

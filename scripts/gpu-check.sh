@@ -123,6 +123,8 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
   "$build/examples/jacobi_app" 2048 2048 >> "$out/jacobi-app.log" 2>&1
   rc=$?; [ $rc = 0 ] || status=1
   note "jacobi_app: rc=$rc; $(grep -E '^(1 |jacobi_app)' "$out/jacobi-app.log" | cut -c1-160 | tr '\n' ' ')"
+  "$build/bench/runtime_bench" 2048 2048 "$here/examples/stencil/jacobi.cu" >> "$out/jacobi-app.log" 2>&1 || status=1
+  note "runtime: $(grep -E '^steady state' "$out/jacobi-app.log" | cut -c1-200 | tr '\n' ' ')"
   [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/stencil_bench.sh" "$build" "$out" || status=1
   [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/histogram_bench.sh" "$build" "$out" || status=1
   [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/softmax_bench.sh" "$build" "$out" || status=1
