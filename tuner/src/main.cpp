@@ -12,8 +12,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -60,6 +65,32 @@ void append_summary(const std::string& file, const ProblemArgs& p, const TuningP
     j["winner"] = {{"config", r.ranked[0].config}, {"median_us", r.ranked[0].median_us}, {"gbps", r.ranked[0].gbps},
                    {"ceiling_fraction", r.ranked[0].ceiling_fraction}};
   std::ofstream(file, std::ios::app) << j.dump() << '\n';
+}
+
+// Configs that faulted in earlier processes of this run (see ContextLost): the tuner
+// restarts itself with them in the environment, as a JSON object config -> reason.
+constexpr const char* k_faulted_env = "KTUNE_FAULTED_CONFIGS";
+
+std::map<std::string, std::string> faulted_configs() {
+  const char* text = std::getenv(k_faulted_env);
+  if (!text) return {};
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) throw Error(std::string(k_faulted_env) + " is not a JSON object of config -> reason");
+  return j.get<std::map<std::string, std::string>>();
+}
+
+// A faulted kernel left this process's CUDA context unusable: the same command goes on
+// in a fresh process (exec: same pid, the GPU lock and database handles are closed on
+// exec), never launching the configs that faulted.
+[[noreturn]] void restart_without(const ContextLost& lost, std::map<std::string, std::string> faulted, char** argv) {
+  faulted[lost.config] = lost.reason;
+  if (faulted.size() > 32) throw Error("more than 32 configs faulted; giving up (the last: {" + lost.config + "})");
+  std::fprintf(stderr, "ktune: config {%s} faulted (%s); the run goes on in a fresh process without it\n",
+               lost.config.c_str(), lost.reason.c_str());
+  std::fflush(nullptr);
+  ::setenv(k_faulted_env, nlohmann::json(faulted).dump().c_str(), 1);
+  ::execv("/proc/self/exe", argv);
+  throw Error(std::string("cannot restart the tuner: ") + std::strerror(errno));
 }
 
 int run(int argc, char** argv) {
@@ -161,7 +192,13 @@ int run(int argc, char** argv) {
     opt.database = database;
     opt.log_dir = log_dir;
     const TimingProtocol timing = opt.timing;
-    const TuneResult result = ktune::tune(opt, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
+    opt.excluded = faulted_configs();
+    TuneResult result;
+    try {
+      result = ktune::tune(opt, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
+    } catch (const ContextLost& lost) {
+      restart_without(lost, opt.excluded, argv);
+    }
     print_table(result, description, opt.top_k + 3);
     if (!summary.empty()) append_summary(summary, tp, problem.problem, result);
     return result.ranked.empty() ? 1 : 0;

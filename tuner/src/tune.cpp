@@ -99,9 +99,7 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   Database programs(db_path.parent_path() / "programs.db");
   const SigintGuard sigint;
   const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
-  // A pointer: a kernel that faults poisons the context, and the harness is built again
-  // in a fresh one (recover_context below).
-  std::unique_ptr<Harness> owned = make_harness(dev);
+  const std::unique_ptr<Harness> owned = make_harness(dev);
   Harness* harness = owned.get();
   const TuningProblem tp = harness->tuning_problem();
   const KernelSpec& spec = *tp.spec;
@@ -218,35 +216,13 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     return Evaluation{i, t ? std::optional<double>(t->median_us) : std::nullopt};
   };
 
-  // A kernel that faulted (an illegal address, a misaligned access, a trap) leaves the
-  // context unusable: reset the device's primary context, build the harness again
-  // (fresh buffers, inputs and reference), and reload the candidates timed so far from
-  // the program store (no NVRTC). Modules of the batch in flight are reloaded by
-  // `evaluate`, which watches `context_generation`.
-  std::size_t context_generation = 0;
-  const auto recover_context = [&] {
-    modules.clear();
-    owned.reset();
-    driver::check(driver::api().cuDevicePrimaryCtxReset(dev.device), "cuDevicePrimaryCtxReset",
-                  "recovering from a faulting kernel");
-    owned = make_harness(dev);
-    harness = owned.get();
-    for (auto& c : ok) {
-      const Program p = load_or_compile(&programs, source, {instances[c.index].name_expression}, dev.arch, spec.family());
-      modules.push_back(std::make_unique<Module>(p.cubin, instances[c.index].name_expression));
-      c.function = modules.back()->function(p.entries.front());
-      prepare_function(c.function, instances[c.index]);
-    }
-    ++context_generation;
-    log->warn("a kernel faulted; the GPU context was reset and the search goes on ({} timed candidates reloaded)",
-              ok.size());
-  };
-
   // Resource checks, verification, timing of one compiled candidate.
   const auto evaluate_one = [&](std::size_t i, CUfunction f, double compile_ms) {
     const KernelResources res = kernel_resources(f);
     const Instance& inst = instances[i];
     prepare_function(f, inst);
+    if (const auto it = o.excluded.find(config_to_string(spec, space[i])); it != o.excluded.end())
+      return record(i, "launch_error", it->second, compile_ms, &res, nullptr);  // faulted in an earlier process
     const std::uint32_t threads = inst.block[0] * inst.block[1] * inst.block[2];
     if (static_cast<std::uint32_t>(res.max_threads) < threads)
       return record(i, "rejected",
@@ -262,14 +238,15 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
       ok.push_back({i, f, t});
       return record(i, "ok", "", compile_ms, &res, &t);
     } catch (const Error& e) {
-      // Sticky errors stay: the context answers every call with them from now on.
+      // Sticky errors stay: the context answers every call with them from now on, and
+      // no API call revives it in this process. The run ends here, logged; the caller
+      // starts it again in a fresh process with this config excluded.
       if (driver::api().cuCtxSynchronize() == CUDA_SUCCESS)
         return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
-      const Evaluation failed_one =
-          record(i, "launch_error", std::string("the kernel faulted and the context was reset: ") + e.what(),
-                 compile_ms, &res, nullptr);
-      recover_context();
-      return failed_one;
+      const std::string why = std::string("the kernel faulted (the run went on in a fresh process): ") + e.what();
+      record(i, "launch_error", why, compile_ms, &res, nullptr);
+      slog.write({{"type", "closing"}, {"context_lost", true}, {"config", config_to_string(spec, space[i])}});
+      throw ContextLost(config_to_string(spec, space[i]), why);
     }
   };
 
@@ -290,17 +267,10 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
       for (const auto& [k, error] : batch->errors)
         out.push_back(record(proposal[k], "compile_error", error, 0, nullptr, nullptr));
       for (auto& unit : batch->units) {
+        modules.push_back(std::make_unique<Module>(unit.cubin, spec.family() + " batch"));
         const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
-        std::size_t loaded_in = context_generation + 1;  // none yet
-        Module* module = nullptr;
-        for (const auto& [k, lowered] : unit.entries) {
-          if (loaded_in != context_generation) {  // first entry, or the context was reset
-            modules.push_back(std::make_unique<Module>(unit.cubin, spec.family() + " batch"));
-            module = modules.back().get();
-            loaded_in = context_generation;
-          }
-          out.push_back(evaluate_one(proposal[k], module->function(lowered), compile_ms));
-        }
+        for (const auto& [k, lowered] : unit.entries)
+          out.push_back(evaluate_one(proposal[k], modules.back()->function(lowered), compile_ms));
       }
     }
     pool.cancel();  // a budget or Ctrl-C: compile nothing more

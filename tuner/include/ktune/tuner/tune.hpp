@@ -1,4 +1,5 @@
 #pragma once
+#include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
 #include <ktune/tuner/harness.hpp>
 #include <ktune/tuner/search.hpp>
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +28,17 @@ struct TuneOptions {
   std::filesystem::path database;  // empty: Database::default_path()
   std::filesystem::path log_dir;   // empty: <database dir>/logs
   bool progress = true;
+  // Configs (config_to_string) that faulted in an earlier process of this run, and why:
+  // recorded as launch errors, never launched again.
+  std::map<std::string, std::string> excluded;
+};
+
+// Thrown by tune() after a kernel faulted (an illegal address, a trap, ...): the CUDA
+// context is then unusable for the rest of the process. The run is logged up to there;
+// `ktune tune` starts it again in a fresh process with `config` in TuneOptions::excluded.
+struct ContextLost : Error {
+  ContextLost(std::string faulted, std::string why) : Error(why), config(std::move(faulted)), reason(std::move(why)) {}
+  std::string config, reason;
 };
 
 struct CandidateResult {
