@@ -2,10 +2,10 @@
 // examples/histogram/histogram.cu (through ktune::Kernel) and CUB's
 // DeviceHistogram::HistogramEven, on uniform bytes and on skewed bytes (half of them one
 // value), checked against a CPU count, timed alike (L2 flushed before each repetition,
-// events around the call, median of 30); a copy moving the same bytes is the ceiling.
+// events around the call, median of 45); a copy moving the same bytes is the ceiling.
 // Built by bench/histogram_bench.sh with nvcc against libktune.so.
 //   histogram_peers KERNEL_FILE N
-#include <ktune/ktune.hpp>
+#include "../examples/example_support.hpp"
 
 #include <cub/device/device_histogram.cuh>
 #include <cuda_runtime.h>
@@ -13,36 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <vector>
-
-#define CHECK(call)                                                                               \
-  do {                                                                                            \
-    const cudaError_t e_ = (call);                                                                \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
-
-static double median_us(cudaStream_t s, const std::function<void()>& call) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int i = 0; i < 35; ++i) {
-    ktune::default_runtime().flush_l2(s);
-    CHECK(cudaEventRecord(a, s));
-    call();
-    CHECK(cudaEventRecord(b, s));
-    CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CHECK(cudaEventElapsedTime(&t, a, b));
-    if (i >= 5) ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2] * 1e3;
-}
 
 int main(int argc, char** argv) {
   if (argc < 3) return std::fprintf(stderr, "usage: histogram_peers KERNEL_FILE N\n"), 2;
@@ -51,16 +22,16 @@ int main(int argc, char** argv) {
   unsigned char* data = nullptr;
   unsigned char* copy_dst = nullptr;
   int *bins = nullptr, *cub_bins = nullptr;
-  CHECK(cudaMalloc(&data, n));
-  CHECK(cudaMalloc(&copy_dst, n));
-  CHECK(cudaMalloc(&bins, 256 * sizeof(int)));
-  CHECK(cudaMalloc(&cub_bins, 257 * sizeof(int)));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(&data, n));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(&copy_dst, n));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(&bins, 256 * sizeof(int)));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(&cub_bins, 257 * sizeof(int)));
   cudaStream_t s;
-  CHECK(cudaStreamCreate(&s));
+  KTUNE_EXAMPLE_CHECK(cudaStreamCreate(&s));
   std::size_t temp_bytes = 0;
-  CHECK(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, data, cub_bins, 257, 0, 256, n, s));
+  KTUNE_EXAMPLE_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, data, cub_bins, 257, 0, 256, n, s));
   void* temp = nullptr;
-  CHECK(cudaMalloc(&temp, temp_bytes));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(&temp, temp_bytes));
   std::vector<unsigned char> host(static_cast<std::size_t>(n));
   for (const char* dist : {"uniform", "skewed"}) {
     unsigned x = 2463534242u;
@@ -68,27 +39,27 @@ int main(int argc, char** argv) {
       x ^= x << 13, x ^= x >> 17, x ^= x << 5;
       v = dist[0] == 's' && (x >> 24) < 128 ? 7 : static_cast<unsigned char>(x >> 8);
     }
-    CHECK(cudaMemcpy(data, host.data(), n, cudaMemcpyHostToDevice));
+    KTUNE_EXAMPLE_CHECK(cudaMemcpy(data, host.data(), n, cudaMemcpyHostToDevice));
     std::vector<long long> want(256, 0);
     for (auto v : host) ++want[v];
     const auto run_ktune = [&] {
-      CHECK(cudaMemsetAsync(bins, 0, 256 * sizeof(int), s));  // the kernel adds into zeroed bins
+      KTUNE_EXAMPLE_CHECK(cudaMemsetAsync(bins, 0, 256 * sizeof(int), s));  // the kernel adds into zeroed bins
       hist.launch(s, {{"n", n}}, bins, data, static_cast<std::int64_t>(n));
     };
     const auto run_cub = [&] {
-      CHECK(cub::DeviceHistogram::HistogramEven(temp, temp_bytes, data, cub_bins, 257, 0, 256, n, s));
+      KTUNE_EXAMPLE_CHECK(cub::DeviceHistogram::HistogramEven(temp, temp_bytes, data, cub_bins, 257, 0, 256, n, s));
     };
     run_ktune();
     run_cub();
-    CHECK(cudaStreamSynchronize(s));
+    KTUNE_EXAMPLE_CHECK(cudaStreamSynchronize(s));
     std::vector<int> got(256), got_cub(257);
-    CHECK(cudaMemcpy(got.data(), bins, 256 * sizeof(int), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(got_cub.data(), cub_bins, 256 * sizeof(int), cudaMemcpyDeviceToHost));
+    KTUNE_EXAMPLE_CHECK(cudaMemcpy(got.data(), bins, 256 * sizeof(int), cudaMemcpyDeviceToHost));
+    KTUNE_EXAMPLE_CHECK(cudaMemcpy(got_cub.data(), cub_bins, 256 * sizeof(int), cudaMemcpyDeviceToHost));
     int wrong = 0, wrong_cub = 0;
     for (int b = 0; b < 256; ++b) wrong += got[b] != want[b], wrong_cub += got_cub[b] != want[b];
     const ktune::LaunchInfo& info = hist.launch(s, {{"n", n}}, bins, data, static_cast<std::int64_t>(n));
-    const double t_ktune = median_us(s, run_ktune), t_cub = median_us(s, run_cub);
-    const double t_copy = median_us(s, [&] { CHECK(cudaMemcpyAsync(copy_dst, data, n / 2, cudaMemcpyDeviceToDevice, s)); });
+    const double t_ktune = cold_median_us(s, run_ktune), t_cub = cold_median_us(s, run_cub);
+    const double t_copy = cold_median_us(s, [&] { KTUNE_EXAMPLE_CHECK(cudaMemcpyAsync(copy_dst, data, n / 2, cudaMemcpyDeviceToDevice, s)); });
     std::printf("{\"dist\": \"%s\", \"n\": %lld, \"ktune_us\": %.2f, \"cub_us\": %.2f, \"copy_us\": %.2f, \"ktune_wrong_bins\": %d, "
                 "\"cub_wrong_bins\": %d, \"match\": \"%s\", \"config\": \"%s\"}\n",
                 dist, n, t_ktune, t_cub, t_copy, wrong, wrong_cub, std::string(ktune::to_string(info.match)).c_str(),

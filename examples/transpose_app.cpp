@@ -5,24 +5,13 @@
 //
 // Prints which stored result was used (exact / nearest / fallback), checks every
 // element, and times the call with CUDA events (L2 flushed before each repetition).
-#include <ktune/ktune.hpp>
-
-#include <cuda_runtime_api.h>
+#include "example_support.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CHECK(call)                                                                             \
-  do {                                                                                          \
-    const cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 int main(int argc, char** argv) {
   const long long rows = argc > 2 ? std::atoll(argv[1]) : 8192;
@@ -37,12 +26,12 @@ int main(int argc, char** argv) {
   unsigned x = 12345;
   for (auto& v : host) v = (x = x * 1664525u + 1013904223u) | 1u;
   float *src = nullptr, *dst = nullptr;
-  CHECK(cudaMalloc(reinterpret_cast<void**>(&src), bytes));
-  CHECK(cudaMalloc(reinterpret_cast<void**>(&dst), bytes));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(reinterpret_cast<void**>(&src), bytes));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(reinterpret_cast<void**>(&dst), bytes));
   cudaStream_t stream = nullptr;
-  CHECK(cudaStreamCreate(&stream));
-  CHECK(cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice));
-  CHECK(cudaMemset(dst, 0xA5, bytes));
+  KTUNE_EXAMPLE_CHECK(cudaStreamCreate(&stream));
+  KTUNE_EXAMPLE_CHECK(cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice));
+  KTUNE_EXAMPLE_CHECK(cudaMemset(dst, 0xA5, bytes));
 
   // A bad call throws ktune::Error (declared in the installed headers) and launches nothing.
   try {
@@ -53,9 +42,9 @@ int main(int argc, char** argv) {
     std::printf("transpose_app: ktune %s; bad call refused: %s\n", ktune::version(), e.what());
   }
   const ktune::LaunchInfo info = ktune::transpose(dst, src, rows, cols, rows, cols, ktune::DType::f32, stream);
-  CHECK(cudaStreamSynchronize(stream));
-  CHECK(cudaGetLastError());
-  CHECK(cudaMemcpy(out.data(), dst, bytes, cudaMemcpyDeviceToHost));
+  KTUNE_EXAMPLE_CHECK(cudaStreamSynchronize(stream));
+  KTUNE_EXAMPLE_CHECK(cudaGetLastError());
+  KTUNE_EXAMPLE_CHECK(cudaMemcpy(out.data(), dst, bytes, cudaMemcpyDeviceToHost));
   size_t bad = 0;
   for (long long r = 0; r < rows; ++r)
     for (long long c = 0; c < cols; ++c) bad += out[static_cast<size_t>(c * rows + r)] != host[static_cast<size_t>(r * cols + c)];
@@ -65,24 +54,11 @@ int main(int argc, char** argv) {
 
   // Time the public call as the tuner does: L2 flushed before each repetition, events
   // around the call only.
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int i = 0; i < 50; ++i) {
-    ktune::default_runtime().flush_l2(stream);
-    CHECK(cudaEventRecord(a, stream));
-    ktune::transpose(dst, src, rows, cols, rows, cols, ktune::DType::f32, stream);
-    CHECK(cudaEventRecord(b, stream));
-    CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CHECK(cudaEventElapsedTime(&t, a, b));
-    if (i >= 5) ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  const double med = ms[ms.size() / 2];
-  std::printf("transpose_app: median %.2f us, %.0f GB/s (2 x %zu bytes)\n", med * 1e3, 2.0 * static_cast<double>(bytes) / (med * 1e6), bytes);
-  CHECK(cudaFree(src));
-  CHECK(cudaFree(dst));
+  const double us = cold_median_us(
+      stream, [&] { ktune::transpose(dst, src, rows, cols, rows, cols, ktune::DType::f32, stream); });
+  std::printf("transpose_app: median %.2f us, %.0f GB/s (2 x %zu bytes)\n", us, 2.0 * static_cast<double>(bytes) / (us * 1e3),
+              bytes);
+  KTUNE_EXAMPLE_CHECK(cudaFree(src));
+  KTUNE_EXAMPLE_CHECK(cudaFree(dst));
   return bad == 0 ? 0 : 1;
 }

@@ -125,9 +125,9 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
   note "jacobi_app: rc=$rc; $(grep -E '^(1 |jacobi_app)' "$out/jacobi-app.log" | cut -c1-160 | tr '\n' ' ')"
   "$build/bench/runtime_bench" 2048 2048 "$here/examples/stencil/jacobi.cu" >> "$out/jacobi-app.log" 2>&1 || status=1
   note "runtime: $(grep -E '^steady state' "$out/jacobi-app.log" | cut -c1-200 | tr '\n' ' ')"
-  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/stencil_bench.sh" "$build" "$out" || status=1
+  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/example_bench.sh" "$build" "$out" stencil || status=1
   [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/histogram_bench.sh" "$build" "$out" || status=1
-  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/softmax_bench.sh" "$build" "$out" || status=1
+  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/example_bench.sh" "$build" "$out" softmax || status=1
 fi
 if [ "$what" = install ] || [ "$what" = all ]; then
   # The application outside the tree, on the GPU: it must report the winner tuned here.

@@ -7,9 +7,7 @@
 // Prints which stored result was used, checks every point against a CPU reference (bit
 // for bit: the same float operations), refuses bad calls, and times the call with CUDA
 // events (L2 flushed before each repetition).
-#include <ktune/ktune.hpp>
-
-#include <cuda_runtime_api.h>
+#include "../example_support.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -18,15 +16,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CHECK(call)                                                                             \
-  do {                                                                                          \
-    const cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 namespace {
 
@@ -70,12 +59,12 @@ int main(int argc, char** argv) {
   std::uint32_t s = 12345;
   for (auto& v : host) v = static_cast<float>(((s = s * 1664525u + 1013904223u) >> 8) % 64 + 1) / 8.0f;
   float *grid = nullptr, *next = nullptr;
-  CHECK(cudaMalloc(reinterpret_cast<void**>(&grid), bytes));
-  CHECK(cudaMalloc(reinterpret_cast<void**>(&next), bytes));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(reinterpret_cast<void**>(&grid), bytes));
+  KTUNE_EXAMPLE_CHECK(cudaMalloc(reinterpret_cast<void**>(&next), bytes));
   cudaStream_t stream = nullptr;
-  CHECK(cudaStreamCreate(&stream));
-  CHECK(cudaMemcpy(grid, host.data(), bytes, cudaMemcpyHostToDevice));
-  CHECK(cudaMemset(next, 0xFF, bytes));
+  KTUNE_EXAMPLE_CHECK(cudaStreamCreate(&stream));
+  KTUNE_EXAMPLE_CHECK(cudaMemcpy(grid, host.data(), bytes, cudaMemcpyHostToDevice));
+  KTUNE_EXAMPLE_CHECK(cudaMemset(next, 0xFF, bytes));
 
   ktune::Kernel jacobi = ktune::default_runtime().kernel(file, "jacobi_step", {"float"});
   const ktune::Kernel::ProblemValues problem = {{"nx", nx}, {"ny", ny}};
@@ -90,9 +79,9 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const ktune::LaunchInfo info = jacobi.launch(stream, problem, next, grid, nx, ny);
   const double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  CHECK(cudaStreamSynchronize(stream));
-  CHECK(cudaGetLastError());
-  CHECK(cudaMemcpy(out.data(), next, bytes, cudaMemcpyDeviceToHost));
+  KTUNE_EXAMPLE_CHECK(cudaStreamSynchronize(stream));
+  KTUNE_EXAMPLE_CHECK(cudaGetLastError());
+  KTUNE_EXAMPLE_CHECK(cudaMemcpy(out.data(), next, bytes, cudaMemcpyDeviceToHost));
   const std::vector<float> want = reference(host, nx, ny);
   std::size_t bad = 0;
   for (std::size_t i = 0; i < n; ++i) bad += std::memcmp(&out[i], &want[i], sizeof(float)) != 0;
@@ -100,25 +89,10 @@ int main(int argc, char** argv) {
               std::string(ktune::to_string(info.match)).c_str(), info.config.c_str(),
               info.tuned_shape.empty() ? "-" : info.tuned_shape.c_str(), bad, first_ms);
 
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int i = 0; i < 50; ++i) {
-    ktune::default_runtime().flush_l2(stream);
-    CHECK(cudaEventRecord(a, stream));
-    jacobi.launch(stream, problem, next, grid, nx, ny);
-    CHECK(cudaEventRecord(b, stream));
-    CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CHECK(cudaEventElapsedTime(&t, a, b));
-    if (i >= 5) ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  const double med = ms[ms.size() / 2];
-  std::printf("jacobi_app: median %.2f us, %.0f GB/s (2 x %zu bytes)\n", med * 1e3, 2.0 * static_cast<double>(bytes) / (med * 1e6),
+  const double us = cold_median_us(stream, [&] { jacobi.launch(stream, problem, next, grid, nx, ny); });
+  std::printf("jacobi_app: median %.2f us, %.0f GB/s (2 x %zu bytes)\n", us, 2.0 * static_cast<double>(bytes) / (us * 1e3),
               bytes);
-  CHECK(cudaFree(grid));
-  CHECK(cudaFree(next));
+  KTUNE_EXAMPLE_CHECK(cudaFree(grid));
+  KTUNE_EXAMPLE_CHECK(cudaFree(next));
   return ok && bad == 0 ? 0 : 1;
 }

@@ -41,7 +41,8 @@ TuneTarget family_target(const FamilyPart& part, const OptionValues& given) {
   OptionValues values;
   for (const auto& o : options)
     if (!o.default_value.empty()) values[o.name] = {o.default_value};
-  for (const auto& [name, texts] : given) {
+  for (const auto& [given_name, texts] : given) {
+    const std::string& name = given_name;  // (a structured binding cannot be captured in C++17)
     const auto it = std::find_if(options.begin(), options.end(), [&](const ProblemOption& o) { return o.name == name; });
     if (it == options.end()) throw Error("--" + name + " does not apply to " + part.name() + " (its options: " + list + ")");
     if (texts.size() > 1 && !it->repeatable) throw Error("--" + name + " is given " + std::to_string(texts.size()) + " times");

@@ -100,13 +100,13 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   const SigintGuard sigint;
   const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
   const std::unique_ptr<Harness> owned = make_harness(dev);
-  Harness* harness = owned.get();
-  const TuningProblem tp = harness->tuning_problem();
+  Harness& harness = *owned;
+  const TuningProblem& tp = harness.tuning_problem();
   const KernelSpec& spec = *tp.spec;
   const Problem& problem = tp.problem;
   const std::string& source = tp.source;
   const std::vector<Config> space = enumerate(spec, dev.limits, problem);
-  if (space.empty()) throw Error("no valid config for " + harness->describe() + " on " + dev.fingerprint.name);
+  if (space.empty()) throw Error("no valid config for " + harness.describe() + " on " + dev.fingerprint.name);
 
   TuneResult result;
   result.space_size = space.size();
@@ -118,12 +118,12 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   SearchLog slog(result.log);
 
   // The ceiling: a device-to-device copy of the same bytes, same protocol, same process.
-  const TimingStats ceiling = harness->time_ceiling();
-  const double moved = harness->bytes_moved();
+  const TimingStats ceiling = harness.time_ceiling();
+  const double moved = harness.bytes_moved();
   result.ceiling_us = ceiling.median_us;
   result.ceiling_gbps = moved / (ceiling.median_us * 1e3);
-  result.rate_unit = harness->rate_unit();
-  result.ceiling_what = harness->ceiling_what();
+  result.rate_unit = harness.rate_unit();
+  result.ceiling_what = harness.ceiling_what();
 
   nlohmann::json header{{"type", "header"},
               {"run", run_id},
@@ -146,13 +146,13 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
                 {"max_reps", o.timing.max_reps},
                 {"target_ci_pct", o.timing.target_ci_pct},
                 {"statistic", "median"}}},
-              {"ceiling", {{"what", harness->ceiling_what()}, {"gbps", result.ceiling_gbps}, {"unit", harness->rate_unit()},
+              {"ceiling", {{"what", harness.ceiling_what()}, {"gbps", result.ceiling_gbps}, {"unit", harness.rate_unit()},
                            {"timing", timing_json(ceiling)}}},
               {"started", utc_now()},
               {"clocks", clocks_start ? nlohmann::json{{"sm_mhz", clocks_start->sm_mhz},
                                                        {"memory_mhz", clocks_start->memory_mhz}}
                                       : nlohmann::json()}};
-  header.update(harness->log_fields());
+  header.update(harness.log_fields());
   slog.write(header);
   log->info("{} on {}: {} configs, ceiling ({}) {:.0f} {}", run_id, dev.fingerprint.name, space.size(), result.ceiling_what,
             result.ceiling_gbps, result.rate_unit);
@@ -233,8 +233,8 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
       return record(i, "rejected", "spills " + std::to_string(res.local_bytes) + " bytes to local memory", compile_ms,
                     &res, nullptr);
     try {
-      if (const auto wrong = harness->verify(f, inst)) return record(i, "wrong", *wrong, compile_ms, &res, nullptr);
-      const TimingStats t = harness->timer().measure([&, f] { harness->launch(f, inst); }, best_us * 1.25);
+      if (const auto wrong = harness.verify(f, inst)) return record(i, "wrong", *wrong, compile_ms, &res, nullptr);
+      const TimingStats t = harness.timer().measure([&, f] { harness.launch(f, inst); }, best_us * 1.25);
       ok.push_back({i, f, t});
       return record(i, "ok", "", compile_ms, &res, &t);
     } catch (const Error& e) {
@@ -290,7 +290,7 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   for (int round = 0; round < 5; ++round)
     for (std::size_t j = 0; j < k; ++j) {
       const auto& c = ok[j];
-      const auto s = harness->timer().sample([&] { harness->launch(c.function, instances[c.index]); },
+      const auto s = harness.timer().sample([&] { harness.launch(c.function, instances[c.index]); },
                                             o.timing.min_reps, c.timing.batch);
       pooled[j].insert(pooled[j].end(), s.begin(), s.end());
     }
