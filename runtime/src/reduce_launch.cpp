@@ -37,7 +37,6 @@ void launch_reduce(const KernelSpec& spec, CUfunction f, const Instance& inst, c
   }
 }
 
-
 namespace {
 
 const LaunchInfo& reduce_call(Runtime::Impl& rt, ReduceKind kind, const ReduceArgs& args, CUstream stream) {
@@ -46,15 +45,8 @@ const LaunchInfo& reduce_call(Runtime::Impl& rt, ReduceKind kind, const ReduceAr
   const KernelSpec& spec = reduce_spec(kind);
   const ProblemKey key{ctx, &spec, static_cast<int>(args.op), args.dtype, args.rows, args.cols, reduce_alignment(args)};
   const Prepared& p = rt.prepared_for(key, [&] { return reduce_tuning_problem(kind, args); });
-  CUdeviceptr workspace = 0;
-  if (kind == ReduceKind::whole) {
-    int sms = 0;
-    CUdevice dev = 0;
-    driver::check(driver::api().cuCtxGetDevice(&dev), "cuCtxGetDevice");
-    driver::check(driver::api().cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
-                  "cuDeviceGetAttribute");
-    workspace = rt.workspace(ctx, stream, &spec, reduce_workspace_bytes(sms));
-  }
+  const CUdeviceptr workspace =
+      kind == ReduceKind::whole ? rt.workspace(ctx, stream, &spec, reduce_workspace_bytes(p.sm_count)) : 0;
   launch_reduce(spec, p.function, p.instance, args, workspace, stream);
   return p.info;
 }

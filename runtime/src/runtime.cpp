@@ -20,7 +20,12 @@ std::size_t ProblemKeyHash::operator()(const ProblemKey& k) const {
 
 CUdeviceptr Runtime::Impl::workspace(CUcontext ctx, CUstream stream, const void* owner, std::size_t bytes) {
   if (bytes == 0) return 0;
-  std::lock_guard<std::mutex> lock(workspace_mutex);
+  {
+    std::shared_lock<std::shared_mutex> lock(workspace_mutex);
+    const auto it = workspaces.find({ctx, stream, owner});
+    if (it != workspaces.end() && it->second.size() >= bytes) return it->second.get();
+  }
+  std::unique_lock<std::shared_mutex> lock(workspace_mutex);
   DeviceBuffer& buffer = workspaces[{ctx, stream, owner}];
   if (buffer.size() < bytes) {
     driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize", "growing a workspace");
@@ -91,6 +96,7 @@ Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p) {
   }
   Prepared fresh;
   fresh.spec = p.spec;
+  fresh.sm_count = dev.fingerprint.sm_count;
   const Config config = found.record ? config_from_json(*p.spec, found.record->config) : p.default_config;
   fresh.instance = instantiate(*p.spec, config, dev.limits, p.problem, p.type_argument);
   fresh.function = function(ctx, dev, p, fresh.instance);

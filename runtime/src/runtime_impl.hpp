@@ -43,6 +43,7 @@ struct Prepared {
   CUfunction function = nullptr;
   Instance instance;
   LaunchInfo info;
+  int sm_count = 0;  // of the context's device (workspaces sized per SM)
 };
 
 struct Runtime::Impl {
@@ -65,7 +66,7 @@ struct Runtime::Impl {
   // Workspaces per (context, stream, owner): launches on one stream run in order, so
   // they can share one. Zeroed when allocated; grown on demand (after the stream's
   // queued launches, which may still use the old one, finished).
-  std::mutex workspace_mutex;
+  std::shared_mutex workspace_mutex;  // shared on the hot path: the buffer exists and fits
   std::map<std::tuple<CUcontext, CUstream, const void*>, DeviceBuffer> workspaces;
   CUdeviceptr workspace(CUcontext ctx, CUstream stream, const void* owner, std::size_t bytes);
 
