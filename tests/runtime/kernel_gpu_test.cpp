@@ -1,0 +1,65 @@
+// ktune::Kernel on the device: a user's kernel (tests/data/user_kernels/scale.cu,
+// y = 2 x) launched by 8 threads at once, each on its own stream and problem sizes, every
+// result checked; and the fallback when nothing is stored (its trusted config).
+#include "gpu_test_support.hpp"
+
+#include <ktune/error.hpp>
+#include <ktune/ktune.hpp>
+#include <ktune/runtime/device.hpp>
+
+#include <atomic>
+#include <thread>
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string k_scale = std::string(KTUNE_TEST_DATA_DIR) + "/user_kernels/scale.cu";
+
+// y = 2 x on n floats through the kernel, checked on the host; returns what ran.
+std::string run_and_check(const Kernel& k, std::int64_t n, CUstream s) {
+  DeviceBuffer x(static_cast<std::size_t>(n) * 4), y(static_cast<std::size_t>(n) * 4 + 16);
+  std::vector<float> in(static_cast<std::size_t>(n)), out(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 977) - 400.0f;
+  driver::check(driver::api().cuMemcpyHtoD(x.get(), in.data(), x.size()), "cuMemcpyHtoD");
+  driver::check(driver::api().cuCtxSynchronize(), "cuCtxSynchronize");
+  const LaunchInfo& info = k.launch(reinterpret_cast<Stream>(s), {{"n", n}}, reinterpret_cast<void*>(y.get()),
+                                    reinterpret_cast<const void*>(x.get()), n);
+  driver::check(driver::api().cuStreamSynchronize(s), "cuStreamSynchronize");
+  driver::check(driver::api().cuMemcpyDtoH(out.data(), y.get(), x.size()), "cuMemcpyDtoH");
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (out[i] != 2 * in[i]) {
+      ADD_FAILURE() << "n=" << n << " element " << i << ": " << out[i] << " instead of " << 2 * in[i];
+      break;
+    }
+  return info.config;
+}
+
+TEST(KernelGpu, ConcurrentCallersFromManyThreads) {
+  KTUNE_REQUIRE_GPU();
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  const fs::path dir = fs::temp_directory_path() / ("ktune-kernel-" + std::to_string(getpid()));
+  Runtime rt({(dir / "tuning.db").string(), false});
+  const Kernel k = rt.kernel(k_scale, "scale", {"float"});
+  // Nothing stored: the trusted config of its @verify line runs.
+  EXPECT_EQ(run_and_check(k, 1000, nullptr), "threads=64 bug=0");
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      driver::check(driver::api().cuCtxSetCurrent(ctx.get()), "cuCtxSetCurrent");
+      CUstream s = nullptr;
+      driver::check(driver::api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+      for (int i = 0; i < 20 && !::testing::Test::HasFailure(); ++i) run_and_check(k, 1000 + 37 * (t % 3) + i % 2, s);
+      if (::testing::Test::HasFailure()) ++failures;
+      driver::api().cuStreamDestroy(s);
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ktune
