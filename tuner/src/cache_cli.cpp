@@ -51,7 +51,8 @@ fs::path db_path(const CacheArgs& a) { return a.database.empty() ? Database::def
 
 void print_record(const TuningRecord& r) {
   std::printf("%-40s %-11s %-8s %-5s %-12s align %-2lld %9.2f us %6.0f %-7s %5.1f%%  %s\n", r.device_key.c_str(),
-              r.family.c_str(), (r.variant.empty() ? "-" : r.variant).c_str(), r.dtype.c_str(), shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
+              r.family.c_str(), (r.variant.empty() ? "-" : r.variant).c_str(), r.dtype.c_str(),
+              shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
               r.median_us, r.rate, r.rate_unit.c_str(), 100 * r.ceiling_fraction, r.config.dump().c_str());
 }
 
