@@ -690,6 +690,10 @@ TEST_F(DatabaseTest, ImportRejectsNonsenseWithReasons) {
       {[](nlohmann::json& r) { r["align"] = std::int64_t{1} << 40; }, "power of two"},
       {[](nlohmann::json& r) { r["config"] = nlohmann::json::object(); }, "config must be"},
       {[](nlohmann::json& r) { r["config"] = "tile_m=64"; }, "config must be"},
+      // Schema 3: family and variant are separate; a "family:variant" key with a variant
+      // field is no record of any ktune.
+      {[](nlohmann::json& r) { r["family"] = "reduce:sum"; }, "the family is one name"},
+      {[](nlohmann::json& r) { r["variant"] = 7; }, "malformed tuning record"},
   };
   for (const auto& [edit, reason] : cases) {
     const std::string e = error_of([&] { db.import_json(doc_with(edit)); });
