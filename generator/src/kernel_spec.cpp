@@ -1,5 +1,7 @@
 #include <ktune/generator/kernel_spec.hpp>
 
+#include "description_text.hpp"
+
 #include <ktune/generator/embedded_templates.hpp>
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
@@ -14,36 +16,9 @@
 namespace ktune {
 namespace {
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-// Splits on `sep` outside parentheses.
-std::vector<std::string> split_top(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '(' || s[i] == '<') ++depth;
-    else if (s[i] == ')' || s[i] == '>') --depth;
-    else if (s[i] == sep && depth == 0) {
-      out.push_back(trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  out.push_back(trim(s.substr(start)));
-  return out;
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return true;
-}
+using description::is_identifier;
+using description::split_top;
+using description::trim;
 
 Value parse_value(const std::string& s) {
   if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
@@ -154,12 +129,8 @@ KernelSpec KernelSpec::parse(std::string_view source) {
           spec.smem_ = Expr::parse(tuple);
           continue;
         }
-        if (tuple.size() < 2 || tuple.front() != '(' || tuple.back() != ')') fail("expected a (x, y, z) tuple");
-        const auto parts = split_top(tuple.substr(1, tuple.size() - 2), ',');
-        if (parts.size() != 3) fail("expected three dimensions");
-        auto& dst = what == "block" ? spec.block_ : spec.grid_;
         if (what != "block" && what != "grid") fail("unknown launch dimension '" + what + "'");
-        for (std::size_t i = 0; i < 3; ++i) dst[i] = Expr::parse(parts[i]);
+        (what == "block" ? spec.block_ : spec.grid_) = description::parse_dim3(tuple);
         (what == "block" ? have_block : have_grid) = true;
       } else {
         fail("unknown directive '@" + key + "'");

@@ -1,10 +1,11 @@
 #include <ktune/generator/user_kernel.hpp>
 
+#include "description_text.hpp"
+
 #include <ktune/error.hpp>
 #include <ktune/generator/hash.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -15,50 +16,15 @@
 namespace ktune {
 namespace {
 
-std::string trim(std::string s) {
-  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
-
-bool is_name(const std::string& s) {
-  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
-         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
+using description::is_identifier;
+using description::split_top;
+using description::trim;
 
 std::optional<double> number(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end || !std::isfinite(v)) return std::nullopt;
   return v;
-}
-
-// Splits "a, (b, c), d" on top-level commas.
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::string part;
-  for (char c : s) {
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(trim(part));
-      part.clear();
-    } else {
-      part += c;
-    }
-  }
-  out.push_back(trim(part));
-  return out;
-}
-
-std::array<Expr, 3> geometry(const std::string& tuple) {
-  const std::string t = trim(tuple);
-  if (t.size() < 2 || t.front() != '(' || t.back() != ')') throw Error("expected a (x, y, z) tuple");
-  const auto parts = split_commas(t.substr(1, t.size() - 2));
-  if (parts.size() != 3) throw Error("expected three dimensions");
-  return {Expr::parse(parts[0]), Expr::parse(parts[1]), Expr::parse(parts[2])};
 }
 
 // "out y : f32[n * 2] in [-1, 1]", "scalar alpha : f32 = 0.5"
@@ -78,7 +44,7 @@ KernelArg parse_arg(const std::string& text) {
   const std::size_t colon = rest.find(':');
   if (colon == std::string::npos) throw Error("expected '" + role + " NAME : TYPE...'");
   a.name = trim(rest.substr(0, colon));
-  if (!is_name(a.name)) throw Error("'" + a.name + "' is not a name");
+  if (!is_identifier(a.name)) throw Error("'" + a.name + "' is not a name");
   std::string type = trim(rest.substr(colon + 1));
   if (a.role == KernelArg::Role::scalar) {
     const std::size_t eq = type.find('=');
@@ -134,12 +100,12 @@ void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool&
   if (eq == std::string::npos) throw Error("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");
   const std::string what = trim(text.substr(0, eq)), value = trim(text.substr(eq + 1));
   if (what == "reference") {
-    if (!is_name(value)) throw Error("'" + value + "' is not a kernel name");
+    if (!is_identifier(value)) throw Error("'" + value + "' is not a kernel name");
     k.reference = value;
   } else if (what == "block") {
-    k.reference_block = geometry(value), have_block = true;
+    k.reference_block = description::parse_dim3(value), have_block = true;
   } else if (what == "grid") {
-    k.reference_grid = geometry(value), have_grid = true;
+    k.reference_grid = description::parse_dim3(value), have_grid = true;
   } else if (what == "config") {
     std::string spaced = value;
     std::replace(spaced.begin(), spaced.end(), ',', ' ');
@@ -206,8 +172,8 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
     for (const auto& d : k->spec.directives()) {
       try {
         if (d.key == "problem") {
-          for (const auto& v : split_commas(d.text)) {
-            if (!is_name(v)) throw Error("'" + v + "' is not a name");
+          for (const auto& v : split_top(d.text, ',')) {
+            if (!is_identifier(v)) throw Error("'" + v + "' is not a name");
             if (std::find(k->variables.begin(), k->variables.end(), v) != k->variables.end())
               throw Error("variable " + v + " is declared twice");
             k->variables.push_back(v);
@@ -289,8 +255,8 @@ std::string user_type_name(DType d) {
   switch (d) {
     case DType::f32: return "float";
     case DType::f64: return "double";
-    case DType::f16:
-    case DType::bf16: break;  // refused by check_declaration
+    case DType::f16: return "__half";  // (refused by check_declaration for now)
+    case DType::bf16: return "__nv_bfloat16";
     case DType::i8: return "signed char";
     case DType::u8: return "unsigned char";
     case DType::i16: return "short";
@@ -300,12 +266,16 @@ std::string user_type_name(DType d) {
   return "float";
 }
 
-std::vector<double> arg_values(const UserKernel& k, const UserProblem& p) {
-  const Scope scope = [&](std::string_view name) -> std::optional<Value> {
+Scope problem_scope(const UserKernel& k, const UserProblem& p) {
+  return [&k, &p](std::string_view name) -> std::optional<Value> {
     for (std::size_t i = 0; i < k.variables.size(); ++i)
       if (k.variables[i] == name) return Value{p.values[i]};
     return std::nullopt;
   };
+}
+
+std::vector<double> arg_values(const UserKernel& k, const UserProblem& p) {
+  const Scope scope = problem_scope(k, p);
   std::vector<double> out;
   for (const auto& a : k.args) {
     if (!a.pointer()) {

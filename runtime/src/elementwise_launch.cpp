@@ -46,8 +46,7 @@ struct Elementwise::State {
              std::hash<std::int64_t>()(k.align);
     }
   };
-  mutable std::shared_mutex mutex;
-  mutable std::unordered_map<Key, Prepared, KeyHash> prepared;
+  mutable PreparedMap<Key, KeyHash> prepared;
 };
 
 Elementwise Runtime::elementwise(const std::string& expression, DType dtype, DType out_dtype,
@@ -81,19 +80,10 @@ const LaunchInfo& Elementwise::operator()(std::initializer_list<void*> outputs, 
   validate_elementwise(st.op, args);  // throws before anything launches
   const CUcontext ctx = st.runtime->current_context();
   const State::Key key{ctx, n, elementwise_alignment(st.op, args)};
-  const Prepared* p = nullptr;
-  {
-    std::shared_lock<std::shared_mutex> lock(st.mutex);
-    auto it = st.prepared.find(key);
-    if (it != st.prepared.end()) p = &it->second;  // entries are never erased: stable
-  }
-  if (!p) {
-    Prepared fresh = st.runtime->prepare(ctx, elementwise_tuning_problem(st.op, n, key.align));
-    std::unique_lock<std::shared_mutex> lock(st.mutex);
-    p = &st.prepared.emplace(key, std::move(fresh)).first->second;
-  }
-  launch_elementwise(p->function, p->instance, args, reinterpret_cast<CUstream>(stream));
-  return p->info;
+  const Prepared& p =
+      st.prepared.get(key, [&] { return st.runtime->prepare(ctx, elementwise_tuning_problem(st.op, n, key.align)); });
+  launch_elementwise(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
+  return p.info;
 }
 
 const std::vector<std::string>& Elementwise::inputs() const { return state_->op.expr.inputs(); }

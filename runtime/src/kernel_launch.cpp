@@ -6,33 +6,19 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <sstream>
 
 namespace ktune {
 namespace {
 
 constexpr std::size_t k_max_variables = 8, k_max_args = 32;
 
-// "float", "double", "int", "long long", or a dtype name.
+// A C++ type as user kernels name it (user_type_name: "float", "long long", ...), or a
+// dtype name.
 DType type_of(const std::string& name) {
-  static const std::pair<const char*, DType> cpp[] = {{"float", DType::f32},      {"double", DType::f64},
-                                                     {"int", DType::i32},        {"long long", DType::i64},
-                                                     {"signed char", DType::i8}, {"unsigned char", DType::u8},
-                                                     {"short", DType::i16}};
-  for (const auto& [n, d] : cpp)
-    if (name == n) return d;
+  for (DType d : {DType::f32, DType::f64, DType::i8, DType::u8, DType::i16, DType::i32, DType::i64})
+    if (user_type_name(d) == name) return d;
   if (const auto d = parse_dtype(name)) return *d;
   throw Error("unknown template argument '" + name + "' (float, double, int, long long, or a dtype)");
-}
-
-std::string read_source(const std::string& path_or_source) {
-  if (path_or_source.find("// @kernel") != std::string::npos) return path_or_source;
-  std::ifstream in(path_or_source, std::ios::binary);
-  if (!in) throw Error("cannot read kernel file " + path_or_source);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 LaunchArg::Kind expected_kind(DType scalar) {
@@ -74,8 +60,7 @@ struct Kernel::State {
       return h;
     }
   };
-  mutable std::shared_mutex mutex;
-  mutable std::unordered_map<Key, Prepared, KeyHash> prepared;
+  mutable PreparedMap<Key, KeyHash> prepared;
 
   [[noreturn]] void fail(const std::string& what) const { throw Error(kernel->spec.family() + ": " + what); }
   Key key_of(CUcontext ctx, ProblemValues problem) const;
@@ -87,7 +72,7 @@ Kernel Runtime::kernel(const std::string& path_or_source, const std::string& ent
   const bool inline_source = path_or_source.find("// @kernel") != std::string::npos;
   auto state = std::make_shared<Kernel::State>();
   state->runtime = impl_.get();
-  state->kernel = parse_user_kernel(read_source(path_or_source), inline_source ? "kernel source" : path_or_source);
+  state->kernel = inline_source ? parse_user_kernel(path_or_source, "kernel source") : load_user_kernel(path_or_source);
   const UserKernel& k = *state->kernel;
   if (k.spec.entry() != entry) state->fail("its @entry is '" + k.spec.entry() + "', not '" + entry + "'");
   if (k.variables.size() > k_max_variables) state->fail("more than 8 problem variables");
@@ -143,22 +128,14 @@ const LaunchInfo& Kernel::launch_args(Stream stream, ProblemValues problem, cons
   st.check_args(args, count);  // throws before anything launches
   const CUcontext ctx = st.runtime->current_context();
   const State::Key key = st.key_of(ctx, problem);
-  const Prepared* p = nullptr;
-  {
-    std::shared_lock<std::shared_mutex> lock(st.mutex);
-    auto it = st.prepared.find(key);
-    if (it != st.prepared.end()) p = &it->second;  // entries are never erased: stable
-  }
-  if (!p) {
+  const Prepared* p = &st.prepared.get(key, [&] {
     UserProblem up;
     up.type = st.type;
     up.values.assign(key.values.begin(), key.values.begin() + static_cast<std::ptrdiff_t>(st.kernel->variables.size()));
     TuningProblem tp = user_tuning_problem(*st.kernel, up);
     tp.owner = st.kernel;
-    Prepared fresh = st.runtime->prepare(ctx, tp);
-    std::unique_lock<std::shared_mutex> lock(st.mutex);
-    p = &st.prepared.emplace(key, std::move(fresh)).first->second;
-  }
+    return st.runtime->prepare(ctx, tp);
+  });
   std::array<void*, k_max_args> params{};
   for (std::size_t i = 0; i < count; ++i) params[i] = const_cast<void*>(static_cast<const void*>(&args[i].pointer));
   const Instance& inst = p->instance;

@@ -50,7 +50,7 @@ CUcontext Runtime::Impl::current_context() {
   return own_context->get();
 }
 
-const DeviceInfo& Runtime::Impl::device(CUcontext) {
+const DeviceInfo& Runtime::Impl::current_device() {
   CUdevice handle = 0;
   driver::check(driver::api().cuCtxGetDevice(&handle), "cuCtxGetDevice");
   auto it = devices.find(handle);
@@ -86,7 +86,7 @@ CUfunction Runtime::Impl::function(CUcontext ctx, const DeviceInfo& dev, const T
 
 Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p) {
   std::lock_guard<std::mutex> lock(slow);
-  const DeviceInfo& dev = device(ctx);
+  const DeviceInfo& dev = current_device();
   LookupResult found;
   try {
     if (Database* store = database()) found = lookup_config(*store, dev.fingerprint.key(), p, dev.limits);
@@ -120,7 +120,7 @@ void Runtime::flush_l2(Stream stream) {
   const CUcontext ctx = impl_->current_context();
   std::lock_guard<std::mutex> lock(impl_->slow);
   auto& flush = impl_->flushes[ctx];
-  if (!flush) flush = std::make_unique<L2Flush>(impl_->device(ctx));
+  if (!flush) flush = std::make_unique<L2Flush>(impl_->current_device());
   flush->enqueue(reinterpret_cast<CUstream>(stream));
 }
 

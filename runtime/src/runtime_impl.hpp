@@ -46,10 +46,33 @@ struct Prepared {
   int sm_count = 0;  // of the context's device (workspaces sized per SM)
 };
 
+// Prepared launches by key, for the built-in calls, each elementwise handle and each
+// user kernel: the hot path is a shared-lock lookup; entries are never erased, so the
+// references returned stay valid.
+template <class Key, class Hash>
+class PreparedMap {
+ public:
+  // make() -> Prepared runs on a key's first call only.
+  template <class Make>
+  const Prepared& get(const Key& key, const Make& make) {
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex_);
+      const auto it = map_.find(key);
+      if (it != map_.end()) return it->second;
+    }
+    Prepared fresh = make();
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    return map_.emplace(key, std::move(fresh)).first->second;
+  }
+
+ private:
+  std::shared_mutex mutex_;
+  std::unordered_map<Key, Prepared, Hash> map_;
+};
+
 struct Runtime::Impl {
   Options options;
-  std::shared_mutex mutex;  // guards `prepared`; shared on the hot path
-  std::unordered_map<ProblemKey, Prepared, ProblemKeyHash> prepared;
+  PreparedMap<ProblemKey, ProblemKeyHash> prepared;
 
   std::mutex slow;  // everything below: first calls only
   std::unique_ptr<PrimaryContext> own_context;
@@ -70,22 +93,15 @@ struct Runtime::Impl {
   std::map<std::tuple<CUcontext, CUstream, const void*>, DeviceBuffer> workspaces;
   CUdeviceptr workspace(CUcontext ctx, CUstream stream, const void* owner, std::size_t bytes);
 
-  // The prepared launch of a problem: the hot path is a shared-lock lookup.
-  // make_problem() -> TuningProblem runs on the first call only.
+  // The prepared launch of a built-in call; make_problem() -> TuningProblem runs on the
+  // first call only.
   template <class MakeProblem>
   const Prepared& prepared_for(const ProblemKey& key, const MakeProblem& make_problem) {
-    {
-      std::shared_lock<std::shared_mutex> lock(mutex);
-      auto it = prepared.find(key);
-      if (it != prepared.end()) return it->second;  // entries are never erased: stable
-    }
-    Prepared fresh = prepare(key.ctx, make_problem());
-    std::unique_lock<std::shared_mutex> lock(mutex);
-    return prepared.emplace(key, std::move(fresh)).first->second;
+    return prepared.get(key, [&] { return prepare(key.ctx, make_problem()); });
   }
 
   CUcontext current_context();
-  const DeviceInfo& device(CUcontext ctx);  // under `slow`
+  const DeviceInfo& current_device();  // under `slow`
   Database* database();
   // Looks the problem up (exact, nearest valid, same arch, the family's default) and
   // loads its kernel: the stored CUBIN, else NVRTC (and the CUBIN is stored).

@@ -15,7 +15,8 @@ namespace ktune {
 
 SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
                          const DeviceLimits& device)
-    : spec_(&spec), configs_(std::move(configs)), neighbours_(configs_.size()), problem_(problem), device_(device) {
+    : configs_(std::move(configs)), neighbours_(configs_.size()), problem_(problem), device_(device) {
+  if (const FamilyPart* part = find_family(spec.family()); part && &part->spec() == &spec) model_ = part;
   std::map<Config, std::size_t> index;
   for (std::size_t i = 0; i < configs_.size(); ++i) index.emplace(configs_[i], i);
   for (std::size_t i = 0; i < configs_.size(); ++i) {
@@ -35,9 +36,7 @@ SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, co
 }
 
 double SearchSpace::model_score(std::size_t i) const {
-  // The registered family of this very template (a user's kernel has none).
-  const FamilyPart* part = find_family(spec_->family());
-  return part && &part->spec() == spec_ ? part->model_score(configs_[i], problem_, device_) : 0.0;
+  return model_ ? model_->model_score(configs_[i], problem_, device_) : 0.0;
 }
 
 namespace {

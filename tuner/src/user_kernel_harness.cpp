@@ -153,11 +153,7 @@ void UserKernelHarness::compute_reference(const DeviceInfo& device) {
   std::uint32_t smem = 0;
   if (!k.reference.empty()) {
     name = k.reference + (tuning_.type_argument.empty() ? "" : "<" + tuning_.type_argument + ">");
-    const Scope scope = [&](std::string_view n) -> std::optional<Value> {
-      for (std::size_t i = 0; i < k.variables.size(); ++i)
-        if (k.variables[i] == n) return Value{user_problem_.values[i]};
-      return std::nullopt;
-    };
+    const Scope scope = problem_scope(k, user_problem_);
     for (std::size_t i = 0; i < 3; ++i) {
       const std::int64_t b = k.reference_block[i].eval_int(scope), g = k.reference_grid[i].eval_int(scope);
       if (b < 1 || b > 1024 || g < 1 || g > (i == 0 ? 2147483647 : 65535))

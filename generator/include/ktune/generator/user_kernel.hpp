@@ -83,6 +83,9 @@ UserProblem bind_user_problem(const UserKernel& kernel, const std::vector<std::s
 // variables' values.
 TuningProblem user_tuning_problem(const UserKernel& kernel, const UserProblem& problem);
 
+// The problem variables by name, for evaluating the description's expressions (refers
+// to both arguments: use it while they live).
+Scope problem_scope(const UserKernel& kernel, const UserProblem& problem);
 // An argument's dtype for a problem (resolves the type parameter's name).
 DType arg_dtype(const UserKernel& kernel, const KernelArg& arg, const UserProblem& problem);
 // The C++ type of a dtype in a user's kernel (float, __half, int, ...).

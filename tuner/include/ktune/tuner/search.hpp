@@ -22,6 +22,8 @@ struct Evaluation {
 // The space a strategy searches: each config's neighbours (one tunable moved one step,
 // precomputed) and its static-model score (computed when asked: only the model-guided
 // strategies ask, and the GEMM model replays shared-memory requests).
+class FamilyPart;
+
 class SearchSpace {
  public:
   // `problem` and `device` feed the family's static model (FamilyPart::model_score).
@@ -34,7 +36,7 @@ class SearchSpace {
   double model_score(std::size_t i) const;
 
  private:
-  const KernelSpec* spec_;
+  const FamilyPart* model_ = nullptr;  // the registered family of this very template; none for a user's kernel
   std::vector<Config> configs_;
   std::vector<std::vector<std::size_t>> neighbours_;
   Problem problem_;
