@@ -8,29 +8,32 @@
 // @tune    vec     = 1, 2, 4, 8, 16
 // @tune    layout  = direct, none, pad, xor, shift
 // @tune    realign = 0, 1
+// @tune    copy    = 0, 1
 // @derive  threads    = block_x * block_y
 // @derive  smem_bytes = layout == "direct" ? 0 : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
 // @require vec * elem_bytes <= 16
-// @require vec == 1 || align % vec == 0 || realign == 1
-// @require realign == 0 || align < vec && vec * elem_bytes == 16 && elem_bytes >= 4 && layout != "direct"
+// @require vec == 1 || align % vec == 0 || realign == 1 || copy == 1
+// @require realign == 0 || align < vec && vec * elem_bytes >= 8 && layout != "direct"
 // @require realign == 0 || block_x * vec == tile_m && block_x <= 32
 // @require tile_m % vec == 0 && tile_n % vec == 0
-// @require layout == "direct" || (tile_n / vec) % block_x == 0 && tile_m % block_y == 0
-// @require layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
-// @require layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
+// @require copy == 0 || copy_align > 0 && copy_align % vec == 0 && layout == "direct" && realign == 0 && tile_n == 128 && block_x == 32 && tile_m * tile_n % (threads * vec) == 0
+// @require copy == 1 || layout == "direct" || (tile_n / vec) % block_x == 0 && tile_m % block_y == 0
+// @require copy == 1 || layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
+// @require copy == 1 || layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
 // @require tile_m * tile_n <= threads * vec * max(16, vec)
-// @require tile_m * tile_n * elem_bytes <= threads * max(128, vec * vec * elem_bytes)
+// @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
 // @launch  block = (block_x, block_y, 1)
-// @launch  grid  = (ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
+// @launch  grid  = (copy == 1 ? ceil_div(rows * cols, tile_m * tile_n) : ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
 // @launch  smem  = smem_bytes
 //
 // A tunable added later lists the old behaviour first, so older search logs replay.
 // Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
-// SM); more than 16 vector accesses or 128 bytes in flight per thread (or one vec x vec
+// SM); more than 16 vector accesses or 256 bytes in flight per thread (or one vec x vec
 // block, when that is larger) spill or starve occupancy without adding memory parallelism.
+// (256, not 128: Triton's autotuned winners move 32x128 f32 tiles with 64 threads.)
 // Shared memory is dynamic, so tiles may use more than 48 KB where the device allows. The space keeps every design of
 // shared/TECHNIQUES.md: naive 8x8 (direct, vec 1, tile = block), register tiles
 // (direct, vec 2/4), 32x32 smem with 32x8 threads, padding, XOR, shift, float4 + smem.
@@ -54,14 +57,20 @@
 // vec x vec block sit vec rows apart, so the swizzle must vary with the block row.
 // The host twin of this function (generator/layout_model) counts bank conflicts.
 //
-// realign = 1 keeps 16-byte global accesses when pointers or pitches are not 16-byte
-// aligned (e.g. 8191 columns): each row is read as the aligned 16-byte chunks that
+// copy = 1 is for the degenerate shapes (1 x n, or n x 1 with dense pitches) where the
+// transpose is the identity on memory: a plain vectorized copy of rows * cols elements,
+// tile_m * tile_n per block (copy_align: the vector width the pointers allow; 0 when the
+// problem is not such a copy). Tiles there would leave all but one row or column idle.
+//
+// realign = 1 keeps 8- or 16-byte global accesses when pointers or pitches are not
+// aligned to them (e.g. 8191 columns): each row is read as the aligned chunks that
 // cover it and shifted into place in registers (two loads per group, the second an L1
 // hit), and each dst row is written as aligned chunks assembled with a warp shuffle
 // from the neighbouring lane, with scalar stores only for the partial chunks at the
-// tile's two ends. The shuffle needs one tile row per row of lanes (block_x * vec ==
-// tile_m, block_x <= 32). Reads may reach vec - 1 elements past the tile, so edge tile
-// columns take the scalar path.
+// tile's two ends. The shifts work on 32-bit words (funnel shifts), so 1- and 2-byte
+// elements realign as cheaply as 4- and 8-byte ones. The shuffle needs one tile row per
+// row of lanes (block_x * vec == tile_m, block_x <= 32). Reads may reach vec - 1
+// elements past the tile, so edge tile columns take the scalar path.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 
@@ -70,53 +79,66 @@ struct alignas(sizeof(T) * V) KtuneVec {
   T v[V];
 };
 
-// Elements [m, m + V) of the pair (a, b), for a run-time m in [0, V).
-template <typename T, int V>
-__device__ __forceinline__ KtuneVec<T, V> ktune_funnel(const KtuneVec<T, V>& a, const KtuneVec<T, V>& b, int m) {
-  KtuneVec<T, V> out;
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    T x = a.v[k];
-#pragma unroll
-    for (int mm = 1; mm < V; ++mm)
-      if (m == mm) x = k + mm < V ? a.v[k + mm] : b.v[k + mm - V];
-    out.v[k] = x;
-  }
-  return out;
-}
-
-// 16-byte load and store that stay single instructions even when the value is then
-// taken apart element by element (which otherwise splits them into scalars).
-// (Only realign uses them, always with 16-byte vectors; other widths copy plainly.)
-template <typename Vec>
-__device__ __forceinline__ Vec ktune_load16(const Vec* p) {
-  if constexpr (sizeof(Vec) == 16) {
-    union {
-      uint4 raw;
-      Vec v;
-    } u;
-    u.raw = __ldg(reinterpret_cast<const uint4*>(p));
-    return u.v;
-  } else {
-    return *p;
-  }
-}
+// An 8- or 16-byte vector seen as 32-bit words, or as one uint2 / uint4 (single
+// load and store instructions even when the value is then taken apart element by
+// element, which otherwise splits the accesses into scalars).
+template <int bytes> struct KtuneRaw;
+template <> struct KtuneRaw<8> { using type = uint2; };
+template <> struct KtuneRaw<16> { using type = uint4; };
 
 template <typename Vec>
-__device__ __forceinline__ void ktune_store16(Vec* p, const Vec& v) {
-  if constexpr (sizeof(Vec) == 16) {
-    union {
-      Vec v;
-      uint4 raw;
-    } u;
-    u.v = v;
-    *reinterpret_cast<uint4*>(p) = u.raw;
-  } else {
-    *p = v;
+union KtuneWords {
+  Vec v;
+  typename KtuneRaw<sizeof(Vec)>::type raw;
+  unsigned w[sizeof(Vec) / 4];
+};
+
+// Elements [m, m + V) of the pair (a, b), for a run-time m in [0, V): the window at byte
+// offset m * sizeof(T), each word a funnel shift of two neighbouring words.
+template <typename T, typename Vec>
+__device__ __forceinline__ Vec ktune_funnel(const Vec& a, const Vec& b, int m) {
+  constexpr int n = sizeof(Vec) / 4;
+  KtuneWords<Vec> ua, ub, out;
+  ua.v = a;
+  ub.v = b;
+  unsigned w[2 * n];
+#pragma unroll
+  for (int k = 0; k < n; ++k) {
+    w[k] = ua.w[k];
+    w[n + k] = ub.w[k];
   }
+  const int byte = m * static_cast<int>(sizeof(T));
+  const int q = byte >> 2, shift = (byte & 3) * 8;
+#pragma unroll
+  for (int k = 0; k < n; ++k) {
+    // w[k + q] and w[k + q + 1] by selects: a run-time index would put w in local memory.
+    unsigned lo = w[k], hi = w[k + 1];
+#pragma unroll
+    for (int j = 1; j < n; ++j)
+      if (q == j) {
+        lo = w[k + j];
+        hi = w[k + j + 1];
+      }
+    out.w[k] = __funnelshift_r(lo, hi, shift);
+  }
+  return out.v;
 }
 
-// How many elements past a 16-byte boundary p points.
+template <typename Vec>
+__device__ __forceinline__ Vec ktune_load_wide(const Vec* p) {
+  KtuneWords<Vec> u;
+  u.raw = __ldg(reinterpret_cast<const decltype(u.raw)*>(p));
+  return u.v;
+}
+
+template <typename Vec>
+__device__ __forceinline__ void ktune_store_wide(Vec* p, const Vec& v) {
+  KtuneWords<Vec> u;
+  u.v = v;
+  *reinterpret_cast<decltype(u.raw)*>(p) = u.raw;
+}
+
+// How many elements past a boundary of V elements p points.
 template <typename T, int V>
 __device__ __forceinline__ int ktune_misalignment(const T* p) {
   return static_cast<int>((reinterpret_cast<unsigned long long>(p) / sizeof(T)) % V);
@@ -131,10 +153,63 @@ __device__ __forceinline__ int ktune_smem_group(int r, int g) {
   return r * groups + g;
 }
 
-template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign>
+// Lane rg of a row of lanes holds dst elements [rg * vec, rg * vec + vec) of `row`; the
+// aligned chunk that ends inside them starts in the previous lane's, which a shuffle of
+// its words brings over. Scalar stores cover the partial chunks at the row's two ends.
+template <typename T, int tile_m, int vec, typename Vec>
+__device__ __forceinline__ void ktune_store_realigned(T* row, int rg, const Vec& out) {
+  const int m = ktune_misalignment<T, vec>(row);
+  KtuneWords<Vec> mine, prev;
+  mine.v = out;
+#pragma unroll
+  for (int k = 0; k < static_cast<int>(sizeof(Vec) / 4); ++k) prev.w[k] = __shfl_up_sync(0xffffffffu, mine.w[k], 1);
+  if (m == 0) {
+    ktune_store_wide(reinterpret_cast<Vec*>(row + rg * vec), out);
+    return;
+  }
+  if (rg > 0) {
+    ktune_store_wide(reinterpret_cast<Vec*>(row + rg * vec - m), ktune_funnel<T>(prev.v, out, vec - m));
+  } else {
+#pragma unroll
+    for (int k = 0; k < vec; ++k)
+      if (k < vec - m) row[k] = out.v[k];
+  }
+  if (rg == tile_m / vec - 1) {
+#pragma unroll
+    for (int k = 0; k < vec; ++k)
+      if (k >= vec - m) row[rg * vec + k] = out.v[k];
+  }
+}
+
+// The degenerate transpose (copy = 1): n = rows * cols contiguous elements, each block
+// moving tile_m * tile_n of them, all of a thread's loads issued before its stores.
+template <typename T, int per_block, int threads, int vec>
+__device__ __forceinline__ void ktune_copy(T* __restrict__ dst, const T* __restrict__ src, int n) {
+  using Vec = KtuneVec<T, vec>;
+  constexpr int per_thread = per_block / (threads * vec);
+  const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  const long long base = static_cast<long long>(blockIdx.x) * per_block;
+  if (base + per_block <= n) {
+    const Vec* s = reinterpret_cast<const Vec*>(src + base);
+    Vec* d = reinterpret_cast<Vec*>(dst + base);
+    Vec v[per_thread];
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) v[i] = s[i * threads + t];
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) d[i * threads + t] = v[i];
+  } else {
+    for (long long i = base + t; i < n; i += threads) dst[i] = src[i];
+  }
+}
+
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy>
 __global__ void __launch_bounds__(block_x * block_y)
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
+  if constexpr (copy) {
+    ktune_copy<T, tile_m * tile_n, block_x * block_y, vec>(dst, src, rows * cols);
+    return;
+  }
   using Vec = KtuneVec<T, vec>;
   const int tiles_n = (cols + tile_n - 1) / tile_n;
   // 1-D grid: no 65535 limit on either dimension.
@@ -191,15 +266,17 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
 
   // Phase 1: src rows -> shared memory, lanes along column groups.
   if (realign && full && c0 > 0 && c0 + tile_n + vec <= cols) {
+    if constexpr (realign) {  // (instantiated for 8- and 16-byte vectors only)
 #pragma unroll
-    for (int r = ty; r < tile_m; r += block_y) {
-      const T* row = s + r * ld_src;
-      const int m = ktune_misalignment<T, vec>(row);
-      const Vec* chunks = reinterpret_cast<const Vec*>(row - m);
+      for (int r = ty; r < tile_m; r += block_y) {
+        const T* row = s + r * ld_src;
+        const int m = ktune_misalignment<T, vec>(row);
+        const Vec* chunks = reinterpret_cast<const Vec*>(row - m);
 #pragma unroll
-      for (int g = tx; g < groups; g += block_x)
-        tile[ktune_smem_group<layout, tile_n, vec>(r, g)] =
-            ktune_funnel<T, vec>(ktune_load16(chunks + g), ktune_load16(chunks + g + 1), m);
+        for (int g = tx; g < groups; g += block_x)
+          tile[ktune_smem_group<layout, tile_n, vec>(r, g)] =
+              ktune_funnel<T>(ktune_load_wide(chunks + g), ktune_load_wide(chunks + g + 1), m);
+      }
     }
   } else if (full && !realign) {
 #pragma unroll
@@ -238,29 +315,7 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
         for (int k = 0; k < vec; ++k) out.v[k] = in[k].v[j];
         const int c = cg * vec + j;
         if (realign && full) {
-          // Lane rg holds dst elements [rg * vec, rg * vec + vec) of row c; the aligned
-          // chunk that ends inside them starts in the previous lane's.
-          T* row = d + c * ld_dst;
-          const int m = ktune_misalignment<T, vec>(row);
-          Vec prev;
-#pragma unroll
-          for (int k = 0; k < vec; ++k) prev.v[k] = __shfl_up_sync(0xffffffffu, out.v[k], 1);
-          if (m == 0) {
-            ktune_store16(reinterpret_cast<Vec*>(row + rg * vec), out);
-          } else {
-            if (rg > 0) {
-              ktune_store16(reinterpret_cast<Vec*>(row + rg * vec - m), ktune_funnel<T, vec>(prev, out, vec - m));
-            } else {
-#pragma unroll
-              for (int k = 0; k < vec; ++k)
-                if (k < vec - m) row[k] = out.v[k];
-            }
-            if (rg == tile_m / vec - 1) {
-#pragma unroll
-              for (int k = 0; k < vec; ++k)
-                if (k >= vec - m) row[rg * vec + k] = out.v[k];
-            }
-          }
+          if constexpr (realign) ktune_store_realigned<T, tile_m, vec>(d + c * ld_dst, rg, out);
         } else if (full) {
           *reinterpret_cast<Vec*>(d + c * ld_dst + rg * vec) = out;
         } else if (c0 + c < cols) {

@@ -59,9 +59,24 @@ std::int64_t transpose_alignment(const TransposeArgs& a) {
   return align;
 }
 
+std::int64_t transpose_copy_alignment(const TransposeArgs& a) {
+  // 1 x n: dst is n rows of one element, contiguous when ld_dst == 1; n x 1 likewise src.
+  const bool copy = (a.rows == 1 && (a.cols == 1 || a.ld_dst == 1)) || (a.cols == 1 && a.ld_src == 1);
+  if (!copy) return 0;
+  const std::uint64_t elem = static_cast<std::uint64_t>(size_of(a.dtype));
+  std::int64_t align = 16 / size_of(a.dtype);
+  while (align > 1 && (a.src % (elem * static_cast<std::uint64_t>(align)) || a.dst % (elem * static_cast<std::uint64_t>(align))))
+    align /= 2;
+  return align;
+}
+
 Problem transpose_problem(const TransposeArgs& args) {
   validate(args);
-  return Problem{args.dtype, {{"rows", args.rows}, {"cols", args.cols}, {"align", transpose_alignment(args)}}};
+  return Problem{args.dtype,
+                 {{"rows", args.rows},
+                  {"cols", args.cols},
+                  {"align", transpose_alignment(args)},
+                  {"copy_align", transpose_copy_alignment(args)}}};
 }
 
 TransposeArgs transpose_probe_args(DType dtype, std::int64_t rows, std::int64_t cols) {
@@ -106,7 +121,7 @@ Config transpose_default_config(const KernelSpec& spec) {
   // The classic 32x32 tile, 32x8 threads, padded shared memory: valid for any
   // problem and alignment, within a small factor of the best.
   return config_from_json(spec, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8},
-                                 {"vec", 1}, {"layout", "pad"}, {"realign", 0}});
+                                 {"vec", 1}, {"layout", "pad"}, {"realign", 0}, {"copy", 0}});
 }
 
 }  // namespace ktune

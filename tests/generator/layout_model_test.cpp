@@ -55,7 +55,7 @@ TEST(LayoutModel, ConflictFreedomMatchesTheoryOverTheSpace) {
   const KernelSpec& spec = KernelSpec::builtin("transpose");
   for (DType dtype : {DType::u8, DType::f16, DType::f32, DType::f64}) {
     const int elem = size_of(dtype);
-    const Problem p{dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 16 / elem}}};
+    const Problem p{dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 16 / elem}, {"copy_align", 0}}};
     int checked = 0;
     for (const auto& c : enumerate(spec, DeviceLimits{}, p)) {
       const auto layout = parse_smem_layout(std::get<std::string>(c[5]));

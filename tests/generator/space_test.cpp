@@ -14,7 +14,7 @@ namespace {
 const KernelSpec& spec() { return KernelSpec::builtin("transpose"); }
 
 Problem problem(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
-  return Problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", align}}};
+  return Problem{dtype, {{"rows", rows}, {"cols", cols}, {"align", align}, {"copy_align", 0}}};
 }
 
 std::int64_t value_int(const Config& c, const char* name) {
@@ -77,7 +77,9 @@ TEST(Space, EveryConfigSatisfiesItsConstraintsAndDeviceLimits) {
       const std::int64_t vec = value_int(c, "vec");
       const std::int64_t threads = value_int(c, "block_x") * value_int(c, "block_y");
       EXPECT_LE(vec * size_of(dt), 16);
-      EXPECT_EQ(8 % vec, 0);
+      // Narrower than the alignment, or realigned (wider, aligned chunks shifted in registers).
+      if (value_int(c, "realign") == 0) EXPECT_EQ(8 % vec, 0);
+      else EXPECT_GE(vec * size_of(dt), 8);
       EXPECT_LE(threads, limits.max_threads_per_block);
       EXPECT_GE(threads, 64);
       const std::int64_t pad = value_str(c, "layout") == "pad" ? vec : 0;
@@ -94,7 +96,16 @@ TEST(Space, AlignmentDecidesVectorWidth) {
   std::int64_t max_vec = 0;
   for (const auto& c : aligned) max_vec = std::max(max_vec, value_int(c, "vec"));
   EXPECT_EQ(max_vec, 16);  // 16-byte accesses for 1-byte elements
-  for (const auto& c : odd) EXPECT_EQ(value_int(c, "vec"), 1);
+  std::size_t realigned = 0;
+  for (const auto& c : odd) {
+    if (value_int(c, "realign") == 0) {
+      EXPECT_EQ(value_int(c, "vec"), 1);
+    } else {
+      EXPECT_GE(value_int(c, "vec"), 8);
+      ++realigned;
+    }
+  }
+  EXPECT_GT(realigned, 0u);  // 8- and 16-byte realigned accesses for 1-byte elements
   EXPECT_LT(odd.size(), aligned.size());
 }
 
@@ -107,7 +118,7 @@ TEST(Space, SmallerSharedMemoryLimitShrinksTheSpace) {
 
 TEST(Space, WhyInvalidNamesTheFailingRequirement) {
   const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16},
-                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}});
+                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}});
   const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 100, 100, 1));
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("align % vec"), std::string::npos) << *why;
@@ -131,14 +142,31 @@ TEST(Space, ConfigJsonRoundTripAndRejectsStaleConfigs) {
 
 TEST(Space, InstantiateGivesNameAndGeometry) {
   const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 32}, {"block_x", 8}, {"block_y", 8},
-                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}});
+                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}});
   const Instance inst = instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 4));
-  EXPECT_EQ(inst.name_expression, "ktune_transpose<unsigned int, 64, 32, 8, 8, 4, layout_xor, 0>");
+  EXPECT_EQ(inst.name_expression, "ktune_transpose<unsigned int, 64, 32, 8, 8, 4, layout_xor, 0, 0>");
   EXPECT_EQ(inst.block, (std::array<std::uint32_t, 3>{8, 8, 1}));
   EXPECT_EQ(inst.grid[0], 16u * 94u);  // ceil(1000/64) * ceil(3000/32)
   EXPECT_THROW(instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 1)), Error);
   // 2^31 tiles do not fit a grid: a clear error, not a truncated launch.
   EXPECT_THROW(instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 2147483647, 2147483647, 4)), Error);
+}
+
+// copy = 1 exists only where the transpose is a plain copy, and launches one block per
+// tile_m * tile_n elements of the whole matrix.
+TEST(Space, CopyConfigsOnlyForDegenerateShapes) {
+  const Config c = config_from_json(spec(), {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4},
+                                             {"vec", 4}, {"layout", "direct"}, {"realign", 0}, {"copy", 1}});
+  Problem degenerate{DType::f32, {{"rows", 1000003}, {"cols", 1}, {"align", 1}, {"copy_align", 4}}};
+  EXPECT_EQ(instantiate(spec(), c, DeviceLimits{}, degenerate).grid[0], 245u);  // ceil(1000003 / 4096)
+  const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 1000003, 1, 1));
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("copy_align > 0"), std::string::npos) << *why;
+  std::size_t copies = 0;
+  for (const auto& k : enumerate(spec(), DeviceLimits{}, degenerate)) copies += value_int(k, "copy");
+  EXPECT_GT(copies, 10u);
+  for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(DType::f32, 4096, 4096, 4)))
+    EXPECT_EQ(value_int(k, "copy"), 0);
 }
 
 // A runtime tunable changes the launch, not the kernel: it is no template argument.

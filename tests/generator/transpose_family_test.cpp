@@ -56,6 +56,28 @@ TEST(TransposeFamily, AlignmentIsTheLargestSharedVectorWidth) {
   EXPECT_EQ(transpose_alignment(a), 16);
 }
 
+// A 1 x n or n x 1 transpose with dense pitches is a copy; its vector width depends on
+// the pointers only (the odd pitch of the other side does not matter).
+TEST(TransposeFamily, DegenerateShapesWithDensePitchesAreCopies) {
+  EXPECT_EQ(transpose_copy_alignment(args(1000003, 1)), 4);  // ld_src 1, ld_dst 1000003
+  EXPECT_EQ(transpose_alignment(args(1000003, 1)), 1);
+  EXPECT_EQ(transpose_copy_alignment(args(1, 1000003)), 4);
+  EXPECT_EQ(transpose_copy_alignment(args(1, 1)), 4);
+  auto a = args(1000003, 1);
+  a.ld_src = 3;  // every third element of a column: a gather, not a copy
+  EXPECT_EQ(transpose_copy_alignment(a), 0);
+  a = args(1, 1000);
+  a.ld_dst = 2;
+  EXPECT_EQ(transpose_copy_alignment(a), 0);
+  a = args(1, 1000);
+  a.dst += 4;  // 4-byte aligned only
+  EXPECT_EQ(transpose_copy_alignment(a), 1);
+  a.dtype = DType::u8;
+  EXPECT_EQ(transpose_copy_alignment(a), 4);
+  EXPECT_EQ(transpose_copy_alignment(args(2, 1000)), 0);
+  EXPECT_EQ(transpose_problem(args(1, 1000)).get("copy_align"), 4);
+}
+
 TEST(TransposeFamily, ReferenceTransposesWithPitches) {
   TransposeArgs a{DType::i16, 3, 5, 4, 7, 0x1000, 0x2000};  // ld_src 7, ld_dst 4
   std::vector<std::uint16_t> src(3 * 7), dst(5 * 4, 0xffff);

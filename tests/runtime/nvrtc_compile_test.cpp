@@ -21,7 +21,7 @@ TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
   const auto dir = std::filesystem::temp_directory_path() / ("ktune-store-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   Database db(dir / "tuning.db");
-  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}}};
+  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}, {"copy_align", 0}}};
   const auto configs = enumerate(spec(), DeviceLimits{}, p);
   std::vector<std::string> names;
   for (std::size_t i = 0; i < configs.size(); i += configs.size() / 12)
@@ -46,7 +46,7 @@ TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
 // are compiled once and each is delivered with that kernel; a failing name fails all
 // of its candidates.
 TEST(NvrtcCompile, EqualNamesCompileOnce) {
-  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}}};
+  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}, {"copy_align", 0}}};
   const std::string a = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, p).name_expression;
   const std::string b = instantiate(spec(), enumerate(spec(), DeviceLimits{}, p).back(), DeviceLimits{}, p).name_expression;
   ASSERT_NE(a, b);
@@ -73,7 +73,7 @@ TEST(NvrtcCompile, EqualNamesCompileOnce) {
 TEST(NvrtcCompile, LoadOrCompileSingleInstance) {
   const auto dir = std::filesystem::temp_directory_path() / ("ktune-program-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  const Problem p{DType::f32, {{"rows", 100}, {"cols", 100}, {"align", 4}}};
+  const Problem p{DType::f32, {{"rows", 100}, {"cols", 100}, {"align", 4}, {"copy_align", 0}}};
   const std::string name = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, p).name_expression;
   const Program plain = load_or_compile(nullptr, spec().source(), {name}, 90, "transpose");
   EXPECT_FALSE(plain.stored);

@@ -25,6 +25,7 @@ const std::vector<Case> k_cases = {
     {1, 1, 1, 1},         {3, 5, 5, 3},         {33, 65, 65, 33},     {1000, 1, 1, 1000},
     {1, 1000, 1000, 1},   {4097, 8191, 8191, 4097}, {33, 65, 70, 37}, {1008, 1040, 1040, 1008},
     {48, 80, 96, 64},     {16, 16, 16, 16},     {129, 1021, 1021, 129}, {300, 700, 703, 301},
+    {100003, 1, 1, 100003}, {1, 70001, 70001, 1}, {7, 1, 3, 7},       {1, 9, 9, 2},
 };
 
 TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
@@ -32,27 +33,32 @@ TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
   const KernelSpec& spec = KernelSpec::builtin("transpose");
-  std::size_t runs = 0;
+  std::size_t runs = 0, degenerate = 0;
   for (DType dtype : {DType::u8, DType::f16, DType::f32, DType::f64}) {
     const std::int64_t elem = size_of(dtype);
     // The widest alignment class holds every config but the realigned ones, which
-    // exist only below it; each case filters the union by its own class.
-    const Problem widest{dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 16 / elem}}};
-    const Problem narrowest{dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 1}}};
-    auto configs = enumerate(spec, dev.limits, widest);
-    for (const auto& c : enumerate(spec, dev.limits, narrowest))
-      if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
+    // exist only below it, and the copies, which exist only for degenerate shapes; each
+    // case filters the union by its own class.
+    const std::vector<Problem> classes{
+        {dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 16 / elem}, {"copy_align", 0}}},
+        {dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 1}, {"copy_align", 0}}},
+        {dtype, {{"rows", 1}, {"cols", 4096}, {"align", 1}, {"copy_align", 16 / elem}}}};
+    std::vector<Config> configs;
     std::vector<std::string> names;
-    for (const auto& c : configs) {
-      const Problem& p = why_invalid(spec, c, dev.limits, widest) ? narrowest : widest;
-      names.push_back(instantiate(spec, c, dev.limits, p).name_expression);
-    }
+    for (const Problem& p : classes)
+      for (const auto& c : enumerate(spec, dev.limits, p))
+        if (std::find(configs.begin(), configs.end(), c) == configs.end()) {
+          configs.push_back(c);
+          names.push_back(instantiate(spec, c, dev.limits, p).name_expression);
+        }
     const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "transpose");
     const auto& functions = loaded.functions;
     for (std::size_t i = 0; i < configs.size(); ++i)
-      if (functions[i])
-        prepare_function(functions[i], instantiate(spec, configs[i], dev.limits,
-                                                   why_invalid(spec, configs[i], dev.limits, widest) ? narrowest : widest));
+      for (const Problem& p : classes)
+        if (functions[i] && !why_invalid(spec, configs[i], dev.limits, p)) {
+          prepare_function(functions[i], instantiate(spec, configs[i], dev.limits, p));
+          break;
+        }
     for (const Case& tc : k_cases) {
       const std::size_t src_bytes = static_cast<std::size_t>(tc.rows * tc.ld_src * elem);
       const std::size_t dst_bytes = static_cast<std::size_t>(tc.cols * tc.ld_dst * elem);
@@ -82,9 +88,11 @@ TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
       }
       EXPECT_EQ(failed, 0u) << to_string(dtype) << " " << tc.rows << "x" << tc.cols;
       EXPECT_GT(tested, 100u) << "too few configs valid for " << tc.rows << "x" << tc.cols;
+      if (transpose_copy_alignment(args) > 0) ++degenerate;
       runs += tested;
     }
   }
+  EXPECT_EQ(degenerate, 4u * 5u) << "cases that are plain copies (copy = 1 configs valid)";
   std::printf("verified %zu (config, dtype, shape) runs\n", runs);
 }
 

@@ -39,8 +39,8 @@ class TransposePart : public FamilyPart {
   }
 
   // Wider accesses, warps that cover whole 32-byte sectors on both the read and the
-  // write side, about 64 bytes in flight per thread, few shared-memory bank conflicts
-  // (layout_model), enough threads per block.
+  // write side (a copy, where the shape allows one), about 64 bytes in flight per
+  // thread, few shared-memory bank conflicts (layout_model), enough threads per block.
   double model_score(const Config& c, const Problem& p, const DeviceLimits&) const override {
     const KernelSpec& s = spec();
     const double elem = size_of(p.dtype);
@@ -50,6 +50,9 @@ class TransposePart : public FamilyPart {
     const std::string& layout = text_tunable(s, c, "layout");
     const double access = vec * elem, threads = block_x * block_y;
     double score = std::log2(access);
+    const double in_flight = 0.3 * std::abs(std::log2(tile_m * tile_n * elem / threads / 64));
+    // A copy (degenerate shapes only) is contiguous on both sides: whole sectors, no barrier.
+    if (v("copy") == 1) return score + 2 - in_flight;
     // Contiguous bytes a warp touches per row on the read and the write side.
     double read = 0, write = 0;
     if (layout == "direct") {
@@ -61,7 +64,7 @@ class TransposePart : public FamilyPart {
     }
     const auto sectors = [](double bytes) { return std::min(std::log2(std::max(bytes, 1.0) / 32), 2.0) / 2; };
     score += sectors(read) + sectors(write);
-    score -= 0.3 * std::abs(std::log2(tile_m * tile_n * elem / threads / 64));
+    score -= in_flight;
     if (threads < 256) score += 0.1 * std::log2(threads / 256);
     if (layout == "direct") return score - 0.3;
     const auto bc = transpose_bank_conflicts(*parse_smem_layout(layout), static_cast<int>(tile_m),

@@ -26,7 +26,11 @@ std::int64_t transpose_extent_bytes(DType dtype, std::int64_t rows, std::int64_t
 // pitches are aligned to: the alignment class that decides which `vec` is valid.
 std::int64_t transpose_alignment(const TransposeArgs& args);
 
-// The problem as constraints see it (rows, cols, align); validates first.
+// When the transpose is a plain copy (1 x n, or n x 1 with dense pitches): the largest
+// power-of-two vector width (<= 16 bytes) both pointers are aligned to; else 0.
+std::int64_t transpose_copy_alignment(const TransposeArgs& args);
+
+// The problem as constraints see it (rows, cols, align, copy_align); validates first.
 Problem transpose_problem(const TransposeArgs& args);
 
 // The arguments of a tuning run: stand-in cuMemAlloc'd (256-byte aligned) pointers with
