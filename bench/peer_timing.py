@@ -10,11 +10,16 @@ def l2_flush_buffer():
     return torch.ones(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
 
 
-def timed(fn, flush, reps=30, warmup=5):
-    """Median microseconds of fn() over reps repetitions, each after flush.sum()."""
+def timed(fn, flush, reps=30, warmup=5, hide_launch=False):
+    """Median microseconds of fn() over reps repetitions, each after flush.sum().
+    hide_launch: queue a spin kernel (~50 us) before the start event, so that the GPU
+    is still busy when the host has launched fn and the host's launch cost (tens of
+    microseconds for a Triton kernel) stays out of the interval."""
     times = []
     for i in range(warmup + reps):
         flush.sum()
+        if hide_launch:
+            torch.cuda._sleep(100_000)
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
         fn()

@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
-# Transpose benchmark, one GPU run: ktune tunes each problem (its memcpy ceiling is
-# measured in the same process), an application built on the public header launches
-# the stored winner, and PyTorch's x.t().contiguous() is timed the same way.
+# Transpose benchmark, one GPU run: ktune tunes each dense problem (its tuner measures
+# its own memcpy ceiling), then one Python process times, by one protocol, ktune's
+# stored winner through the runtime call, the autotuned Triton kernel, PyTorch and a
+# memcpy of the same bytes (bench/transpose_peers.py).
 #   bash bench/transpose_bench.sh BUILD_DIR OUT_DIR
-# Output: OUT_DIR/bench.log (tuner tables), summary.jsonl, torch.jsonl, results.md.
+# KTUNE_BENCH_PROBLEMS overrides the list: DTYPE:ROWSxCOLS[:LD_SRC:LD_DST]; pitched
+# problems are not tuned (the runtime picks its nearest stored winner for them, as it
+# would in an application).
+# Output: OUT_DIR/bench.log (tuner tables), summary.jsonl, peers.jsonl, results.md.
 set -uo pipefail
 build=${1:?usage: bench/transpose_bench.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: bench/transpose_bench.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-problems=${KTUNE_BENCH_PROBLEMS:-"f32:8192x2048 f32:16384x16384 f32:8191x4097 f32:65536x512 f32:512x65536 f16:8192x4096 f64:8192x2048 u8:16384x8192"}
+# Aligned, odd pitches both ways, tall/skinny both ways, degenerate, pitched; 1-8 bytes.
+problems=${KTUNE_BENCH_PROBLEMS:-"f32:8192x2048 f32:16384x16384 f32:8191x4097 f32:4097x8191 f32:65536x512 \
+f32:512x65536 f32:256x65536 f32:1000003x1 f32:1x4000037 f32:8192x2048:2051:8195 \
+f16:8192x4096 f16:8191x4097 f16:16384x1024 f64:8192x2048 f64:8191x4097 f64:4097x2049 \
+u8:16384x8192 u8:8191x4097 u8:4097x8191 u8:16000057x1 u8:8192x2048:2051:8195"}
 status=0
 for p in $problems; do
-  dtype=${p%%:*}; shape=${p#*:}
+  IFS=: read -r dtype shape ld_src ld_dst <<< "$p"
+  [ -n "$ld_src" ] && continue  # pitched: not tuned
   start=$(date +%s)
   "$build/tuner/ktune" tune transpose --dtype "$dtype" --shape "$shape" --summary "$out/summary.jsonl" \
     >> "$out/bench.log" 2>&1 || status=1
@@ -21,9 +30,7 @@ done
 # The separate application: must report match=exact and run at the tuner's speed.
 "$build/examples/transpose_app" 8192 2048 >> "$out/bench.log" 2>&1 || status=1
 grep transpose_app "$out/bench.log" | tail -2
-# Runtime start-up and per-call overhead, against the winner just stored.
-"$build/bench/runtime_bench" 8192 2048 >> "$out/bench.log" 2>&1 || status=1
-grep -E "^(first call|steady state)" "$out/bench.log" | tail -3
-python3 "$here/torch_transpose.py" $problems > "$out/torch.jsonl" 2>> "$out/bench.log" || status=1
-python3 "$here/report.py" "$out/summary.jsonl" "$out/torch.jsonl" | tee "$out/results.md"
+LD_LIBRARY_PATH="$build/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 "$here/transpose_peers.py" \
+  "$build/bench/libktune_bench_shim.so" $problems > "$out/peers.jsonl" 2>> "$out/bench.log" || status=1
+python3 "$here/transpose_report.py" "$out/summary.jsonl" "$out/peers.jsonl" | tee "$out/results.md"
 exit $status

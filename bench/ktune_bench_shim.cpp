@@ -1,0 +1,37 @@
+// ktune's runtime call behind a C ABI, for the Python benchmarks (ctypes): the peers
+// (PyTorch, Triton, memcpy) and ktune's stored winner are then timed in one process,
+// on one stream, by one protocol. Uses only the public header, like an application.
+//   ktune_bench_transpose(dst, src, rows, cols, ld_dst, ld_src, "f32", stream) -> 0 or -1
+//   ktune_bench_message() -> the last call's match level and config, or its error
+#include <ktune/ktune.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+thread_local std::string message;
+
+}  // namespace
+
+extern "C" {
+
+int ktune_bench_transpose(std::uintptr_t dst, std::uintptr_t src, std::int64_t rows, std::int64_t cols,
+                          std::int64_t ld_dst, std::int64_t ld_src, const char* dtype, std::uintptr_t stream) {
+  try {
+    const auto type = ktune::parse_dtype(dtype);
+    if (!type) throw ktune::Error(std::string("unknown dtype '") + dtype + "'");
+    const ktune::LaunchInfo& info =
+        ktune::transpose(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), rows, cols, ld_dst, ld_src,
+                         *type, reinterpret_cast<ktune::Stream>(stream));
+    message = std::string(ktune::to_string(info.match)) + " " + info.config + " tuned=" + info.tuned_shape;
+    return 0;
+  } catch (const std::exception& e) {
+    message = e.what();
+    return -1;
+  }
+}
+
+const char* ktune_bench_message() { return message.c_str(); }
+
+}  // extern "C"

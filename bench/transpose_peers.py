@@ -1,0 +1,125 @@
+"""Transpose peers, one process, one protocol: ktune's stored winner through the runtime
+call (libktune_bench_shim.so, ctypes), the Triton kernel autotuned the way Triton users
+write it, PyTorch, and a memcpy of the same bytes (the ceiling). Every output is checked
+against PyTorch's before timing. One JSON line per problem.
+
+    python3 bench/transpose_peers.py SHIM.so f32:8192x2048 f32:8192x2048:2051:8195 ...
+
+A problem is DTYPE:ROWSxCOLS[:LD_SRC:LD_DST] (pitches in elements; default dense).
+Timing (peer_timing.timed): the L2 flushed before each repetition, a spin kernel
+queued ahead so that the host's launch cost (large for Triton) is not timed, events
+around the op only, median of 30.
+"""
+import ctypes
+import json
+import sys
+
+import torch
+import triton
+import triton.language as tl
+
+from peer_timing import l2_flush_buffer, timed
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
+          "u8": torch.uint8, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32, "i64": torch.int64}
+
+
+# The peer as Triton users write it: one BM x BN block loaded, its transpose stored,
+# autotuned over BM, BN in {32, 64, 128} and num_warps in {2, 4, 8} (27 configs), per
+# shape and pitch. (Triton specializes integer arguments divisible by 16 by itself.)
+@triton.autotune(
+    configs=[triton.Config({"BM": bm, "BN": bn}, num_warps=w) for bm in (32, 64, 128) for bn in (32, 64, 128)
+             for w in (2, 4, 8)],
+    key=["rows", "cols", "ld_src", "ld_dst"])
+@triton.jit
+def triton_transpose(dst, src, rows, cols, ld_dst, ld_src, BM: tl.constexpr, BN: tl.constexpr):
+    # A 1-D grid: a 1 x n matrix has more column blocks than grid axis 1 allows.
+    blocks_n = tl.cdiv(cols, BN)
+    rm = (tl.program_id(0) // blocks_n) * BM + tl.arange(0, BM)
+    rn = (tl.program_id(0) % blocks_n) * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < rows) & (rn[None, :] < cols)
+    x = tl.load(src + rm[:, None].to(tl.int64) * ld_src + rn[None, :], mask=mask)
+    tl.store(dst + rn[:, None].to(tl.int64) * ld_dst + rm[None, :], tl.trans(x), mask=tl.trans(mask))
+
+
+def run_triton(dst, src, rows, cols, ld_dst, ld_src):
+    grid = lambda meta: (triton.cdiv(rows, meta["BM"]) * triton.cdiv(cols, meta["BN"]),)
+    triton_transpose[grid](dst, src, rows, cols, ld_dst, ld_src)
+
+
+class Ktune:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.ktune_bench_transpose.restype = ctypes.c_int
+        self.lib.ktune_bench_transpose.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int64,
+                                                   ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_uint64]
+        self.lib.ktune_bench_message.restype = ctypes.c_char_p
+
+    def transpose(self, dst, src, rows, cols, ld_dst, ld_src, dtype):
+        stream = torch.cuda.current_stream().cuda_stream
+        if self.lib.ktune_bench_transpose(dst.data_ptr(), src.data_ptr(), rows, cols, ld_dst, ld_src,
+                                          dtype.encode(), stream) != 0:
+            raise RuntimeError("ktune: " + self.message())
+
+    def message(self):
+        return self.lib.ktune_bench_message().decode()
+
+
+def parse(arg):
+    parts = arg.split(":")
+    rows, cols = (int(v) for v in parts[1].split("x"))
+    ld_src, ld_dst = (int(parts[2]), int(parts[3])) if len(parts) == 4 else (cols, rows)
+    return parts[0], rows, cols, ld_src, ld_dst
+
+
+def random_matrix(dtype, rows, ld):
+    if dtype.is_floating_point:
+        return torch.randn(rows, ld, device="cuda").to(dtype)
+    return torch.randint(0, 100, (rows, ld), device="cuda", dtype=dtype)
+
+
+def measure(ktune, flush, arg):
+    name, rows, cols, ld_src, ld_dst = parse(arg)
+    dtype = DTYPES[name]
+    src_buf = random_matrix(dtype, rows, ld_src)
+    src = src_buf[:, :cols]
+    expect = src.t().contiguous()
+    results = {}
+    for peer in ("ktune", "triton", "torch"):
+        dst_buf = torch.full((cols, ld_dst), 77, device="cuda", dtype=dtype)  # poisoned
+        dst = dst_buf[:, :rows]
+        op = {"ktune": lambda: ktune.transpose(dst_buf, src_buf, rows, cols, ld_dst, ld_src, name),
+              "triton": lambda: run_triton(dst_buf, src_buf, rows, cols, ld_dst, ld_src),
+              "torch": lambda: dst.copy_(src.t())}[peer]
+        op()  # Triton autotunes here, at this shape and pitch
+        torch.cuda.synchronize()
+        if not torch.equal(dst, expect):
+            raise RuntimeError(f"{peer} gives a wrong transpose at {arg}")
+        results[peer + "_us"] = timed(op, flush, hide_launch=True)
+    # The ceiling: a device-to-device copy of the bytes the transpose reads and writes.
+    a = torch.empty(rows * cols, device="cuda", dtype=dtype)
+    b = torch.empty_like(a)
+    results["copy_us"] = timed(lambda: b.copy_(a), flush, hide_launch=True)
+    best = triton_transpose.best_config
+    return {"dtype": name, "shape": f"{rows}x{cols}", "ld_src": ld_src, "ld_dst": ld_dst,
+            "bytes": 2 * rows * cols * src.element_size(), **results, "ktune_launch": ktune.message(),
+            "triton_config": f"BM={best.kwargs['BM']} BN={best.kwargs['BN']} num_warps={best.num_warps}",
+            "device": torch.cuda.get_device_properties(0).name, "torch_version": torch.__version__,
+            "triton_version": triton.__version__}
+
+
+def main():
+    ktune = Ktune(sys.argv[1])
+    flush = l2_flush_buffer()
+    status = 0
+    for arg in sys.argv[2:]:
+        try:
+            print(json.dumps(measure(ktune, flush, arg)), flush=True)
+        except RuntimeError as e:  # one problem's failure is reported, the others still run
+            print(f"transpose_peers: {arg}: {e}", file=sys.stderr)
+            status = 1
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
