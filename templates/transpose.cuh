@@ -22,7 +22,7 @@
 // @require copy == 1 || layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
 // @require copy == 1 || layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
-// @require tile_m * tile_n <= threads * vec * max(16, vec)
+// @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
 // @launch  block = (block_x, block_y, 1)
@@ -31,9 +31,10 @@
 //
 // A tunable added later lists the old behaviour first, so older search logs replay.
 // Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
-// SM); more than 16 vector accesses or 256 bytes in flight per thread (or one vec x vec
-// block, when that is larger) spill or starve occupancy without adding memory parallelism.
-// (256, not 128: Triton's autotuned winners move 32x128 f32 tiles with 64 threads.)
+// SM); more than 64 accesses or 256 bytes in flight per thread (or one vec x vec block,
+// when that is larger) spill or starve occupancy without adding memory parallelism.
+// (Not 16 and 128 as before: Triton's autotuned winners move 32x128 f32 tiles with 64
+// threads, and 128x32 ones at odd pitches with 128 threads, one element per access.)
 // Shared memory is dynamic, so tiles may use more than 48 KB where the device allows. The space keeps every design of
 // shared/TECHNIQUES.md: naive 8x8 (direct, vec 1, tile = block), register tiles
 // (direct, vec 2/4), 32x32 smem with 32x8 threads, padding, XOR, shift, float4 + smem.
