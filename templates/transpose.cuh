@@ -203,64 +203,84 @@ __device__ __forceinline__ void ktune_copy(T* __restrict__ dst, const T* __restr
   }
 }
 
-template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy>
-__global__ void __launch_bounds__(block_x * block_y)
-ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
-                long long ld_dst, long long ld_src) {
-  if constexpr (copy) {
-    ktune_copy<T, tile_m * tile_n, block_x * block_y, vec>(dst, src, rows * cols);
-    return;
+// The tile a block moves: its first row and column, and whether it lies wholly inside.
+template <int tile_m, int tile_n>
+struct KtuneTile {
+  int r0, c0;
+  bool full;
+  __device__ KtuneTile(int rows, int cols) {
+    const int tiles_n = (cols + tile_n - 1) / tile_n;
+    // 1-D grid: no 65535 limit on either dimension.
+    const int tile_r = blockIdx.x / tiles_n;
+    r0 = tile_r * tile_m;
+    c0 = (blockIdx.x - tile_r * tiles_n) * tile_n;
+    full = r0 + tile_m <= rows && c0 + tile_n <= cols;
   }
-  using Vec = KtuneVec<T, vec>;
-  const int tiles_n = (cols + tile_n - 1) / tile_n;
-  // 1-D grid: no 65535 limit on either dimension.
-  const int tile_r = blockIdx.x / tiles_n;
-  const int tile_c = blockIdx.x - tile_r * tiles_n;
-  const int r0 = tile_r * tile_m;
-  const int c0 = tile_c * tile_n;
-  const int tx = threadIdx.x;
-  const int ty = threadIdx.y;
-  // 64-bit pitches: rows * ld may exceed 2^31 elements.
-  const T* s = src + r0 * ld_src + c0;
-  T* d = dst + c0 * ld_dst + r0;
-  const bool full = r0 + tile_m <= rows && c0 + tile_n <= cols;
+};
 
-  if (layout == layout_direct) {
-    // Lanes walk column groups of src (coalesced reads); the block rows of dst
-    // they write are vec * sizeof(T) bytes each, so warps of shape e.g. 8x4
-    // cover whole 32-byte sectors on both sides.
-    if (full) {
+// Full tiles issue all of a thread's loads before any of its stores, so that they are
+// all in flight at once (the compiler does not batch them across the stores by itself,
+// which starves blocks of few threads).
+
+// layout = direct: no shared memory, each vec x vec block straight from global memory.
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec>
+__device__ __forceinline__ void ktune_transpose_direct(T* __restrict__ dst, const T* __restrict__ src, int rows,
+                                                       int cols, long long ld_dst, long long ld_src) {
+  using Vec = KtuneVec<T, vec>;
+  const KtuneTile<tile_m, tile_n> t(rows, cols);
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  // 64-bit pitches: rows * ld may exceed 2^31 elements.
+  const T* s = src + t.r0 * ld_src + t.c0;
+  T* d = dst + t.c0 * ld_dst + t.r0;
+  // Lanes walk column groups of src (coalesced reads); the block rows of dst
+  // they write are vec * sizeof(T) bytes each, so warps of shape e.g. 8x4
+  // cover whole 32-byte sectors on both sides.
+  constexpr int row_steps = tile_m / vec / block_y, col_steps = tile_n / vec / block_x;
+  if (t.full) {
+    Vec in[row_steps][col_steps][vec];
 #pragma unroll
-      for (int rg = ty; rg < tile_m / vec; rg += block_y) {
+    for (int i = 0; i < row_steps; ++i)
 #pragma unroll
-        for (int cg = tx; cg < tile_n / vec; cg += block_x) {
-          Vec in[vec];
+      for (int j = 0; j < col_steps; ++j)
 #pragma unroll
-          for (int k = 0; k < vec; ++k)
-            in[k] = *reinterpret_cast<const Vec*>(s + (rg * vec + k) * ld_src + cg * vec);
+        for (int k = 0; k < vec; ++k)
+          in[i][j][k] = *reinterpret_cast<const Vec*>(s + ((ty + i * block_y) * vec + k) * ld_src +
+                                                      (tx + j * block_x) * vec);
+#pragma unroll
+    for (int i = 0; i < row_steps; ++i)
+#pragma unroll
+      for (int j = 0; j < col_steps; ++j)
+#pragma unroll
+        for (int e = 0; e < vec; ++e) {
+          Vec out;
+#pragma unroll
+          for (int k = 0; k < vec; ++k) out.v[k] = in[i][j][k].v[e];
+          *reinterpret_cast<Vec*>(d + ((tx + j * block_x) * vec + e) * ld_dst + (ty + i * block_y) * vec) = out;
+        }
+  } else {
+    for (int rg = ty; rg < tile_m / vec; rg += block_y)
+      for (int cg = tx; cg < tile_n / vec; cg += block_x)
+#pragma unroll
+        for (int k = 0; k < vec; ++k)
 #pragma unroll
           for (int j = 0; j < vec; ++j) {
-            Vec out;
-#pragma unroll
-            for (int k = 0; k < vec; ++k) out.v[k] = in[k].v[j];
-            *reinterpret_cast<Vec*>(d + (cg * vec + j) * ld_dst + rg * vec) = out;
+            const int r = rg * vec + k, c = cg * vec + j;
+            if (t.r0 + r < rows && t.c0 + c < cols) d[c * ld_dst + r] = s[r * ld_src + c];
           }
-        }
-      }
-    } else {
-      for (int rg = ty; rg < tile_m / vec; rg += block_y)
-        for (int cg = tx; cg < tile_n / vec; cg += block_x)
-#pragma unroll
-          for (int k = 0; k < vec; ++k)
-#pragma unroll
-            for (int j = 0; j < vec; ++j) {
-              const int r = rg * vec + k, c = cg * vec + j;
-              if (r0 + r < rows && c0 + c < cols) d[c * ld_dst + r] = s[r * ld_src + c];
-            }
-    }
-    return;
   }
+}
 
+// The other layouts: the tile staged in shared memory in the layout's order.
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign>
+__device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, const T* __restrict__ src, int rows,
+                                                       int cols, long long ld_dst, long long ld_src) {
+  using Vec = KtuneVec<T, vec>;
+  const KtuneTile<tile_m, tile_n> t(rows, cols);
+  const int r0 = t.r0, c0 = t.c0;
+  const bool full = t.full;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const T* s = src + r0 * ld_src + c0;
+  T* d = dst + c0 * ld_dst + r0;
   constexpr int groups = tile_n / vec;
   extern __shared__ __align__(16) unsigned char ktune_smem[];
   Vec* tile = reinterpret_cast<Vec*>(ktune_smem);
@@ -280,12 +300,18 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
       }
     }
   } else if (full && !realign) {
+    constexpr int row_steps = tile_m / block_y, group_steps = groups / block_x;
+    Vec in[row_steps][group_steps];
 #pragma unroll
-    for (int r = ty; r < tile_m; r += block_y)
+    for (int i = 0; i < row_steps; ++i)
 #pragma unroll
-      for (int g = tx; g < groups; g += block_x)
-        tile[ktune_smem_group<layout, tile_n, vec>(r, g)] =
-            *reinterpret_cast<const Vec*>(s + r * ld_src + g * vec);
+      for (int j = 0; j < group_steps; ++j)
+        in[i][j] = *reinterpret_cast<const Vec*>(s + (ty + i * block_y) * ld_src + (tx + j * block_x) * vec);
+#pragma unroll
+    for (int i = 0; i < row_steps; ++i)
+#pragma unroll
+      for (int j = 0; j < group_steps; ++j)
+        tile[ktune_smem_group<layout, tile_n, vec>(ty + i * block_y, tx + j * block_x)] = in[i][j];
   } else {
     for (int r = ty; r < tile_m; r += block_y)
       for (int g = tx; g < groups; g += block_x) {
@@ -300,21 +326,30 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
   }
   __syncthreads();
 
-  // Phase 2: vec x vec blocks out of shared memory, transposed in registers,
-  // written as dst rows with lanes along the block rows of src (coalesced writes).
+  // Phase 2: vec x vec blocks out of shared memory (all of a thread's first), transposed
+  // in registers, written as dst rows with lanes along the block rows of src (coalesced
+  // writes).
+  constexpr int group_steps = groups / block_y, block_steps = tile_m / vec / block_x;
+  Vec in[group_steps][block_steps][vec];
 #pragma unroll
-  for (int cg = ty; cg < groups; cg += block_y) {
+  for (int i = 0; i < group_steps; ++i)
 #pragma unroll
-    for (int rg = tx; rg < tile_m / vec; rg += block_x) {
-      Vec in[vec];
+    for (int j = 0; j < block_steps; ++j)
 #pragma unroll
-      for (int k = 0; k < vec; ++k) in[k] = tile[ktune_smem_group<layout, tile_n, vec>(rg * vec + k, cg)];
+      for (int k = 0; k < vec; ++k)
+        in[i][j][k] = tile[ktune_smem_group<layout, tile_n, vec>((tx + j * block_x) * vec + k, ty + i * block_y)];
 #pragma unroll
-      for (int j = 0; j < vec; ++j) {
+  for (int i = 0; i < group_steps; ++i) {
+    const int cg = ty + i * block_y;
+#pragma unroll
+    for (int j = 0; j < block_steps; ++j) {
+      const int rg = tx + j * block_x;
+#pragma unroll
+      for (int e = 0; e < vec; ++e) {
         Vec out;
 #pragma unroll
-        for (int k = 0; k < vec; ++k) out.v[k] = in[k].v[j];
-        const int c = cg * vec + j;
+        for (int k = 0; k < vec; ++k) out.v[k] = in[i][j][k].v[e];
+        const int c = cg * vec + e;
         if (realign && full) {
           if constexpr (realign) ktune_store_realigned<T, tile_m, vec>(d + c * ld_dst, rg, out);
         } else if (full) {
@@ -327,4 +362,17 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
       }
     }
   }
+}
+
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy>
+__global__ void __launch_bounds__(block_x * block_y)
+ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
+                long long ld_dst, long long ld_src) {
+  if constexpr (copy)
+    ktune_copy<T, tile_m * tile_n, block_x * block_y, vec>(dst, src, rows * cols);
+  else if constexpr (layout == layout_direct)
+    ktune_transpose_direct<T, tile_m, tile_n, block_x, block_y, vec>(dst, src, rows, cols, ld_dst, ld_src);
+  else
+    ktune_transpose_staged<T, tile_m, tile_n, block_x, block_y, vec, layout, realign>(dst, src, rows, cols, ld_dst,
+                                                                                      ld_src);
 }
