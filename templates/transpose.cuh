@@ -203,6 +203,22 @@ __device__ __forceinline__ void ktune_copy(T* __restrict__ dst, const T* __restr
   }
 }
 
+// Edge tiles: the elements of one vector that lie inside the matrix (`row_inside`, and
+// fewer than `left` columns to its end), element by element; zeros elsewhere.
+template <typename T, typename Vec>
+__device__ __forceinline__ void ktune_load_edge(Vec& v, const T* row, bool row_inside, int left, int c) {
+#pragma unroll
+  for (int e = 0; e < static_cast<int>(sizeof(Vec) / sizeof(T)); ++e)
+    v.v[e] = row_inside && e < left ? row[c + e] : T(0);
+}
+
+template <typename T, typename Vec>
+__device__ __forceinline__ void ktune_store_edge(T* p, const Vec& v, int left) {
+#pragma unroll
+  for (int e = 0; e < static_cast<int>(sizeof(Vec) / sizeof(T)); ++e)
+    if (e < left) p[e] = v.v[e];
+}
+
 // The tile a block moves: its first row and column, and whether it lies wholly inside.
 template <int tile_m, int tile_n>
 struct KtuneTile {
@@ -218,9 +234,10 @@ struct KtuneTile {
   }
 };
 
-// Full tiles issue all of a thread's loads before any of its stores, so that they are
-// all in flight at once (the compiler does not batch them across the stores by itself,
-// which starves blocks of few threads).
+// Each thread issues all of its loads before any of its stores, so that they are all in
+// flight at once (the compiler does not batch them across the stores by itself, which
+// starves blocks of few threads); edge tiles too, element by element under bounds (they
+// are a row or column of tiles, at odd shapes a few percent of the time).
 
 // layout = direct: no shared memory, each vec x vec block straight from global memory.
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec>
@@ -236,38 +253,34 @@ __device__ __forceinline__ void ktune_transpose_direct(T* __restrict__ dst, cons
   // they write are vec * sizeof(T) bytes each, so warps of shape e.g. 8x4
   // cover whole 32-byte sectors on both sides.
   constexpr int row_steps = tile_m / vec / block_y, col_steps = tile_n / vec / block_x;
-  if (t.full) {
-    Vec in[row_steps][col_steps][vec];
+  Vec in[row_steps][col_steps][vec];
 #pragma unroll
-    for (int i = 0; i < row_steps; ++i)
+  for (int i = 0; i < row_steps; ++i)
 #pragma unroll
-      for (int j = 0; j < col_steps; ++j)
+    for (int j = 0; j < col_steps; ++j)
 #pragma unroll
-        for (int k = 0; k < vec; ++k)
-          in[i][j][k] = *reinterpret_cast<const Vec*>(s + ((ty + i * block_y) * vec + k) * ld_src +
-                                                      (tx + j * block_x) * vec);
+      for (int k = 0; k < vec; ++k) {
+        const int r = (ty + i * block_y) * vec + k, g = tx + j * block_x;
+        if (t.full)
+          in[i][j][k] = *reinterpret_cast<const Vec*>(s + r * ld_src + g * vec);
+        else
+          ktune_load_edge(in[i][j][k], s + r * ld_src, t.r0 + r < rows, cols - t.c0 - g * vec, g * vec);
+      }
 #pragma unroll
-    for (int i = 0; i < row_steps; ++i)
+  for (int i = 0; i < row_steps; ++i)
 #pragma unroll
-      for (int j = 0; j < col_steps; ++j)
+    for (int j = 0; j < col_steps; ++j)
 #pragma unroll
-        for (int e = 0; e < vec; ++e) {
-          Vec out;
+      for (int e = 0; e < vec; ++e) {
+        Vec out;
 #pragma unroll
-          for (int k = 0; k < vec; ++k) out.v[k] = in[i][j][k].v[e];
-          *reinterpret_cast<Vec*>(d + ((tx + j * block_x) * vec + e) * ld_dst + (ty + i * block_y) * vec) = out;
-        }
-  } else {
-    for (int rg = ty; rg < tile_m / vec; rg += block_y)
-      for (int cg = tx; cg < tile_n / vec; cg += block_x)
-#pragma unroll
-        for (int k = 0; k < vec; ++k)
-#pragma unroll
-          for (int j = 0; j < vec; ++j) {
-            const int r = rg * vec + k, c = cg * vec + j;
-            if (t.r0 + r < rows && t.c0 + c < cols) d[c * ld_dst + r] = s[r * ld_src + c];
-          }
-  }
+        for (int k = 0; k < vec; ++k) out.v[k] = in[i][j][k].v[e];
+        const int c = (tx + j * block_x) * vec + e, r = (ty + i * block_y) * vec;
+        if (t.full)
+          *reinterpret_cast<Vec*>(d + c * ld_dst + r) = out;
+        else if (t.c0 + c < cols)
+          ktune_store_edge(d + c * ld_dst + r, out, rows - t.r0 - r);
+      }
 }
 
 // The other layouts: the tile staged in shared memory in the layout's order.
@@ -299,30 +312,24 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
               ktune_funnel<T>(ktune_load_wide(chunks + g), ktune_load_wide(chunks + g + 1), m);
       }
     }
-  } else if (full && !realign) {
+  } else {
     constexpr int row_steps = tile_m / block_y, group_steps = groups / block_x;
     Vec in[row_steps][group_steps];
 #pragma unroll
     for (int i = 0; i < row_steps; ++i)
 #pragma unroll
-      for (int j = 0; j < group_steps; ++j)
-        in[i][j] = *reinterpret_cast<const Vec*>(s + (ty + i * block_y) * ld_src + (tx + j * block_x) * vec);
+      for (int j = 0; j < group_steps; ++j) {
+        const int r = ty + i * block_y, g = tx + j * block_x;
+        if (full && !realign)
+          in[i][j] = *reinterpret_cast<const Vec*>(s + r * ld_src + g * vec);
+        else
+          ktune_load_edge(in[i][j], s + r * ld_src, r0 + r < rows, cols - c0 - g * vec, g * vec);
+      }
 #pragma unroll
     for (int i = 0; i < row_steps; ++i)
 #pragma unroll
       for (int j = 0; j < group_steps; ++j)
         tile[ktune_smem_group<layout, tile_n, vec>(ty + i * block_y, tx + j * block_x)] = in[i][j];
-  } else {
-    for (int r = ty; r < tile_m; r += block_y)
-      for (int g = tx; g < groups; g += block_x) {
-        Vec v;
-#pragma unroll
-        for (int j = 0; j < vec; ++j) {
-          const int c = g * vec + j;
-          v.v[j] = (r0 + r < rows && c0 + c < cols) ? s[r * ld_src + c] : T(0);
-        }
-        tile[ktune_smem_group<layout, tile_n, vec>(r, g)] = v;
-      }
   }
   __syncthreads();
 
@@ -355,9 +362,7 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
         } else if (full) {
           *reinterpret_cast<Vec*>(d + c * ld_dst + rg * vec) = out;
         } else if (c0 + c < cols) {
-#pragma unroll
-          for (int k = 0; k < vec; ++k)
-            if (r0 + rg * vec + k < rows) d[c * ld_dst + rg * vec + k] = out.v[k];
+          ktune_store_edge(d + c * ld_dst + rg * vec, out, rows - r0 - rg * vec);
         }
       }
     }
