@@ -236,8 +236,8 @@ struct KtuneTile {
 
 // Each thread issues all of its loads before any of its stores, so that they are all in
 // flight at once (the compiler does not batch them across the stores by itself, which
-// starves blocks of few threads); edge tiles too, element by element under bounds (they
-// are a row or column of tiles, at odd shapes a few percent of the time).
+// starves blocks of few threads); with vec = 1, edge tiles too, element by element under
+// bounds (at odd shapes a row and a column of tiles, a few percent of the time).
 
 // layout = direct: no shared memory, each vec x vec block straight from global memory.
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec>
@@ -252,6 +252,18 @@ __device__ __forceinline__ void ktune_transpose_direct(T* __restrict__ dst, cons
   // Lanes walk column groups of src (coalesced reads); the block rows of dst
   // they write are vec * sizeof(T) bytes each, so warps of shape e.g. 8x4
   // cover whole 32-byte sectors on both sides.
+  if (!t.full) {  // element by element: a vec x vec block of bytes per thread would spill
+    for (int rg = ty; rg < tile_m / vec; rg += block_y)
+      for (int cg = tx; cg < tile_n / vec; cg += block_x)
+#pragma unroll
+        for (int k = 0; k < vec; ++k)
+#pragma unroll
+          for (int j = 0; j < vec; ++j) {
+            const int r = rg * vec + k, c = cg * vec + j;
+            if (t.r0 + r < rows && t.c0 + c < cols) d[c * ld_dst + r] = s[r * ld_src + c];
+          }
+    return;
+  }
   constexpr int row_steps = tile_m / vec / block_y, col_steps = tile_n / vec / block_x;
   Vec in[row_steps][col_steps][vec];
 #pragma unroll
@@ -259,13 +271,9 @@ __device__ __forceinline__ void ktune_transpose_direct(T* __restrict__ dst, cons
 #pragma unroll
     for (int j = 0; j < col_steps; ++j)
 #pragma unroll
-      for (int k = 0; k < vec; ++k) {
-        const int r = (ty + i * block_y) * vec + k, g = tx + j * block_x;
-        if (t.full)
-          in[i][j][k] = *reinterpret_cast<const Vec*>(s + r * ld_src + g * vec);
-        else
-          ktune_load_edge(in[i][j][k], s + r * ld_src, t.r0 + r < rows, cols - t.c0 - g * vec, g * vec);
-      }
+      for (int k = 0; k < vec; ++k)
+        in[i][j][k] = *reinterpret_cast<const Vec*>(s + ((ty + i * block_y) * vec + k) * ld_src +
+                                                    (tx + j * block_x) * vec);
 #pragma unroll
   for (int i = 0; i < row_steps; ++i)
 #pragma unroll
@@ -275,11 +283,7 @@ __device__ __forceinline__ void ktune_transpose_direct(T* __restrict__ dst, cons
         Vec out;
 #pragma unroll
         for (int k = 0; k < vec; ++k) out.v[k] = in[i][j][k].v[e];
-        const int c = (tx + j * block_x) * vec + e, r = (ty + i * block_y) * vec;
-        if (t.full)
-          *reinterpret_cast<Vec*>(d + c * ld_dst + r) = out;
-        else if (t.c0 + c < cols)
-          ktune_store_edge(d + c * ld_dst + r, out, rows - t.r0 - r);
+        *reinterpret_cast<Vec*>(d + ((tx + j * block_x) * vec + e) * ld_dst + (ty + i * block_y) * vec) = out;
       }
 }
 
@@ -312,7 +316,7 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
               ktune_funnel<T>(ktune_load_wide(chunks + g), ktune_load_wide(chunks + g + 1), m);
       }
     }
-  } else {
+  } else if ((full && !realign) || vec == 1) {
     constexpr int row_steps = tile_m / block_y, group_steps = groups / block_x;
     Vec in[row_steps][group_steps];
 #pragma unroll
@@ -330,6 +334,13 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
 #pragma unroll
       for (int j = 0; j < group_steps; ++j)
         tile[ktune_smem_group<layout, tile_n, vec>(ty + i * block_y, tx + j * block_x)] = in[i][j];
+  } else {  // vectors assembled element by element: held all at once, wide ones would spill
+    for (int r = ty; r < tile_m; r += block_y)
+      for (int g = tx; g < groups; g += block_x) {
+        Vec v;
+        ktune_load_edge(v, s + r * ld_src, r0 + r < rows, cols - c0 - g * vec, g * vec);
+        tile[ktune_smem_group<layout, tile_n, vec>(r, g)] = v;
+      }
   }
   __syncthreads();
 
