@@ -8,7 +8,7 @@
 # sweep` on all cores; KTUNE_SWEEP_SHARD=i/n runs one share of it, KTUNE_SWEEP_ONLY=REGEX
 # only the sweep tests it matches.
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
-# then bench/transpose_bench.sh (ktune tuning runs, memcpy ceiling, PyTorch peer) and
+# then bench/transpose_bench.sh (ktune tuning runs; its runtime call, Triton, PyTorch, memcpy) and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
 # Writes at most 8 files into OUT_DIR; prints a short summary last. KTUNE_NO_BENCH=1:
 # a family's pass without its benchmark.
