@@ -638,9 +638,17 @@ std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bo
 Database::Database(const fs::path& path, bool read_only) : path_(path), read_only_(read_only) {
   if (!read_only) create_private_directory(path.parent_path());
   check_trust(path);
-  const bool created = !read_only && create_private_file(path);
-  const auto identity = file_identity(path);
-  auto problem = try_open(path, false);
+  std::pair<dev_t, ino_t> identity;
+  std::optional<OpenProblem> problem;
+  // A file that another process sets aside or puts in place while this one opens it
+  // fails with an error that says nothing about either file (an I/O error on a renamed
+  // file): open what is there now, a few times at most.
+  for (int attempt = 0;; ++attempt) {
+    if (!read_only && !fs::exists(path)) create_fresh(path);
+    identity = file_identity(path);
+    problem = try_open(path, false);
+    if (!problem || problem->damaged || attempt == 4 || file_identity(path) == identity) break;
+  }
   if (read_only && problem && !problem->damaged) problem = open_shipped(path, *problem);
   if (!problem) {
     if (older_schema_) serve_older_schema();
@@ -651,12 +659,32 @@ Database::Database(const fs::path& path, bool read_only) : path_(path), read_onl
     serve_salvaged(path, problem->what);
     return;
   }
-  if (!problem->damaged) {
-    std::error_code ec;
-    if (created && fs::file_size(path, ec) == 0) fs::remove(path, ec);  // ours, and empty: leave nothing behind
+  if (!problem->damaged)
     throw Error("tuning database " + path.string() + " cannot be used: " + problem->what + " (left as it is)");
-  }
   set_aside_and_salvage(path, identity, problem->what);
+}
+
+// A new database is made under a name of its own, given its tables, closed, and only
+// then renamed into place (never over a file): no other process sees a half-made file,
+// so none can judge it, write to it or remove it, and a failure (a full disk) leaves
+// nothing behind. Another process's database that got there first is kept.
+void Database::create_fresh(const fs::path& path) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path fresh = path.string() + ".new-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  const auto remove_fresh = [&] {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(fresh.string() + suffix, ec);
+  };
+  if (!create_private_file(fresh))
+    throw Error("tuning database " + path.string() + " cannot be created: " + fresh.string() + ": " + std::strerror(errno));
+  const auto problem = try_open(fresh, false);
+  db_.reset();  // closing checkpoints the WAL into the file
+  if (problem) {
+    remove_fresh();
+    throw Error("tuning database " + path.string() + " cannot be created: " + problem->what);
+  }
+  std::string ignored;
+  if (!rename_no_replace(fresh, path, &ignored)) remove_fresh();  // another process's database is there now
 }
 
 // A damaged file opened read-only is never touched: its readable records are served
@@ -744,7 +772,7 @@ void Database::set_aside_and_salvage(const fs::path& path, std::pair<dev_t, ino_
     std::string ignored;
     if (fs::exists(path.string() + suffix, ec)) rename_no_replace(path.string() + suffix, aside.string() + suffix, &ignored);
   }
-  create_private_file(path);
+  create_fresh(path);
   if (auto again = try_open(path, false)) throw Error("tuning database " + path.string() + ": " + again->what);
   const std::size_t kept = put_all(salvaged.records);
   recovered_from_ = why + " (moved to " + aside.string() + "; " + std::to_string(kept) + " readable record(s) copied back, " +

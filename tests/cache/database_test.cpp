@@ -577,7 +577,8 @@ TEST_F(DatabaseTest, ConcurrentOpenersOfADamagedFileSalvageOnce) {
         Database db(db_path());
         db.all();
         _exit(0);
-      } catch (const std::exception&) {
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "opener %d: %s\n", i, e.what());  // why, when this fails
         _exit(1);
       }
     }

@@ -163,6 +163,7 @@ class Database {
   struct Handle;
   struct OpenProblem;
   std::optional<OpenProblem> try_open(const std::filesystem::path& path, bool immutable);
+  void create_fresh(const std::filesystem::path& path);
   std::optional<OpenProblem> open_shipped(const std::filesystem::path& path, const OpenProblem& problem);
   void serve_salvaged(const std::filesystem::path& path, const std::string& why);
   void serve_older_schema();
