@@ -4,7 +4,7 @@
 #   bash bench/transpose_profile.sh BUILD_DIR OUT_DIR
 set -uo pipefail
 build=${1:?build dir} out=${2:?out dir}
-cfg='{"tile_m":128,"tile_n":128,"block_x":32,"block_y":32,"vec":1,"layout":"pad","realign":0}'
+cfg='{"tile_m":128,"tile_n":128,"block_x":32,"block_y":32,"vec":1,"layout":"pad","realign":0,"copy":0}'
 for shape in 8191x4097 8192x4096; do
   ncu --clock-control none -k regex:ktune_transpose --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
