@@ -2,8 +2,10 @@
 #include "cache_cli.hpp"
 #include "log_cli.hpp"
 #include "problem_cli.hpp"
+#include "workload.hpp"
 
 #include <ktune/cache/database.hpp>
+#include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
 #include <ktune/runtime/driver.hpp>
 #include <ktune/tuner/bench.hpp>
@@ -14,6 +16,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -93,6 +96,90 @@ std::map<std::string, std::string> faulted_configs() {
   throw Error(std::string("cannot restart the tuner: ") + std::strerror(errno));
 }
 
+// Compiles a problem's whole space for sm_90 (no GPU needed); 0 when all of it compiled.
+int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
+  const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program);
+  std::printf("dry run (no GPU): %zu configs for %s, %zu compiled for sm_90 in %.1f s (%.1f ms per config "
+              "on %u threads), %zu failed\n",
+              r.configs, problem.problem.describe().c_str(), r.compiled, r.seconds,
+              1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.configs, 1)),
+              opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
+              r.failures.size());
+  for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
+  return r.failures.empty() ? 0 : 1;
+}
+
+// False, with what can be done instead, where there is no GPU to tune on. `problem`:
+// the problem's words for `ktune space`, when there is one.
+bool gpu_available(const std::string& tune_args, const std::string& problem) {
+  std::string why;
+  if (driver::available(&why)) return true;
+  std::fprintf(stderr,
+               "ktune: cannot tune here: %s\n"
+               "  Tuning needs an NVIDIA GPU and its driver. Without one you can:\n"
+               "    ktune tune %s --dry-run   # compile the whole space with NVRTC\n",
+               why.c_str(), tune_args.c_str());
+  if (!problem.empty()) std::fprintf(stderr, "    ktune space %s            # list the configs\n", problem.c_str());
+  return false;
+}
+
+// Tunes one problem, prints its table and stores the winner; 0 when it has one.
+int tune_one(const TuneTarget& problem, const ProblemArgs& args, const TuneOptions& opt, const std::string& summary,
+             char** argv) {
+  const TimingProtocol timing = opt.timing;
+  TuneResult result;
+  try {
+    result = ktune::tune(opt, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
+  } catch (const ContextLost& lost) {
+    restart_without(lost, opt.excluded, argv);
+  }
+  print_table(result, problem.problem.describe(), opt.top_k + 3);
+  if (!summary.empty()) append_summary(summary, args, problem.problem, result);
+  return result.ranked.empty() ? 1 : 0;
+}
+
+// Whether this GPU already has the problem's exact record, tuned on the current template.
+bool already_tuned(const TuneTarget& problem, const TuneOptions& opt) {
+  const DeviceInfo dev = query_device_ordinal(opt.device);
+  const Database db(opt.database.empty() ? Database::default_path() : opt.database);
+  return lookup_config(db, dev.fingerprint.key(), problem.problem, dev.limits).level == MatchLevel::exact;
+}
+
+// `ktune tune --workload FILE`: the problems in turn on one GPU. One stored for the
+// current template is skipped, so a second run resumes where an interrupted one stopped
+// (also the fresh process a faulting kernel restarts); a problem that fails is reported
+// and the others go on.
+int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt, const std::string& summary,
+                  char** argv) {
+  std::size_t tuned = 0, stored = 0, failed = 0;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const WorkloadEntry& e = entries[i];
+    const std::string what = problem_command(e.args) + " (line " + std::to_string(e.line) + ")";
+    try {
+      if (already_tuned(e.target, opt)) {
+        std::printf("[%zu/%zu] %s: already stored for this template, skipped\n", i + 1, entries.size(), what.c_str());
+        ++stored;
+        continue;
+      }
+      std::printf("[%zu/%zu] %s\n", i + 1, entries.size(), what.c_str());
+      std::fflush(stdout);
+      ++(tune_one(e.target, e.args, opt, summary, argv) == 0 ? tuned : failed);
+    } catch (const Error& err) {
+      std::fprintf(stderr, "ktune: %s: %s\n", what.c_str(), err.what());
+      ++failed;
+    }
+  }
+  std::printf("workload: %zu problems, %zu tuned, %zu already stored, %zu failed\n", entries.size(), tuned, stored,
+              failed);
+  return failed ? 1 : 0;
+}
+
+int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt) {
+  int status = 0;
+  for (const WorkloadEntry& e : entries) status |= dry_run_one(e.target, opt);
+  return status;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ktune: generate, compile, time, verify and store the best CUDA kernels for this GPU"};
   app.require_subcommand(1);
@@ -100,7 +187,7 @@ int run(int argc, char** argv) {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false;
-  std::string database, log_dir, summary;
+  std::string database, log_dir, summary, workload;
   auto* tune = app.add_subcommand("tune", "tune a family, or your own kernel (--kernel FILE.cu), for one problem on "
                                           "the GPU and store the winner");
   add_problem_options(tune, tp);
@@ -125,6 +212,9 @@ int run(int argc, char** argv) {
   tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
   tune->add_option("--log-dir", log_dir, "where the search log goes (default: next to the database, logs/)");
   tune->add_option("--summary", summary, "append a one-line JSON summary of the run to this file (for bench/)");
+  tune->add_option("--workload", workload,
+                   "tune every problem of FILE (a line each, as after `ktune tune`); problems already stored for "
+                   "the current template are skipped");
   tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")
       ->capture_default_str()
       ->check(CLI::Range(0, 4096));
@@ -165,43 +255,24 @@ int run(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (*tune) {
-    const TuneTarget problem = parse_problem(tp);
-    const std::string description = problem.problem.describe();
-    if (dry_run) {
-      const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program);
-      std::printf("dry run (no GPU): %zu configs for %s, %zu compiled for sm_90 in %.1f s (%.1f ms per config "
-                  "on %u threads), %zu failed\n",
-                  r.configs, description.c_str(), r.compiled, r.seconds,
-                  1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.configs, 1)),
-                  opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
-                  r.failures.size());
-      for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
-      return r.failures.empty() ? 0 : 1;
-    }
-    std::string why;
-    if (!driver::available(&why)) {
-      std::fprintf(stderr,
-                   "ktune: cannot tune here: %s\n"
-                   "  Tuning needs an NVIDIA GPU and its driver. Without one you can:\n"
-                   "    ktune tune %s --dry-run   # compile the whole space with NVRTC\n"
-                   "    ktune space %s            # list the configs\n",
-                   why.c_str(), problem_command(tp).c_str(), problem_command(tp).c_str());
-      return 2;
-    }
     opt.timing.cold = !hot;
     opt.database = database;
     opt.log_dir = log_dir;
-    const TimingProtocol timing = opt.timing;
-    opt.excluded = faulted_configs();
-    TuneResult result;
-    try {
-      result = ktune::tune(opt, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
-    } catch (const ContextLost& lost) {
-      restart_without(lost, opt.excluded, argv);
+    if (!workload.empty()) {
+      const bool options = std::any_of(tp.given.begin(), tp.given.end(), [](const auto& o) { return !o.second.empty(); });
+      if (!tp.family.empty() || !tp.kernel.empty() || !tp.problem.empty() || options)
+        throw Error("give one problem or --workload FILE, not both");
+      const auto entries = read_workload(workload);  // every line checked before anything runs
+      if (dry_run) return dry_run_workload(entries, opt);
+      if (!gpu_available("--workload " + workload, "")) return 2;
+      opt.excluded = faulted_configs();
+      return tune_workload(entries, opt, summary, argv);
     }
-    print_table(result, description, opt.top_k + 3);
-    if (!summary.empty()) append_summary(summary, tp, problem.problem, result);
-    return result.ranked.empty() ? 1 : 0;
+    const TuneTarget problem = parse_problem(tp);
+    if (dry_run) return dry_run_one(problem, opt);
+    if (!gpu_available(problem_command(tp), problem_command(tp))) return 2;
+    opt.excluded = faulted_configs();
+    return tune_one(problem, tp, opt, summary, argv);
   }
   if (*bench) {
     const TuneTarget problem = parse_problem(bp);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `ktune tune --workload FILE` refuses bad files before anything runs, naming the file
+# and line (no GPU needed: every case fails while the file is read):
+#   workload_cli_test.sh PATH_TO_KTUNE SOURCE_DIR
+set -uo pipefail
+ktune=${1:?usage: workload_cli_test.sh KTUNE SOURCE_DIR}
+src=${2:?usage: workload_cli_test.sh KTUNE SOURCE_DIR}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export KTUNE_CACHE_DIR="$dir/cache"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_error() {  # name, message, workload text
+  printf '%b' "$3" > "$dir/$1.txt"
+  if "$ktune" tune --workload "$dir/$1.txt" > "$dir/out" 2>&1; then fail "$1: accepted"; fi
+  grep -qF "$2" "$dir/out" || fail "$1: expected '$2', got: $(cat "$dir/out")"
+  [ ! -e "$dir/cache/tuning.db" ] || fail "$1: a database was written"
+}
+good='# problems\ntranspose --dtype f32 --shape 1000x1537\n\nreduce --dtype f32 --n 1000003 --op sum   # a comment\n'
+expect_error family "family.txt:3: unknown kernel family 'foo'" "transpose --shape 64x64\n\nfoo --shape 1x1\n"
+expect_error option "option.txt:2: " "transpose --shape 64x64\ntranspose --shap 1x1\n"
+expect_error value "value.txt:1: bad --shape '64xx'" "transpose --shape 64xx\n"
+expect_error other "other.txt:1: --n does not apply to transpose" "transpose --n 5\n"
+expect_error kernel "kernel.txt:2: cannot read kernel file $dir/missing.cu" "transpose --shape 8x8\n--kernel missing.cu --problem n=3\n"
+expect_error empty "names no problem" "# nothing\n\n"
+if "$ktune" tune --workload "$dir/none.txt" > "$dir/out" 2>&1 || ! grep -q "cannot read workload file" "$dir/out"; then
+  fail "missing file: $(cat "$dir/out")"
+fi
+printf '%b' "$good" > "$dir/good.txt"
+if "$ktune" tune transpose --workload "$dir/good.txt" > "$dir/out" 2>&1 || ! grep -q "not both" "$dir/out"; then
+  fail "a problem and a workload accepted together"
+fi
+# A good file with a kernel path relative to it passes the reading; without a GPU the
+# run then stops with the reason (on a GPU machine workload_gpu_test runs it).
+cp "$src/tests/data/user_kernels/scale.cu" "$dir/scale.cu"
+printf '%b--kernel scale.cu --problem n=1000\n' "$good" > "$dir/good.txt"
+if ! command -v nvidia-smi > /dev/null; then
+  "$ktune" tune --workload "$dir/good.txt" > "$dir/out" 2>&1
+  rc=$?
+  [ $rc = 2 ] && grep -q "cannot tune here" "$dir/out" && grep -q -- "--workload $dir/good.txt --dry-run" "$dir/out" \
+    || fail "no GPU: rc=$rc $(cat "$dir/out")"
+fi
+echo "workload_cli_test: ok"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `ktune tune --workload FILE` on the GPU: every problem tuned and stored, a problem with
+# no correct config reported while the others go on, and a second run skipping what is
+# already stored for the current template:
+#   workload_gpu_test.sh PATH_TO_KTUNE SOURCE_DIR
+# Exits 77 (SKIPPED) without a GPU.
+set -uo pipefail
+ktune=${1:?usage: workload_gpu_test.sh KTUNE SOURCE_DIR}
+src=${2:?usage: workload_gpu_test.sh KTUNE SOURCE_DIR}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export KTUNE_CACHE_DIR="$dir/cache"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cp "$src/tests/data/user_kernels/scale.cu" "$src/tests/data/user_kernels/all_wrong.cu" "$dir/"
+cat > "$dir/work.txt" <<'WORK'
+transpose --dtype f32 --shape 1000x1537
+--kernel all_wrong.cu --problem n=5000     # every config wrong: reported, the rest go on
+reduce --dtype f32 --n 1000003 --op sum
+--kernel scale.cu --problem n=1000
+WORK
+
+"$ktune" tune --workload "$dir/work.txt" --strategy random --budget-evals 40 > "$dir/first.txt" 2>&1
+rc=$?
+if grep -q "cannot tune here" "$dir/first.txt"; then
+  echo "[  SKIPPED ] no GPU: $(head -1 "$dir/first.txt")"
+  exit 77
+fi
+cat "$dir/first.txt"
+[ $rc = 1 ] || fail "a workload with a failed problem must exit 1 (rc=$rc)"
+grep -q "^workload: 4 problems, 3 tuned, 0 already stored, 1 failed" "$dir/first.txt" || fail "first run totals"
+[ "$("$ktune" cache list | grep -cE 'transpose|reduce|scale_test')" = 3 ] || fail "three winners stored"
+
+"$ktune" tune --workload "$dir/work.txt" --strategy random --budget-evals 40 > "$dir/second.txt" 2>&1
+cat "$dir/second.txt"
+grep -q "^workload: 4 problems, 0 tuned, 3 already stored, 1 failed" "$dir/second.txt" || fail "second run resumes"
+[ "$(grep -c 'already stored for this template, skipped' "$dir/second.txt")" = 3 ] || fail "skips named"
+echo "workload_gpu_test: ok"

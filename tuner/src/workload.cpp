@@ -1,0 +1,50 @@
+#include "workload.hpp"
+
+#include <ktune/error.hpp>
+
+#include <fstream>
+
+namespace ktune {
+
+namespace {
+
+// A line as `ktune tune` would take it (the same options, checked the same way).
+ProblemArgs parse_line(const std::string& text, const std::filesystem::path& folder) {
+  CLI::App app;
+  ProblemArgs args;
+  add_problem_options(&app, args);
+  try {
+    app.parse(text, false);
+  } catch (const CLI::ParseError& e) {
+    throw Error(e.what());
+  }
+  if (!args.kernel.empty() && std::filesystem::path(args.kernel).is_relative())
+    args.kernel = (folder / args.kernel).lexically_normal().string();
+  return args;
+}
+
+}  // namespace
+
+std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw Error("cannot read workload file " + file.string());
+  std::vector<WorkloadEntry> entries;
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    if (const auto hash = text.find('#'); hash != std::string::npos) text.erase(hash);
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      WorkloadEntry e;
+      e.line = line;
+      e.args = parse_line(text, file.parent_path());
+      e.target = parse_problem(e.args);
+      entries.push_back(std::move(e));
+    } catch (const Error& err) {
+      throw Error(file.string() + ":" + std::to_string(line) + ": " + err.what());
+    }
+  }
+  if (entries.empty()) throw Error("workload file " + file.string() + " names no problem");
+  return entries;
+}
+
+}  // namespace ktune

@@ -1,0 +1,24 @@
+#pragma once
+// A workload file for `ktune tune --workload FILE`: one problem per line, written as
+// after `ktune tune`, e.g.
+//   transpose --dtype f32 --shape 8192x2048
+//   --kernel stencil/jacobi.cu --problem nx=4096,ny=4096   # paths relative to the file
+// Blank lines and text after '#' are ignored.
+#include "problem_cli.hpp"
+
+#include <filesystem>
+#include <vector>
+
+namespace ktune {
+
+struct WorkloadEntry {
+  int line = 0;           // 1-based, for messages
+  ProblemArgs args;       // --kernel resolved against the file's folder
+  TuneTarget target;
+};
+
+// Every line is read and checked (family, options, values, kernel files) before any
+// problem is tuned; the first bad one throws ktune::Error "FILE:LINE: why".
+std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file);
+
+}  // namespace ktune
