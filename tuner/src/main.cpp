@@ -123,9 +123,9 @@ bool gpu_available(const std::string& tune_args, const std::string& problem) {
   return false;
 }
 
-// Tunes one problem, prints its table and stores the winner; 0 when it has one.
-int tune_one(const TuneTarget& problem, const ProblemArgs& args, const TuneOptions& opt, const std::string& summary,
-             char** argv) {
+// Tunes one problem, prints its table and stores the winner.
+TuneResult tune_one(const TuneTarget& problem, const ProblemArgs& args, const TuneOptions& opt,
+                    const std::string& summary, char** argv) {
   const TimingProtocol timing = opt.timing;
   TuneResult result;
   try {
@@ -135,7 +135,7 @@ int tune_one(const TuneTarget& problem, const ProblemArgs& args, const TuneOptio
   }
   print_table(result, problem.problem.describe(), opt.top_k + 3);
   if (!summary.empty()) append_summary(summary, args, problem.problem, result);
-  return result.ranked.empty() ? 1 : 0;
+  return result;
 }
 
 // Whether this GPU already has the problem's exact record, tuned on the current template.
@@ -148,7 +148,7 @@ bool already_tuned(const TuneTarget& problem, const TuneOptions& opt) {
 // `ktune tune --workload FILE`: the problems in turn on one GPU. One stored for the
 // current template is skipped, so a second run resumes where an interrupted one stopped
 // (also the fresh process a faulting kernel restarts); a problem that fails is reported
-// and the others go on.
+// and the others go on. Ctrl-C stores the current problem's best so far and stops.
 int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt, const std::string& summary,
                   char** argv) {
   std::size_t tuned = 0, stored = 0, failed = 0;
@@ -163,7 +163,14 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
       }
       std::printf("[%zu/%zu] %s\n", i + 1, entries.size(), what.c_str());
       std::fflush(stdout);
-      ++(tune_one(e.target, e.args, opt, summary, argv) == 0 ? tuned : failed);
+      const TuneResult r = tune_one(e.target, e.args, opt, summary, argv);
+      ++(r.ranked.empty() ? failed : tuned);
+      if (r.interrupted) {
+        std::printf("workload interrupted at line %d: %zu problem(s) not started; run it again to go on (this one's "
+                    "best so far is stored and counts as done)\n",
+                    e.line, entries.size() - i - 1);
+        break;
+      }
     } catch (const Error& err) {
       std::fprintf(stderr, "ktune: %s: %s\n", what.c_str(), err.what());
       ++failed;
@@ -272,7 +279,7 @@ int run(int argc, char** argv) {
     if (dry_run) return dry_run_one(problem, opt);
     if (!gpu_available(problem_command(tp), problem_command(tp))) return 2;
     opt.excluded = faulted_configs();
-    return tune_one(problem, tp, opt, summary, argv);
+    return tune_one(problem, tp, opt, summary, argv).ranked.empty() ? 1 : 0;
   }
   if (*bench) {
     const TuneTarget problem = parse_problem(bp);
