@@ -20,17 +20,20 @@
 namespace ktune {
 
 // A call's identity on the hot path: the family (its spec), what the family encodes as
-// its variant (an op, a layout), the dtype and up to three sizes with the alignment class.
+// its variant (an op, a layout), the dtype, two sizes, the alignment class and `extra`.
 struct ProblemKey {
   CUcontext ctx = nullptr;
   const KernelSpec* family = nullptr;
   int variant = 0;
   DType dtype = DType::f32;
-  std::int64_t rows = 0, cols = 0, align = 1, depth = 0;
+  std::int64_t rows = 0, cols = 0, align = 1;
+  // The rest of what the family's constraints read of a call: a third size, or a second
+  // alignment class. A prepared launch is only reused where every one of them matches.
+  std::int64_t extra = 0;
 
   bool operator==(const ProblemKey& o) const {
-    return std::tie(ctx, family, variant, dtype, rows, cols, align, depth) ==
-           std::tie(o.ctx, o.family, o.variant, o.dtype, o.rows, o.cols, o.align, o.depth);
+    return std::tie(ctx, family, variant, dtype, rows, cols, align, extra) ==
+           std::tie(o.ctx, o.family, o.variant, o.dtype, o.rows, o.cols, o.align, o.extra);
   }
 };
 

@@ -23,7 +23,9 @@ const LaunchInfo& Runtime::transpose(void* dst, const void* src, std::int64_t ro
   validate(args);  // throws before anything launches
   const CUcontext ctx = impl_->current_context();
   static const KernelSpec* const family = &KernelSpec::builtin("transpose");
-  const ProblemKey key{ctx, family, 0, dtype, rows, cols, transpose_alignment(args)};
+  // The copy of a degenerate shape needs its pointers' alignment, which `align` (pitches
+  // included) does not show.
+  const ProblemKey key{ctx, family, 0, dtype, rows, cols, transpose_alignment(args), transpose_copy_alignment(args)};
   const Prepared& p = impl_->prepared_for(key, [&] { return transpose_tuning_problem(args); });
   launch_transpose(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
   return p.info;

@@ -100,6 +100,21 @@ TEST_F(RuntimeGpu, ExactThenNearestThenAlignmentRecheck) {
   EXPECT_NE(info.config.find("vec=1"), std::string::npos) << info.config;
 }
 
+// A degenerate shape's copy needs its pointers' alignment, which the transpose's own
+// alignment class does not show (an odd pitch makes it 1 either way): a call with
+// pointers one element off must not reuse the vec-4 copy prepared for aligned ones.
+TEST_F(RuntimeGpu, DegenerateCopyIsPreparedPerPointerAlignment) {
+  store(4097, 1, 1,
+        {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4}, {"vec", 4}, {"layout", "direct"},
+         {"realign", 0}, {"copy", 1}});
+  Runtime rt({db_path_.string(), false});
+  LaunchInfo info = run_and_check(rt, 4097, 1);
+  EXPECT_EQ(info.match, MatchLevel::exact);
+  EXPECT_NE(info.config.find("vec=4"), std::string::npos) << info.config;
+  info = run_and_check(rt, 4097, 1, 1);
+  EXPECT_EQ(info.config.find("vec=4"), std::string::npos) << info.config;
+}
+
 TEST_F(RuntimeGpu, StaleTemplateRecordsAreNotUsed) {
   store(512, 768, 4, k_vec4, "0000000000000000");
   Runtime rt({db_path_.string(), false});
