@@ -103,4 +103,19 @@ void double_to_element(DType dtype, double v, void* p) {
   throw Error("double_to_element: unknown dtype");
 }
 
+std::int64_t vector_width(DType dtype, std::initializer_list<std::uintptr_t> addresses,
+                          std::initializer_list<std::int64_t> pitches) {
+  const std::int64_t elem = size_of(dtype);
+  std::int64_t width = 16 / elem;
+  const auto allows = [&](std::int64_t w) {
+    for (std::uintptr_t a : addresses)
+      if (a % static_cast<std::uintptr_t>(w * elem)) return false;
+    for (std::int64_t p : pitches)
+      if (p % w) return false;
+    return true;
+  };
+  while (width > 1 && !allows(width)) width /= 2;
+  return width;
+}
+
 }  // namespace ktune

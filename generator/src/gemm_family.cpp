@@ -1,6 +1,7 @@
 #include <ktune/generator/gemm_family.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/generator/dtype.hpp>
 
 #include <limits>
 
@@ -76,14 +77,7 @@ GemmArgs gemm_probe_args(GemmArgs a) {
   return a;
 }
 
-std::int64_t gemm_alignment(const GemmArgs& a) {
-  const std::int64_t elem = size_of(a.dtype);
-  for (std::int64_t v = 16 / elem; v > 1; v /= 2) {
-    const auto bytes = static_cast<std::uintptr_t>(v * elem);
-    if (a.a % bytes == 0 && a.b % bytes == 0 && a.lda % v == 0 && a.ldb % v == 0) return v;
-  }
-  return 1;
-}
+std::int64_t gemm_alignment(const GemmArgs& a) { return vector_width(a.dtype, {a.a, a.b}, {a.lda, a.ldb}); }
 
 Problem gemm_problem(const GemmArgs& a) {
   return {a.dtype,

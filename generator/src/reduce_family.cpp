@@ -1,6 +1,7 @@
 #include <ktune/generator/reduce_family.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/generator/dtype.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -72,10 +73,8 @@ ReduceArgs reduce_probe_args(ReduceArgs a) {
 }
 
 std::int64_t reduce_alignment(const ReduceArgs& a) {
-  const auto elem = static_cast<std::uint64_t>(size_of(a.dtype));
-  std::int64_t align = 16 / size_of(a.dtype);
-  while (align > 1 && (a.in % (elem * static_cast<std::uint64_t>(align)) || (a.rows > 1 && a.ld % align))) align /= 2;
-  return align;
+  // One row's pitch is never used.
+  return a.rows > 1 ? vector_width(a.dtype, {a.in}, {a.ld}) : vector_width(a.dtype, {a.in}, {});
 }
 
 Problem reduce_problem(const ReduceArgs& a) {

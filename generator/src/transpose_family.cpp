@@ -1,6 +1,7 @@
 #include <ktune/generator/transpose_family.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/generator/dtype.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -49,25 +50,13 @@ void validate(const TransposeArgs& a) {
 }
 
 std::int64_t transpose_alignment(const TransposeArgs& a) {
-  const std::uint64_t elem = static_cast<std::uint64_t>(size_of(a.dtype));
-  std::int64_t align = 16 / size_of(a.dtype);  // no access is wider than 16 bytes
-  while (align > 1) {
-    const std::uint64_t bytes = elem * static_cast<std::uint64_t>(align);
-    if (a.src % bytes == 0 && a.dst % bytes == 0 && a.ld_src % align == 0 && a.ld_dst % align == 0) break;
-    align /= 2;
-  }
-  return align;
+  return vector_width(a.dtype, {a.src, a.dst}, {a.ld_src, a.ld_dst});
 }
 
 std::int64_t transpose_copy_alignment(const TransposeArgs& a) {
   // 1 x n: dst is n rows of one element, contiguous when ld_dst == 1; n x 1 likewise src.
   const bool copy = (a.rows == 1 && (a.cols == 1 || a.ld_dst == 1)) || (a.cols == 1 && a.ld_src == 1);
-  if (!copy) return 0;
-  const std::uint64_t elem = static_cast<std::uint64_t>(size_of(a.dtype));
-  std::int64_t align = 16 / size_of(a.dtype);
-  while (align > 1 && (a.src % (elem * static_cast<std::uint64_t>(align)) || a.dst % (elem * static_cast<std::uint64_t>(align))))
-    align /= 2;
-  return align;
+  return copy ? vector_width(a.dtype, {a.src, a.dst}, {}) : 0;
 }
 
 Problem transpose_problem(const TransposeArgs& args) {
