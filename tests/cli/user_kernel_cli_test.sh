@@ -56,28 +56,23 @@ expect_refused "--problem is for --kernel" space transpose --problem n=5
 expect_refused "cannot read kernel file" space --kernel "$dir/missing.cu" --problem n=5
 
 # Malformed descriptions: the message names the file, the line and what is wrong.
-bad() {  # name, the line to replace (sed pattern), its replacement
+bad() {  # name, the line to replace (sed pattern), its replacement, the expected message
   sed "s|$2|$3|" "$data/scale.cu" > "$dir/$1.cu"
+  expect_refused "$4" space --kernel "$dir/$1.cu" --problem n=5
 }
-bad size '^// @arg     out y : T\[n\]' '// @arg     out y : T[n * m]'
-expect_refused "size.cu: line 7 (argument y): the size of y refers to 'm', which is no problem variable" \
-  space --kernel "$dir/size.cu" --problem n=5
-bad role '^// @arg     in  x : T\[n\]' '// @arg     input x : T[n]'
-expect_refused "role.cu: line 8 .*role is in, out, inout or scalar, not 'input'" space --kernel "$dir/role.cu" --problem n=5
-bad count '^// @arg     in  x : T\[n\]' '// @arg     in  x : T'
-expect_refused "line 8 .*needs its element count" space --kernel "$dir/count.cu" --problem n=5
-bad type '^// @arg     in  x : T\[n\]' '// @arg     in  x : float[n]'
-expect_refused "type 'float' is no dtype" space --kernel "$dir/type.cu" --problem n=5
-bad tolerance '^// @verify  tolerance = exact' '// @verify  tolerance = within 3'
-expect_refused "line 15 .*a tolerance is 'exact', 'abs X', 'rel X' or 'ulp N'" space --kernel "$dir/tolerance.cu" --problem n=5
-bad verify '^// @verify  config = threads=64 bug=0' '// @verify  tolerance = exact'
-expect_refused "how is a result checked" space --kernel "$dir/verify.cu" --problem n=5
-bad trusted '^// @verify  config = threads=64 bug=0' '// @verify  config = threads=48 bug=0'
-expect_refused "line 14 .*not a declared value of 'threads'" space --kernel "$dir/trusted.cu" --problem n=5
-bad expr '^// @launch  grid  = (ceil_div(n, threads), 1, 1)' '// @launch  grid  = (ceil_div(n, threads, 1, 1)'
-expect_refused "line 13" space --kernel "$dir/expr.cu" --problem n=5
-bad half '^// @type    T = f32, f64, i32' '// @type    T = f16'
-expect_refused "not supported in users' kernels yet" space --kernel "$dir/half.cu" --problem n=5
+bad size '^// @arg     out y : T\[n\]' '// @arg     out y : T[n * m]' \
+  "size.cu: line 7 (argument y): the size of y refers to 'm', which is no problem variable"
+bad role '^// @arg     in  x : T\[n\]' '// @arg     input x : T[n]' \
+  "role.cu: line 8 .*role is in, out, inout or scalar, not 'input'"
+bad count '^// @arg     in  x : T\[n\]' '// @arg     in  x : T' "line 8 .*needs its element count"
+bad type '^// @arg     in  x : T\[n\]' '// @arg     in  x : float[n]' "type 'float' is no dtype"
+bad tolerance '^// @verify  tolerance = exact' '// @verify  tolerance = within 3' \
+  "line 15 .*a tolerance is 'exact', 'abs X', 'rel X' or 'ulp N'"
+bad verify '^// @verify  config = threads=64 bug=0' '// @verify  tolerance = exact' "how is a result checked"
+bad trusted '^// @verify  config = threads=64 bug=0' '// @verify  config = threads=48 bug=0' \
+  "line 14 .*not a declared value of 'threads'"
+bad expr '^// @launch  grid  = (ceil_div(n, threads), 1, 1)' '// @launch  grid  = (ceil_div(n, threads, 1, 1)' "line 13"
+bad half '^// @type    T = f32, f64, i32' '// @type    T = f16' "not supported in users' kernels yet"
 # A kernel that does not compile: NVRTC's log, with the line, reaches the user.
 if "$ktune" tune --kernel "$data/does_not_compile.cu" --problem n=64 --dry-run > "$dir/out" 2>&1; then
   fail "a kernel with a syntax error compiled"
