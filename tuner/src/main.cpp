@@ -139,8 +139,7 @@ TuneResult tune_one(const TuneTarget& problem, const ProblemArgs& args, const Tu
 }
 
 // Whether this GPU already has the problem's exact record, tuned on the current template.
-bool already_tuned(const TuneTarget& problem, const TuneOptions& opt) {
-  const DeviceInfo dev = query_device_ordinal(opt.device);
+bool already_tuned(const TuneTarget& problem, const DeviceInfo& dev, const TuneOptions& opt) {
   const Database db(opt.database.empty() ? Database::default_path() : opt.database);
   return lookup_config(db, dev.fingerprint.key(), problem.problem, dev.limits).level == MatchLevel::exact;
 }
@@ -151,12 +150,13 @@ bool already_tuned(const TuneTarget& problem, const TuneOptions& opt) {
 // and the others go on. Ctrl-C stores the current problem's best so far and stops.
 int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt, const std::string& summary,
                   char** argv) {
+  const DeviceInfo dev = query_device_ordinal(opt.device);
   std::size_t tuned = 0, stored = 0, failed = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const WorkloadEntry& e = entries[i];
     const std::string what = problem_command(e.args) + " (line " + std::to_string(e.line) + ")";
     try {
-      if (already_tuned(e.target, opt)) {
+      if (already_tuned(e.target, dev, opt)) {
         std::printf("[%zu/%zu] %s: already stored for this template, skipped\n", i + 1, entries.size(), what.c_str());
         ++stored;
         continue;
