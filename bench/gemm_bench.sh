@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GEMM benchmark, one GPU run: ktune tunes each problem (the static model's ranking,
-# a budget of evaluations per problem; its ceiling: FMA chains doing the same FLOPs),
-# and cuBLAS through torch.mm with TF32 off is timed alike.
+# a budget of evaluations per problem; its ceiling: FMA chains, or mma.sync chains for
+# f16 and bf16, doing the same FLOPs), and cuBLAS through torch.mm with TF32 off and,
+# for f16 and bf16, an autotuned Triton matmul (bench/torch_gemm.py) are timed alike.
 #   bash bench/gemm_bench.sh BUILD_DIR OUT_DIR
 # KTUNE_GEMM_PROBLEMS: DTYPE:MxNxK:LAYOUT:EVALS ... (EVALS 0: the whole space).
 # Output: OUT_DIR/gemm.log, gemm-summary.jsonl, gemm-torch.jsonl, gemm.md.
@@ -10,7 +11,7 @@ build=${1:?usage: bench/gemm_bench.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: bench/gemm_bench.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-problems=${KTUNE_GEMM_PROBLEMS:-"f32:4096x4096x4096:nn:600 f32:8192x8192x8192:nn:80 f32:4095x4097x1023:nn:600 f32:16384x64x16384:nn:600"}
+problems=${KTUNE_GEMM_PROBLEMS:-"bf16:4096x4096x4096:nn:200 bf16:8192x8192x8192:nn:60 bf16:4095x4097x1023:nn:200 bf16:16384x64x16384:nn:200 f16:4096x4096x4096:nn:200 f32:4096x4096x4096:nn:600 f32:4095x4097x1023:nn:600 f32:16384x64x16384:nn:600"}
 status=0
 peers=()
 for p in $problems; do
@@ -26,16 +27,17 @@ python3 - "$out/gemm-summary.jsonl" "$out/gemm-torch.jsonl" <<'PY' | tee "$out/g
 import json, sys
 ktune = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 torch = {(t["dtype"], t["shape"], t["layout"]): t for t in (json.loads(l) for l in open(sys.argv[2]) if l.strip())}
-print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of FMA chains | cuBLAS (torch.mm) us | % of cuBLAS | tune s | evaluated / space | winner |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of ceiling | cuBLAS (torch.mm) us | % of cuBLAS | Triton us | Triton / ktune | tune s | evaluated / space | winner |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in ktune:
     layout = k.get("layout", "nn")
     w, t = k.get("winner"), torch.get((k["dtype"], k["shape"], layout))
     if not w:
         print(f"| {k['dtype']} | {k['shape']} | {layout} | no winner |"); continue
     cub = f"{t['torch_us']:.1f} | {100 * t['torch_us'] / w['median_us']:.1f}%" if t else "- | -"
+    tri = f"{t['triton_us']:.1f} | {t['triton_us'] / w['median_us']:.3f}" if t and "triton_us" in t else "- | -"
     print(f"| {k['dtype']} | {k['shape']} | {layout} | {w['median_us']:.1f} | {w['gbps'] / 1e3:.1f} | "
-          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
+          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {tri} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
           f"`{w['config']}` |")
 PY
 exit $status

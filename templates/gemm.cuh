@@ -29,6 +29,7 @@
 // @launch  block = (threads, 1, 1)
 // @launch  grid  = (ceil_div(n, bn), ceil_div(m, bm), splitk)
 // @include common
+// @include gemm_types
 //
 // C (m x n, pitch ldc) = alpha * op(A) * op(B) + beta * C, row-major, op(X) = X or X^T
 // as the operation type says (layouts nn, nt, tn, tt). A SIMT GEMM with joint
@@ -56,12 +57,6 @@
 // warp_m distinct pieces of A and warp_n of B per k, fewest when the warp tile is near
 // square, so the space keeps warp tiles at most twice as long as wide (every block and
 // thread tile has one).
-
-template <class In, class Acc, int TA, int TB> struct ktune_gemm_types {
-  using in = In;    // A, B and C as stored
-  using acc = Acc;  // shared tiles, accumulators, alpha, beta
-  static constexpr bool ta = TA, tb = TB;
-};
 
 enum ktune_gemm_layout { layout_none, layout_pad, layout_xor, layout_shift };
 

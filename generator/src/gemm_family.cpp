@@ -24,6 +24,19 @@ std::uintptr_t extent(std::int64_t rows, std::int64_t cols, std::int64_t ld, std
 
 }  // namespace
 
+const char* to_string(GemmMath math) { return math == GemmMath::simt ? "simt" : "auto"; }
+
+std::optional<GemmMath> parse_gemm_math(std::string_view text) {
+  if (text == "auto") return GemmMath::automatic;
+  if (text == "simt") return GemmMath::simt;
+  return std::nullopt;
+}
+
+const KernelSpec& gemm_spec(const GemmArgs& a) {
+  const bool tensor = a.math == GemmMath::automatic && (a.dtype == DType::f16 || a.dtype == DType::bf16);
+  return KernelSpec::builtin(tensor ? "gemm_mma" : "gemm");
+}
+
 std::pair<std::int64_t, std::int64_t> gemm_stored_a(const GemmArgs& a) {
   return a.trans_a ? std::pair{a.k, a.m} : std::pair{a.m, a.k};
 }
@@ -92,16 +105,20 @@ std::string gemm_type_argument(const GemmArgs& a) {
 
 TuningProblem gemm_tuning_problem(const GemmArgs& a) {
   validate(a);
-  const KernelSpec& spec = KernelSpec::builtin("gemm");
+  const KernelSpec& spec = gemm_spec(a);
   return TuningProblem{&spec,           gemm_layout(a),        std::string(to_string(a.dtype)), {a.m, a.n, a.k},
-                       gemm_problem(a), spec.source(),         gemm_type_argument(a),           gemm_default_config(spec), {}};
+                       gemm_problem(a), spec.source(),         gemm_type_argument(a),           gemm_default_config(a), {}};
 }
 
 double gemm_flops(const GemmArgs& a) {
   return 2.0 * static_cast<double>(a.m) * static_cast<double>(a.n) * static_cast<double>(a.k);
 }
 
-Config gemm_default_config(const KernelSpec& spec) {
+Config gemm_default_config(const GemmArgs& a) {
+  const KernelSpec& spec = gemm_spec(a);
+  if (spec.tunable_index("warps_m") >= 0)
+    return config_from_json(spec, {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"warps_m", 2}, {"warps_n", 2}, {"stages", 3},
+                                   {"layout", "xor"}, {"group", 8}, {"vec", 8}, {"splitk", 1}});
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
                                  {"buffer", 1}, {"split", 0}, {"splitk", 1}, {"warp_n", 8}});
 }

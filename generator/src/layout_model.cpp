@@ -172,3 +172,48 @@ GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
 }
 
 }  // namespace ktune
+
+namespace ktune {
+
+std::int64_t mma_smem_offset(SmemLayout layout, int cols, std::int64_t row, std::int64_t chunk) {
+  const std::int64_t chunks = cols / 8;
+  switch (layout) {
+    case SmemLayout::pad: return row * (cols + 8) + chunk * 8;
+    case SmemLayout::xor_swizzle: {
+      const std::int64_t span = chunks >= 8 ? 1 : 8 / chunks, width = std::min<std::int64_t>(chunks, 8);
+      return row * cols + (chunk ^ ((row / span) % width)) * 8;
+    }
+    case SmemLayout::shift:
+      throw Error("the tensor-core GEMM has no shift layout");
+    case SmemLayout::none: break;
+  }
+  return row * cols + chunk * 8;
+}
+
+MmaBankConflicts mma_bank_conflicts(SmemLayout layout, int cols, int rows) {
+  // 2-byte elements; a request of 16-byte accesses is served 8 lanes a phase.
+  const auto address = [&](std::int64_t row, std::int64_t chunk) { return mma_smem_offset(layout, cols, row, chunk) * 2; };
+  const int chunks = cols / 8;
+  MmaBankConflicts c{0, 0};
+  int copies = 0, reads = 0;
+  // cp.async: a warp's 32 consecutive chunks of the tile, row-major.
+  for (int first = 0; first < rows * chunks; first += 32, ++copies) {
+    std::vector<std::optional<std::int64_t>> lanes(32);
+    for (int l = 0; l < 32 && first + l < rows * chunks; ++l)
+      lanes[static_cast<std::size_t>(l)] = address((first + l) / chunks, (first + l) % chunks);
+    c.copy += static_cast<double>(wavefronts(lanes, 16)) / ideal_wavefronts(16);
+  }
+  // ldmatrix x4: four 8-row matrices at one chunk column each, from every 8-row band.
+  for (int row0 = 0; row0 + 16 <= rows; row0 += 16)
+    for (int chunk = 0; chunk + 2 <= chunks; chunk += 2, ++reads) {
+      std::vector<std::optional<std::int64_t>> lanes(32);
+      for (int l = 0; l < 32; ++l)
+        lanes[static_cast<std::size_t>(l)] = address(row0 + (l / 8) % 2 * 8 + l % 8, chunk + l / 16);
+      c.ldmatrix += static_cast<double>(wavefronts(lanes, 16)) / ideal_wavefronts(16);
+    }
+  c.copy = copies ? c.copy / copies : 1;
+  c.ldmatrix = reads ? c.ldmatrix / reads : 1;
+  return c;
+}
+
+}  // namespace ktune

@@ -71,7 +71,7 @@ const LaunchInfo& Runtime::gemm(void* c, const void* a, const void* b, std::int6
     throw Error("gemm: unknown layout '" + std::string(layout) + "' (nn, nt, tn or tt: n = as stored, t = transposed)");
   validate(args);  // throws before anything launches
   const CUcontext ctx = impl_->current_context();
-  static const KernelSpec* const family = &KernelSpec::builtin("gemm");
+  const KernelSpec* const family = &gemm_spec(args);
   const int variant = (args.trans_a ? 2 : 0) + (args.trans_b ? 1 : 0);
   const ProblemKey key{ctx, family, variant, dtype, m, n, gemm_alignment(args), k};
   const Prepared& p = impl_->prepared_for(key, [&] { return gemm_tuning_problem(args); });

@@ -104,7 +104,7 @@ TEST(GemmFamily, AlignmentAndSpace) {
   // Odd pitches: scalar loads, or 16-byte loads from packed copies.
   const GemmArgs odd_args = args(4095, 4097, 1023);
   const Problem odd = gemm_problem(odd_args);
-  EXPECT_FALSE(why_invalid(spec, gemm_default_config(spec), DeviceLimits{}, odd));
+  EXPECT_FALSE(why_invalid(spec, gemm_default_config(odd_args), DeviceLimits{}, odd));
   std::set<std::int64_t> vecs;
   for (const auto& c : enumerate(spec, DeviceLimits{}, odd)) {
     vecs.insert(value(spec, c, "vec"));

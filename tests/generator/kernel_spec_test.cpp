@@ -35,7 +35,7 @@ TEST(KernelSpec, EveryFamilyTemplateParametersMatchTunables) {
 // Fragments (shared device code without `// @kernel`) are pulled in by `// @include`
 // and are no family of their own.
 TEST(KernelSpec, FragmentsAreIncludedNotFamilies) {
-  EXPECT_EQ(KernelSpec::builtin_families(), (std::vector<std::string>{"elementwise", "gemm", "reduce", "reduce_cols", "reduce_rows", "transpose"}));
+  EXPECT_EQ(KernelSpec::builtin_families(), (std::vector<std::string>{"elementwise", "gemm", "gemm_mma", "reduce", "reduce_cols", "reduce_rows", "transpose"}));
   for (const char* family : {"elementwise", "reduce", "reduce_rows", "reduce_cols"}) {
     const std::string& src = KernelSpec::builtin(family).source();
     EXPECT_NE(src.find("struct ktune_half"), std::string::npos) << family;  // from common
@@ -50,7 +50,7 @@ TEST(KernelSpec, UnknownFamilyListsKnownOnes) {
     KernelSpec::builtin("gemmm");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("known: elementwise, gemm, reduce, reduce_cols, reduce_rows, transpose"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("known: elementwise, gemm, gemm_mma, reduce, reduce_cols, reduce_rows, transpose"), std::string::npos) << e.what();
   }
 }
 

@@ -1,3 +1,4 @@
+#include <ktune/error.hpp>
 #include <ktune/generator/layout_model.hpp>
 #include <ktune/generator/space.hpp>
 
@@ -171,6 +172,47 @@ TEST(GemmLayoutModel, WarpShapeDecidesTheConflictsOfFragmentReads) {
   for (int bad : {0, 3, 32, 64}) {
     narrow.warp_n = bad;
     expect_error([&] { gemm_bank_conflicts(SmemLayout::none, narrow); }, "warp_n");
+  }
+}
+
+}  // namespace
+}  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// The tensor-core GEMM's tiles: rows of 32..256 2-byte elements (bk = 32, 64 for
+// k-contiguous operands; bm, bn = 64..256 for the others).
+TEST(MmaLayoutModel, LayoutsArePermutationsOfChunks) {
+  for (SmemLayout layout : {SmemLayout::none, SmemLayout::pad, SmemLayout::xor_swizzle})
+    for (int cols : {32, 64, 128, 256}) {
+      std::set<std::int64_t> seen;
+      for (int row = 0; row < 64; ++row)
+        for (int chunk = 0; chunk < cols / 8; ++chunk) {
+          const std::int64_t at = mma_smem_offset(layout, cols, row, chunk);
+          EXPECT_EQ(at % 8, 0) << "16-byte aligned";
+          EXPECT_GE(at, row * (cols + (layout == SmemLayout::pad ? 8 : 0)));
+          EXPECT_LT(at, (row + 1) * (cols + (layout == SmemLayout::pad ? 8 : 0))) << "stays in its row";
+          EXPECT_TRUE(seen.insert(at).second) << "two chunks at one place";
+        }
+    }
+  EXPECT_THROW(mma_smem_offset(SmemLayout::shift, 64, 0, 0), Error);
+}
+
+TEST(MmaLayoutModel, LdmatrixConflictsUnlessSwizzledOrPadded) {
+  for (int cols : {32, 64, 128, 256}) {
+    const MmaBankConflicts none = mma_bank_conflicts(SmemLayout::none, cols, 64);
+    // Eight rows of one chunk column: rows of 64 bytes share banks in pairs of rows
+    // (4-way), rows of 128 bytes or more all eight (8-way).
+    EXPECT_DOUBLE_EQ(none.ldmatrix, cols == 32 ? 4.0 : 8.0) << cols;
+    EXPECT_DOUBLE_EQ(none.copy, 1.0) << "consecutive chunks never conflict";
+    // Padding by one chunk: ldmatrix is conflict-free, but rows of 4 chunks + 1 make a
+    // phase of 8 copies span 9 chunks, two of them at one bank group.
+    const MmaBankConflicts pad = mma_bank_conflicts(SmemLayout::pad, cols, 64);
+    EXPECT_DOUBLE_EQ(pad.ldmatrix, 1.0) << cols;
+    if (cols == 32) EXPECT_GT(pad.copy, 1.0);
+    else EXPECT_DOUBLE_EQ(pad.copy, 1.0) << cols;
+    EXPECT_TRUE(mma_bank_conflicts(SmemLayout::xor_swizzle, cols, 64).conflict_free()) << cols;
   }
 }
 

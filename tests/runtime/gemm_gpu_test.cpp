@@ -15,9 +15,11 @@
 namespace ktune {
 namespace {
 
-GemmArgs shape_of(DType dtype, const char* layout, std::int64_t m, std::int64_t n, std::int64_t k) {
+GemmArgs shape_of(DType dtype, const char* layout, std::int64_t m, std::int64_t n, std::int64_t k,
+                  GemmMath math = GemmMath::simt) {
   GemmArgs a{dtype, m, n, k};
   EXPECT_TRUE(set_gemm_layout(a, layout)) << layout;
+  a.math = math;
   return a;
 }
 
@@ -28,10 +30,12 @@ GemmArgs shape_of(DType dtype, const char* layout, std::int64_t m, std::int64_t 
 // Shapes: tiny, odd (pitches allow scalar loads only: 16-byte configs pack A and B
 // first), 4-aligned but no multiple of any tile, and one with few tiles and a long k
 // (split-K 2 and 4).
+// The SIMT spaces (math simt: f16 and bf16 too), then the tensor-core ones (gemm_mma).
 struct VerifyCase {
   DType dtype;
   const char* layout;
   std::size_t stride, split_stride;
+  GemmMath math = GemmMath::simt;
 };
 
 std::vector<VerifyCase> verify_cases() {
@@ -40,6 +44,11 @@ std::vector<VerifyCase> verify_cases() {
     for (const char* layout : {"nn", "nt", "tn", "tt"}) {
       const bool main_space = dtype == DType::f32 && std::string(layout) == "nn";
       cases.push_back({dtype, layout, main_space ? 5u : 29u, main_space ? 13u : 53u});
+    }
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      const bool main_space = dtype == DType::bf16 && std::string(layout) == "nn";
+      cases.push_back({dtype, layout, main_space ? 7u : 31u, main_space ? 11u : 37u, GemmMath::automatic});
     }
   return cases;
 }
@@ -54,12 +63,13 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
   const std::size_t stride = all ? 1 : c.stride, split_stride = all ? 1 : c.split_stride;
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
-  const KernelSpec& spec = KernelSpec::builtin("gemm");
+  const KernelSpec& spec = gemm_spec(shape_of(c.dtype, c.layout, 1, 1, 1, c.math));
   const std::int64_t shapes[][3] = {{1, 1, 1},      {3, 5, 7},     {33, 65, 17}, {129, 127, 131},
                                     {100, 36, 260}, {260, 132, 68}, {72, 40, 1100}};
   std::vector<std::unique_ptr<GemmHarness>> harnesses;
   for (const auto& s : shapes)
-    harnesses.push_back(std::make_unique<GemmHarness>(dev, shape_of(c.dtype, c.layout, s[0], s[1], s[2]), TimingProtocol{}));
+    harnesses.push_back(
+        std::make_unique<GemmHarness>(dev, shape_of(c.dtype, c.layout, s[0], s[1], s[2], c.math), TimingProtocol{}));
   std::set<Config> valid, chosen;  // valid: at any of the shapes
   const int splitk_at = spec.tunable_index("splitk");
   for (const auto& h : harnesses) {
@@ -82,7 +92,7 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
         const std::string name = instantiate(spec, config, dev.limits, h->problem(), h->type_argument()).name_expression;
         if (kernel.emplace(name, names.size()).second) names.push_back(name);
       }
-  const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "gemm");
+  const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, spec.family());
   std::size_t failed = 0, verified = 0, packed = 0, split = 0;
   for (const auto& config : chosen) {
     for (const auto& h : harnesses) {
@@ -98,8 +108,8 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
     }
   }
   EXPECT_EQ(failed, 0u);
-  std::printf("gemm %s %s: %s: %zu of %zu configs (%zu kernels), %zu verifications, %zu packed, %zu split-K\n",
-              std::string(to_string(c.dtype)).c_str(), c.layout, all ? "all" : "sample", chosen.size(), valid.size(),
+  std::printf("%s %s %s: %s: %zu of %zu configs (%zu kernels), %zu verifications, %zu packed, %zu split-K\n",
+              spec.family().c_str(), std::string(to_string(c.dtype)).c_str(), c.layout, all ? "all" : "sample", chosen.size(), valid.size(),
               names.size(), verified, packed, split);
   EXPECT_GE(verified, chosen.size());  // each at one shape at least
   EXPECT_GT(packed, 0u);
@@ -108,7 +118,8 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
 
 INSTANTIATE_TEST_SUITE_P(AllSpaces, GemmSpaceGpu, ::testing::ValuesIn(verify_cases()),
                          [](const ::testing::TestParamInfo<VerifyCase>& p) {
-                           return std::string(to_string(p.param.dtype)) + "_" + p.param.layout;
+                           return std::string(p.param.math == GemmMath::simt ? "" : "mma_") +
+                                  std::string(to_string(p.param.dtype)) + "_" + p.param.layout;
                          });
 
 // scripts/gpu-check.sh runs compute-sanitizer over GemmRuntimeGpu.*.
@@ -147,8 +158,9 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
   EXPECT_EQ(ran, 12u);
 }
 
-// Every layout through the public call, f32 and f16, with pitches wider than the rows;
-// small integers, so every result is exact before its one rounding to the dtype.
+// Every layout through the public call, f32 (SIMT), f16 and bf16 (tensor cores), with
+// pitches wider than the rows; small integers, so every result is exact before its one
+// rounding to the dtype.
 TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
   Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
   const std::int64_t m = 37, n = 29, k = 45;
@@ -175,8 +187,11 @@ TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
       driver::check(d.cuMemcpyHtoD(da.get(), ha.data(), ha.size()), "HtoD");
       driver::check(d.cuMemcpyHtoD(db.get(), hb.data(), hb.size()), "HtoD");
       driver::check(d.cuMemcpyHtoD(dc.get(), hc.data(), hc.size()), "HtoD");
-      rt.gemm(reinterpret_cast<void*>(dc.get()), reinterpret_cast<const void*>(da.get()),
-              reinterpret_cast<const void*>(db.get()), m, n, k, a.lda, a.ldb, a.ldc, 1.0, 2.0, dtype, nullptr, layout);
+      const LaunchInfo& info =
+          rt.gemm(reinterpret_cast<void*>(dc.get()), reinterpret_cast<const void*>(da.get()),
+                  reinterpret_cast<const void*>(db.get()), m, n, k, a.lda, a.ldb, a.ldc, 1.0, 2.0, dtype, nullptr, layout);
+      // Halves multiply on tensor cores (gemm_mma's tunables), f32 on SIMT FMAs.
+      EXPECT_EQ(info.config.find("warps_m=") != std::string::npos, dtype != DType::f32) << info.config;
       std::vector<unsigned char> got(hc.size());
       driver::check(d.cuCtxSynchronize(), "sync");
       driver::check(d.cuMemcpyDtoH(got.data(), dc.get(), got.size()), "DtoH");

@@ -59,6 +59,22 @@ __global__ void ktune_fma_peak(T seed, int iters, T* sink) {
   for (int j = 0; j < 8; ++j) s += x[j];
   if (s == T(-1234.5)) *sink = s;
 }
+
+// Tensor cores: eight independent f16 m16n8k16 chains per warp, `iters` rounds: 32768
+// FLOPs a warp per round.
+__global__ void ktune_mma_peak(int iters, float* sink) {
+  const unsigned a = 0x3c003c00u ^ threadIdx.x, b = 0x38003800u;  // f16 pairs near 1 and 0.5
+  float d[8][4] = {};
+  for (int i = 0; i < iters; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, "
+                   "{%0, %1, %2, %3};\n"
+                   : "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3]) : "r"(a), "r"(b));
+  float s = 0;
+  for (int j = 0; j < 8; ++j) s += d[j][0] + d[j][1] + d[j][2] + d[j][3];
+  if (s == -1234.5f) *sink = s;
+}
 )";
 
 std::string helpers_source() {
@@ -110,7 +126,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
 
   const std::string t = element_value_type(dtype), acc = element_value_type(gemm_accumulator(dtype));
   const std::vector<std::string> names{"ktune_gemm_reference<" + t + ">", "ktune_gemm_check<" + t + ">",
-                                       "ktune_fma_peak<" + acc + ">"};
+                                       tensor_cores() ? "ktune_mma_peak" : "ktune_fma_peak<" + acc + ">"};
   const CompileOutput out = compile_cubin(helpers_source(), names, device.arch, "gemm helpers");
   helpers_ = std::make_unique<Module>(out.cubin, "gemm helpers");
   const CUfunction reference = helpers_->function(out.lowered_names[0]);
@@ -134,7 +150,24 @@ GemmHarness::~GemmHarness() {
   driver::api().cuStreamDestroy(stream_);
 }
 
+bool GemmHarness::tensor_cores() const { return &gemm_spec(args_) != &KernelSpec::builtin("gemm"); }
+
+const char* GemmHarness::ceiling_what() const {
+  return tensor_cores() ? "mma.sync chains, same FLOPs" : "FMA chains, same FLOPs";
+}
+
 TimingStats GemmHarness::time_ceiling() {
+  if (tensor_cores()) {
+    // As many FLOPs as the problem over 4 blocks of 8 warps per SM (a full SM).
+    const unsigned blocks = static_cast<unsigned>(sm_count_) * 4;
+    int iters = static_cast<int>(std::max(1.0, std::round(gemm_flops(args_) / (blocks * 8.0 * 32768))));
+    CUdeviceptr sink = counter_.get();
+    void* params[] = {&iters, &sink};
+    return timer_->measure([&] {
+      driver::check(driver::api().cuLaunchKernel(fma_peak_, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
+                    "cuLaunchKernel", "ktune_mma_peak");
+    });
+  }
   // As many FLOPs as the problem, spread over 64 blocks of 256 threads per SM.
   const unsigned blocks = static_cast<unsigned>(sm_count_) * 64;
   const double per_thread = gemm_flops(args_) / (static_cast<double>(blocks) * 256);

@@ -1,10 +1,10 @@
-// The GEMM family's registered part: --dtype, --shape MxNxK and --layout, the harness,
-// the static model.
+// The SIMT GEMM family's registered part: its options (gemm_options.hpp) and its static
+// model.
 #include <ktune/error.hpp>
 #include <ktune/generator/gemm_family.hpp>
 #include <ktune/generator/layout_model.hpp>
 #include <ktune/tuner/family.hpp>
-#include <ktune/tuner/gemm_harness.hpp>
+#include <ktune/tuner/gemm_options.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -16,28 +16,11 @@ class GemmPart : public FamilyPart {
  public:
   const KernelSpec& spec() const override { return KernelSpec::builtin("gemm"); }
 
-  std::vector<ProblemOption> options() const override {
-    return {{"dtype", "element type of A, B and C: f32, f64, f16, bf16 (f16 and bf16 accumulate in f32)", "f32"},
-            {"shape", "MxNxK", "4096x4096x4096"},
-            {"layout", "nn, nt, tn or tt (row-major A and B as stored; t: that operand transposed)", "nn"}};
-  }
-
-  TuneTarget target(const OptionValues& values) const override {
-    const auto shape = shape_option(values, 3, "4096x4096x4096");
-    GemmArgs a{dtype_option(values), shape[0], shape[1], shape[2]};
-    const std::string& layout = single_option(values, "layout");
-    if (!set_gemm_layout(a, layout))
-      throw Error("unknown --layout '" + layout + "' (nn, nt, tn, tt: n = as stored, t = transposed; A first)");
-    // cuMemAlloc'd dense matrices: the tuning alignment class.
-    a = gemm_probe_args(gemm_dense_pitches(a));
-    return {gemm_tuning_problem(a),
-            [=](const DeviceInfo& dev, const TimingProtocol& t) { return std::make_unique<GemmHarness>(dev, a, t); }};
-  }
-
-  OptionValues options_of(const TuningRecord& r) const override {
-    if (r.shape.size() != 3) throw Error("a gemm record has an MxNxK shape");
-    return {{"dtype", {r.dtype}}, {"shape", {shape_to_string(r.shape)}}, {"layout", {r.variant}}};
-  }
+  std::vector<ProblemOption> options() const override { return gemm_options("f32"); }
+  // The entry point for every GEMM: f16 and bf16 problems go to tensor cores
+  // (gemm_mma) unless --math simt.
+  TuneTarget target(const OptionValues& values) const override { return gemm_target(gemm_args(values)); }
+  OptionValues options_of(const TuningRecord& r) const override { return gemm_options_of(r, spec()); }
 
   // Register blocking (FMAs per shared-memory element read, tm tn / (tm + tn)), block
   // tiling (FMAs per global element), shared-memory bank conflicts of its layout

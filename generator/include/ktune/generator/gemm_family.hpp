@@ -6,9 +6,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace ktune {
+
+// Which kernels multiply: `automatic` puts f16 and bf16 on tensor cores (the gemm_mma
+// family, mma.sync with f32 accumulation) and keeps f32 and f64 on exact SIMT FMAs (the
+// gemm family); `simt` keeps every dtype on SIMT FMAs.
+enum class GemmMath { automatic, simt };
+const char* to_string(GemmMath math);
+// "auto" or "simt"; nullopt for other text.
+std::optional<GemmMath> parse_gemm_math(std::string_view text);
 
 struct GemmArgs {
   DType dtype = DType::f32;  // of A, B and C; f16 and bf16 accumulate in f32
@@ -16,7 +25,12 @@ struct GemmArgs {
   std::uintptr_t a = 0, b = 0, c = 0;
   double alpha = 1, beta = 0;
   bool trans_a = false, trans_b = false;  // A stored k x m, B stored n x k
+  GemmMath math = GemmMath::automatic;
 };
+
+// The template that multiplies `args`: gemm_mma for f16 and bf16 unless math is simt,
+// else gemm.
+const KernelSpec& gemm_spec(const GemmArgs& args);
 
 // Rows and columns of A and B as stored (A: m x k, or k x m when transposed).
 std::pair<std::int64_t, std::int64_t> gemm_stored_a(const GemmArgs& args);
@@ -56,8 +70,10 @@ TuningProblem gemm_tuning_problem(const GemmArgs& args);
 
 double gemm_flops(const GemmArgs& args);  // 2 m n k
 
-// 64 x 64 x 8 tiles, 4 x 4 per thread, scalar loads: valid for every problem.
-Config gemm_default_config(const KernelSpec& spec);
+// A config of gemm_spec(args) valid for every problem of that spec: SIMT 64 x 64 x 8
+// tiles, 4 x 4 per thread, scalar loads; tensor cores 128 x 128 x 32 on 2 x 2 warps, 3
+// stages, xor layout.
+Config gemm_default_config(const GemmArgs& args);
 
 // What a launch of `inst` needs besides the kernel: A and B copied into pitch-aligned
 // buffers first (when its vec is wider than the call's alignment), and split-K

@@ -58,3 +58,21 @@ struct GemmBankConflicts {
 GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& tile);
 
 }  // namespace ktune
+
+namespace ktune {
+
+// Host twin of ktune_mma_at() in templates/gemm_mma.cuh: the element offset of 16-byte
+// chunk `chunk` of row `row` in a tile of `cols` 2-byte elements a row (none, pad: 8
+// more elements a row, xor: chunks permuted by a function of the row). Throws for shift.
+std::int64_t mma_smem_offset(SmemLayout layout, int cols, std::int64_t row, std::int64_t chunk);
+
+struct MmaBankConflicts {
+  double copy = 1;      // the cp.async stores (wavefronts / ideal)
+  double ldmatrix = 1;  // the ldmatrix x4 reads of 8-row matrices
+  bool conflict_free() const { return copy == 1 && ldmatrix == 1; }
+};
+
+// Replays a warp's cp.async stores and ldmatrix x4 reads over a rows x cols tile.
+MmaBankConflicts mma_bank_conflicts(SmemLayout layout, int cols, int rows);
+
+}  // namespace ktune

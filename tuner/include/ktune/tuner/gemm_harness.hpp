@@ -6,7 +6,8 @@
 // sum |alpha a b| + |beta c| per result: results must lie within 8 sqrt(k) eps of that
 // sum (eps of the accumulator: f32 for f16 and bf16) plus one rounding of the output
 // type. Rates are FLOP/s (2 m n k per call); the ceiling is a kernel of independent
-// FMA chains doing the same number of FLOPs. Packing copies and split-K sums are part
+// FMA chains (mma.sync chains for the tensor-core family) doing the same number of
+// FLOPs. Packing copies and split-K sums are part
 // of what is timed.
 #include <ktune/generator/gemm_family.hpp>
 #include <ktune/tuner/harness.hpp>
@@ -28,7 +29,7 @@ class GemmHarness : public Harness {
   nlohmann::json log_fields() const override { return {{"layout", gemm_layout(args_)}, {"alpha", args_.alpha}, {"beta", args_.beta}}; }
   double bytes_moved() const override { return gemm_flops(args_); }
   const char* rate_unit() const override { return "GFLOP/s"; }
-  const char* ceiling_what() const override { return "FMA chains, same FLOPs"; }
+  const char* ceiling_what() const override;
   TimingStats time_ceiling() override;
   Timer& timer() override { return *timer_; }
   std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
@@ -42,6 +43,7 @@ class GemmHarness : public Harness {
   std::unique_ptr<Module> helpers_;
   CUfunction check_ = nullptr, fma_peak_ = nullptr;
   int sm_count_ = 0;
+  bool tensor_cores() const;  // gemm_mma multiplies
   std::unique_ptr<Timer> timer_;
 };
 

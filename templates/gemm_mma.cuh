@@ -1,0 +1,238 @@
+// @kernel  gemm_mma
+// @entry   ktune_gemm_mma
+// @type    T = operation
+// @tune    bm      = 64, 128, 256
+// @tune    bn      = 64, 128, 256
+// @tune    bk      = 32, 64
+// @tune    warps_m = 1, 2, 4
+// @tune    warps_n = 1, 2, 4
+// @tune    stages  = 2, 3, 4, 5
+// @tune    layout  = none, pad, xor
+// @tune    group   = 1, 8
+// @tune    vec     = 8
+// @tune    splitk  = 1, 2, 4, 8
+// @runtime splitk
+// @derive  threads = 32 * warps_m * warps_n
+// @derive  warp_tile_m = bm / warps_m
+// @derive  warp_tile_n = bn / warps_n
+// @derive  pad = layout == "pad" ? 8 : 0
+// @derive  a_rows = trans_a ? bk : bm
+// @derive  a_cols = trans_a ? bm : bk
+// @derive  b_rows = trans_b ? bn : bk
+// @derive  b_cols = trans_b ? bk : bn
+// @derive  smem_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * 2
+// @require elem_bytes == 2 && compute_capability >= 80
+// @require threads >= 64 && threads <= 256
+// @require warp_tile_m % 16 == 0 && warp_tile_n % 16 == 0 && warp_tile_m * warp_tile_n >= 32 * 32
+// @require warp_tile_m * warp_tile_n <= 64 * 64
+// @require warp_tile_m <= 2 * warp_tile_n && warp_tile_n <= 2 * warp_tile_m
+// @require (bm * bk / 8) % threads == 0 && (bn * bk / 8) % threads == 0
+// @require smem_bytes <= max_smem_per_block
+// @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 2 * sm_count && k >= 256 * splitk)
+// @launch  block = (threads, 1, 1)
+// @launch  grid  = (ceil_div(n, bn), ceil_div(m, bm), splitk)
+// @launch  smem  = smem_bytes
+// @include common
+// @include gemm_types
+//
+// C (m x n, pitch ldc) = alpha * op(A) * op(B) + beta * C on tensor cores: f16 or bf16
+// inputs and output, f32 accumulation, row-major, layouts nn/nt/tn/tt as the SIMT gemm.
+// A block owns a bm x bn tile of C, split among warps_m x warps_n warps; each warp
+// issues mma.sync m16n8k16 over its (bm / warps_m) x (bn / warps_n) warp tile.
+// Operand tiles keep their global orientation in shared memory (rows along whichever
+// dimension is contiguous) and come in with 16-byte cp.async copies in a ring of
+// `stages` k-tiles, so the copies of the next stages - 1 tiles are in flight while one
+// is multiplied. Fragments are read with ldmatrix (.trans for an operand whose rows run
+// along m or n), which reads eight 16-byte rows of one 8x8 matrix per phase: layout
+// none puts those rows at the same banks when a row is 128 bytes or a multiple;
+// pad adds 16 bytes a row; xor permutes a row's 16-byte chunks by a function of the row
+// (CuTe's Swizzle<3,3,3> for rows of eight chunks or more, its narrower kin below), so
+// both the cp.async stores and the ldmatrix reads are conflict-free without padding.
+// vec: the copies are 8 elements wide; a call whose pointers or pitches are not
+// 16-byte aligned packs A and B first (gemm_family.hpp). Edges: a chunk past m, n or k
+// copies only its valid bytes and zero-fills the rest. group: blocks walk `group` tile
+// rows column by column (L2 reuse) or row-major (1). splitk as in the SIMT gemm: block
+// z takes a slice of k and writes f32 partials to `work`; a second launch with
+// sum_slices = splitk adds them in order.
+
+enum ktune_mma_layout { layout_none, layout_pad, layout_xor };
+
+// Element offset of the 16-byte chunk `chunk` of row `row` in a tile of `cols`-element
+// rows.
+template <int cols, int layout> __device__ __forceinline__ int ktune_mma_at(int row, int chunk) {
+  constexpr int chunks = cols / 8;
+  if (layout == layout_pad) return row * (cols + 8) + chunk * 8;
+  if (layout == layout_xor) {
+    // Eight consecutive rows of one chunk column land in eight distinct 16-byte bank
+    // groups: rows of >= 8 chunks xor their low 3 row bits in, narrower rows first
+    // spread over 8 / chunks rows.
+    constexpr int span = chunks >= 8 ? 1 : 8 / chunks, width = chunks >= 8 ? 8 : chunks;
+    return row * cols + ((chunk ^ ((row / span) % width)) * 8);
+  }
+  return row * cols + chunk * 8;
+}
+
+__device__ __forceinline__ unsigned ktune_smem_address(const void* p) {
+  unsigned a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+
+// One operand's k-tile in shared memory: `rows` x `cols` elements, cols contiguous.
+// k_contig: rows run along m (A) or n (B) and columns along k, as the operand is
+// stored in nn for A and in .t for B.
+template <class In, int mn, int bk, int threads, int layout, bool k_contig> struct ktune_mma_tile {
+  static constexpr int rows = k_contig ? mn : bk, cols = k_contig ? bk : mn;
+  static constexpr int size = rows * (cols + (layout == layout_pad ? 8 : 0));  // elements
+  static constexpr int copies = rows * cols / 8 / threads;
+
+  // Issues this thread's cp.async copies of the tile at (mn0, k0); bytes past mn_end or
+  // k_end are zero-filled.
+  static __device__ __forceinline__ void load(In* S, const In* X, long long ld, int mn0, int mn_end, int k0,
+                                              int k_end) {
+#pragma unroll
+    for (int i = 0; i < copies; ++i) {
+      const int c = threadIdx.x + i * threads, row = c / (cols / 8), chunk = c % (cols / 8);
+      // (outer, inner): global row and first column of the chunk; inner is contiguous.
+      const int outer = (k_contig ? mn0 : k0) + row, inner = (k_contig ? k0 : mn0) + chunk * 8;
+      const int outer_end = k_contig ? mn_end : k_end, inner_end = k_contig ? k_end : mn_end;
+      const int left = inner_end - inner;
+      const int bytes = outer < outer_end && left > 0 ? (left >= 8 ? 16 : left * 2) : 0;
+      const In* src = bytes ? X + outer * ld + inner : X;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                       ktune_smem_address(S + ktune_mma_at<cols, layout>(row, chunk))),
+                   "l"(src), "r"(bytes));
+    }
+  }
+
+  // The four 8x8 matrices of a 16 (m or n) x 16 (k) block at (mn0, k0) into r[0..3].
+  // Matrix q sits at (mn0 + mn_off(q), k0 + k_off(q)), as the mma fragment wants it.
+  template <int mn_step_q, int k_step_q>
+  static __device__ __forceinline__ void fragment(const In* S, int mn0, int k0, unsigned (&r)[4]) {
+    const int lane = threadIdx.x % 32, q = lane / 8;
+    const int mn_off = (q / mn_step_q) % 2 * 8, k_off = (q / k_step_q) % 2 * 8;
+    const int row = k_contig ? mn0 + mn_off + lane % 8 : k0 + k_off + lane % 8;
+    const int col = k_contig ? k0 + k_off : mn0 + mn_off;
+    const unsigned a = ktune_smem_address(S + ktune_mma_at<cols, layout>(row, col / 8));
+    if (k_contig)
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+    else
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+  }
+};
+
+template <class In> struct ktune_mma_op;
+template <> struct ktune_mma_op<ktune_half> {
+  static __device__ __forceinline__ void run(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+template <> struct ktune_mma_op<ktune_bfloat> {
+  static __device__ __forceinline__ void run(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec>
+__global__ void __launch_bounds__(32 * warps_m * warps_n)
+    ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B, typename T::in* C,
+                   int m, int n, int k, long long lda, long long ldb, long long ldc, float alpha, float beta,
+                   float* work, int sum_slices) {
+  static_assert(vec == 8, "16-byte copies of 2-byte elements");
+  using In = typename T::in;
+  constexpr int threads = 32 * warps_m * warps_n, wm = bm / warps_m, wn = bn / warps_n;
+  constexpr int mi_count = wm / 16, ni_count = wn / 8;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const auto store = [&](int gm, int gn, float v) {
+    In* c = C + gm * ldc + gn;
+    *c = ktune_io<In, float>::store(beta == 0.f ? alpha * v : fmaf(alpha, v, beta * ktune_io<In, float>::load(*c)));
+  };
+  const long long mn = (long long)m * n;
+  if (sum_slices > 0) {  // add the split-K slices in order
+    for (long long i = blockIdx.x * (long long)threads + tid; i < mn; i += (long long)gridDim.x * threads) {
+      float s = work[i];
+      for (int z = 1; z < sum_slices; ++z) s += work[z * mn + i];
+      store(int(i / n), int(i % n), s);
+    }
+    return;
+  }
+
+  using TileA = ktune_mma_tile<In, bm, bk, threads, layout, !T::ta>;
+  using TileB = ktune_mma_tile<In, bn, bk, threads, layout, T::tb>;
+  extern __shared__ __align__(128) unsigned char ktune_mma_smem[];
+  In* const As = reinterpret_cast<In*>(ktune_mma_smem);
+  In* const Bs = As + stages * TileA::size;
+
+  // This block's tile (grouped order: consecutive blocks share A and B panels in L2).
+  const long long block = (long long)blockIdx.y * gridDim.x + blockIdx.x, in_group = (long long)group * gridDim.x;
+  const int first = int(block / in_group) * group, rows = int(gridDim.y) - first < group ? int(gridDim.y) - first : group;
+  const int m0 = (first + int(block % in_group % rows)) * bm, n0 = int(block % in_group / rows) * bn;
+  // This block's slice of k (all of it unless split-K).
+  const int splitk = int(gridDim.z);
+  const int k_len = splitk > 1 ? (((k - 1) / splitk + bk) / bk) * bk : k;
+  const int k_begin = blockIdx.z * k_len, k_end = k - k_begin < k_len ? k : k_begin + k_len;
+  const int tiles = k_begin < k_end ? (k_end - k_begin + bk - 1) / bk : 0;
+  const auto load = [&](int t) {
+    if (t < tiles) {
+      const int k0 = k_begin + t * bk, s = t % stages;
+      TileA::load(As + s * TileA::size, A, lda, m0, m, k0, k_end);
+      TileB::load(Bs + s * TileB::size, B, ldb, n0, n, k0, k_end);
+    }
+    asm volatile("cp.async.commit_group;\n" ::);  // empty groups keep the count uniform
+  };
+
+  float acc[mi_count][ni_count][4];
+#pragma unroll
+  for (int i = 0; i < mi_count; ++i)
+#pragma unroll
+    for (int j = 0; j < ni_count; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+
+  const int wm0 = warp / warps_n * wm, wn0 = warp % warps_n * wn;
+#pragma unroll
+  for (int t = 0; t < stages - 1; ++t) load(t);
+  for (int t = 0; t < tiles; ++t) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 2));
+    __syncthreads();       // tile t has landed for every thread; tile t - 1's stage is free
+    load(t + stages - 1);  // into the stage tile t - 1 used
+    const In* const a_s = As + t % stages * TileA::size;
+    const In* const b_s = Bs + t % stages * TileB::size;
+#pragma unroll
+    for (int kk = 0; kk < bk; kk += 16) {
+      unsigned a[mi_count][4], b[ni_count / 2][4];
+#pragma unroll
+      for (int i = 0; i < mi_count; ++i) TileA::template fragment<1, 2>(a_s, wm0 + i * 16, kk, a[i]);
+#pragma unroll
+      for (int j = 0; j < ni_count / 2; ++j) TileB::template fragment<2, 1>(b_s, wn0 + j * 16, kk, b[j]);
+#pragma unroll
+      for (int i = 0; i < mi_count; ++i)
+#pragma unroll
+        for (int j = 0; j < ni_count; ++j)
+          ktune_mma_op<In>::run(acc[i][j], a[i], b[j / 2][j % 2 * 2], b[j / 2][j % 2 * 2 + 1]);
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+
+  // Accumulator e of tile (i, j): row g (+8 for e >= 2), columns 2 (lane % 4) + e % 2.
+#pragma unroll
+  for (int i = 0; i < mi_count; ++i)
+#pragma unroll
+    for (int j = 0; j < ni_count; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int gm = m0 + wm0 + i * 16 + lane / 4 + (e >= 2 ? 8 : 0);
+        const int gn = n0 + wn0 + j * 8 + lane % 4 * 2 + e % 2;
+        if (gm >= m || gn >= n) continue;
+        if (splitk > 1) work[blockIdx.z * mn + (long long)gm * n + gn] = acc[i][j][e];
+        else store(gm, gn, acc[i][j][e]);
+      }
+}

@@ -1,0 +1,70 @@
+// The tensor-core GEMM family's registered part (templates/gemm_mma.cuh): f16 and bf16
+// problems, which `ktune tune gemm` also sends here; the options are the GEMM ones
+// (gemm_options.hpp), and a static model.
+#include <ktune/error.hpp>
+#include <ktune/generator/gemm_family.hpp>
+#include <ktune/generator/layout_model.hpp>
+#include <ktune/tuner/family.hpp>
+#include <ktune/tuner/gemm_options.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ktune {
+namespace {
+
+class GemmMmaPart : public FamilyPart {
+ public:
+  const KernelSpec& spec() const override { return KernelSpec::builtin("gemm_mma"); }
+
+  std::vector<ProblemOption> options() const override { return gemm_options("bf16"); }
+
+  TuneTarget target(const OptionValues& values) const override {
+    const GemmArgs args = gemm_args(values);
+    if (&gemm_spec(args) != &spec())
+      throw Error("gemm_mma multiplies f16 and bf16 (--math auto); a " + std::string(to_string(args.dtype)) +
+                  " gemm with --math " + to_string(args.math) + " is the '" + gemm_spec(args).family() +
+                  "' family's (`ktune tune gemm` picks the family by itself)");
+    return gemm_target(args);
+  }
+
+  OptionValues options_of(const TuningRecord& r) const override { return gemm_options_of(r, spec()); }
+
+  // Tensor-core work per shared-memory read (mma.sync per ldmatrix of a warp tile),
+  // global reuse of the block tile, ldmatrix bank conflicts of its layout (layout_model),
+  // pipeline depth, and how evenly its tiles (times split-K slices) fill whole waves at
+  // the occupancy its registers and shared memory allow.
+  double model_score(const Config& c, const Problem& p, const DeviceLimits& device) const override {
+    const KernelSpec& s = spec();
+    const auto v = [&](const char* name) { return static_cast<int>(int_tunable(s, c, name)); };
+    const int bm = v("bm"), bn = v("bn"), bk = v("bk"), stages = v("stages"), splitk = v("splitk");
+    const int warps = v("warps_m") * v("warps_n"), wm = bm / v("warps_m"), wn = bn / v("warps_n");
+    const auto dim = [&](const char* name) { return static_cast<double>(p.get(name).value_or(0)); };
+    double score = std::log2(static_cast<double>(wm / 16 * (wn / 8)) / (wm / 16 + wn / 16));
+    score += 0.5 * std::log2(static_cast<double>(bm * bn) / (bm + bn) / 32);
+    const SmemLayout layout = *parse_smem_layout(text_tunable(s, c, "layout"));
+    const bool ta = dim("trans_a") != 0, tb = dim("trans_b") != 0;
+    const double conflicts = mma_bank_conflicts(layout, ta ? bm : bk, ta ? bk : bm).ldmatrix +
+                             mma_bank_conflicts(layout, tb ? bk : bn, tb ? bn : bk).ldmatrix;
+    score -= std::log2(conflicts / 2);
+    score += 0.3 * std::log2(std::min(stages, 4) - 1.0);
+    if (bk == 64) score += 0.1;  // half the barriers per k
+    const double threads = 32.0 * warps;
+    const double regs = wm * wn / 32.0 + (wm / 16 + wn / 16) * 4 + 40;
+    const double smem = stages * (bm + bn) * (bk + (layout == SmemLayout::pad ? 8 : 0)) * 2.0 + 1024;
+    const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
+                                                  std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));
+    const double tiles = std::ceil(dim("m") / bm) * std::ceil(dim("n") / bn) * splitk;
+    const double waves = tiles / (static_cast<double>(device.sm_count) * per_sm);
+    score += 2 * std::log2(waves / std::ceil(waves));
+    score += 0.3 * std::log2(std::min(per_sm * warps, 8.0) / 8);  // warps to hide latency
+    if (v("group") > 1 && std::ceil(dim("m") / bm) > 8) score += 0.1;  // L2 reuse across a group of tile rows
+    if (splitk > 1) score -= 0.2 * std::log2(splitk);                   // partials written and re-read
+    return score;
+  }
+};
+
+}  // namespace
+}  // namespace ktune
+
+KTUNE_FAMILY_PART(gemm_mma, GemmMmaPart())
