@@ -42,7 +42,8 @@
 // Operand tiles keep their global orientation in shared memory (rows along whichever
 // dimension is contiguous) and come in with 16-byte cp.async copies in a ring of
 // `stages` k-tiles, so the copies of the next stages - 1 tiles are in flight while one
-// is multiplied. Fragments are read with ldmatrix (.trans for an operand whose rows run
+// is multiplied; fragments are double-buffered in registers, so the ldmatrix reads of
+// each 16-deep k step overlap the mma.sync of the previous one. Fragments are read with ldmatrix (.trans for an operand whose rows run
 // along m or n), which reads eight 16-byte rows of one 8x8 matrix per phase: layout
 // none puts those rows at the same banks when a row is 128 bytes or a multiple;
 // pad adds 16 bytes a row; xor permutes a row's 16-byte chunks by a function of the row
@@ -88,7 +89,8 @@ template <class In, int mn, int bk, int threads, int layout, bool k_contig> stru
 
   // Issues this thread's cp.async copies of the tile at (mn0, k0); bytes past mn_end or
   // k_end are zero-filled.
-  static __device__ __forceinline__ void load(In* S, const In* X, long long ld, int mn0, int mn_end, int k0,
+  // S: the shared-space address of the tile's stage.
+  static __device__ __forceinline__ void load(unsigned S, const In* X, long long ld, int mn0, int mn_end, int k0,
                                               int k_end) {
 #pragma unroll
     for (int i = 0; i < copies; ++i) {
@@ -100,7 +102,7 @@ template <class In, int mn, int bk, int threads, int layout, bool k_contig> stru
       const int bytes = outer < outer_end && left > 0 ? (left >= 8 ? 16 : left * 2) : 0;
       const In* src = bytes ? X + outer * ld + inner : X;
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                       ktune_smem_address(S + ktune_mma_at<cols, layout>(row, chunk))),
+                       S + 2 * ktune_mma_at<cols, layout>(row, chunk)),
                    "l"(src), "r"(bytes));
     }
   }
@@ -108,12 +110,12 @@ template <class In, int mn, int bk, int threads, int layout, bool k_contig> stru
   // The four 8x8 matrices of a 16 (m or n) x 16 (k) block at (mn0, k0) into r[0..3].
   // Matrix q sits at (mn0 + mn_off(q), k0 + k_off(q)), as the mma fragment wants it.
   template <int mn_step_q, int k_step_q>
-  static __device__ __forceinline__ void fragment(const In* S, int mn0, int k0, unsigned (&r)[4]) {
+  static __device__ __forceinline__ void fragment(unsigned S, int mn0, int k0, unsigned (&r)[4]) {
     const int lane = threadIdx.x % 32, q = lane / 8;
     const int mn_off = (q / mn_step_q) % 2 * 8, k_off = (q / k_step_q) % 2 * 8;
     const int row = k_contig ? mn0 + mn_off + lane % 8 : k0 + k_off + lane % 8;
     const int col = k_contig ? k0 + k_off : mn0 + mn_off;
-    const unsigned a = ktune_smem_address(S + ktune_mma_at<cols, layout>(row, col / 8));
+    const unsigned a = S + 2 * ktune_mma_at<cols, layout>(row, col / 8);
     if (k_contig)
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                    : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
@@ -168,8 +170,8 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
   using TileA = ktune_mma_tile<In, bm, bk, threads, layout, !T::ta>;
   using TileB = ktune_mma_tile<In, bn, bk, threads, layout, T::tb>;
   extern __shared__ __align__(128) unsigned char ktune_mma_smem[];
-  In* const As = reinterpret_cast<In*>(ktune_mma_smem);
-  In* const Bs = As + stages * TileA::size;
+  // Shared-space byte addresses of the stage rings (what cp.async and ldmatrix take).
+  const unsigned As = ktune_smem_address(ktune_mma_smem), Bs = As + 2 * stages * TileA::size;
 
   // This block's tile (grouped order: consecutive blocks share A and B panels in L2).
   const long long block = (long long)blockIdx.y * gridDim.x + blockIdx.x, in_group = (long long)group * gridDim.x;
@@ -183,8 +185,8 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
   const auto load = [&](int t) {
     if (t < tiles) {
       const int k0 = k_begin + t * bk, s = t % stages;
-      TileA::load(As + s * TileA::size, A, lda, m0, m, k0, k_end);
-      TileB::load(Bs + s * TileB::size, B, ldb, n0, n, k0, k_end);
+      TileA::load(As + 2 * s * TileA::size, A, lda, m0, m, k0, k_end);
+      TileB::load(Bs + 2 * s * TileB::size, B, ldb, n0, n, k0, k_end);
     }
     asm volatile("cp.async.commit_group;\n" ::);  // empty groups keep the count uniform
   };
@@ -198,41 +200,75 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
 
   const int wm0 = warp / warps_n * wm, wn0 = warp % warps_n * wn;
+  // Fragments in two register buffers: those of step kk + 1 (or of the next tile's first
+  // step) are read from shared memory while the mma.sync of step kk run.
+  constexpr int steps = bk / 16;
+  unsigned a[2][mi_count][4], b[2][ni_count / 2][4];
+  const auto read = [&](int buf, int t, int kk) {
+    const unsigned a_s = As + 2 * (t % stages) * TileA::size, b_s = Bs + 2 * (t % stages) * TileB::size;
+#pragma unroll
+    for (int i = 0; i < mi_count; ++i) TileA::template fragment<1, 2>(a_s, wm0 + i * 16, kk, a[buf][i]);
+#pragma unroll
+    for (int j = 0; j < ni_count / 2; ++j) TileB::template fragment<2, 1>(b_s, wn0 + j * 16, kk, b[buf][j]);
+  };
+  const auto wait_for_next_tile = [] {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 2));
+    __syncthreads();
+  };
 #pragma unroll
   for (int t = 0; t < stages - 1; ++t) load(t);
+  if (tiles > 0) {
+    wait_for_next_tile();
+    read(0, 0, 0);
+  }
   for (int t = 0; t < tiles; ++t) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 2));
-    __syncthreads();       // tile t has landed for every thread; tile t - 1's stage is free
-    load(t + stages - 1);  // into the stage tile t - 1 used
-    const In* const a_s = As + t % stages * TileA::size;
-    const In* const b_s = Bs + t % stages * TileB::size;
 #pragma unroll
-    for (int kk = 0; kk < bk; kk += 16) {
-      unsigned a[mi_count][4], b[ni_count / 2][4];
-#pragma unroll
-      for (int i = 0; i < mi_count; ++i) TileA::template fragment<1, 2>(a_s, wm0 + i * 16, kk, a[i]);
-#pragma unroll
-      for (int j = 0; j < ni_count / 2; ++j) TileB::template fragment<2, 1>(b_s, wn0 + j * 16, kk, b[j]);
+    for (int s = 0; s < steps; ++s) {
+      // Every warp read tile t - 1 before the barrier of step steps - 1 of that tile, so
+      // its stage takes the copies of tile t + stages - 1 now.
+      if (s == 0) load(t + stages - 1);
+      if (s == steps - 1) wait_for_next_tile();  // tile t + 1 landed
+      if (s + 1 < steps) read((s + 1) % 2, t, (s + 1) * 16);
+      else if (t + 1 < tiles) read((s + 1) % 2, t + 1, 0);
 #pragma unroll
       for (int i = 0; i < mi_count; ++i)
 #pragma unroll
         for (int j = 0; j < ni_count; ++j)
-          ktune_mma_op<In>::run(acc[i][j], a[i], b[j / 2][j % 2 * 2], b[j / 2][j % 2 * 2 + 1]);
+          ktune_mma_op<In>::run(acc[i][j], a[s % 2][i], b[s % 2][j / 2][j % 2 * 2], b[s % 2][j / 2][j % 2 * 2 + 1]);
     }
   }
   asm volatile("cp.async.wait_group 0;\n" ::);
 
-  // Accumulator e of tile (i, j): row g (+8 for e >= 2), columns 2 (lane % 4) + e % 2.
+  // Accumulators 2h, 2h + 1 of tile (i, j): row lane / 4 + 8h, columns 2 (lane % 4) and
+  // the next, stored as one 4-byte pair where C's pitch and pointer allow.
+  const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;
 #pragma unroll
   for (int i = 0; i < mi_count; ++i)
 #pragma unroll
     for (int j = 0; j < ni_count; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int gm = m0 + wm0 + i * 16 + lane / 4 + (e >= 2 ? 8 : 0);
-        const int gn = n0 + wn0 + j * 8 + lane % 4 * 2 + e % 2;
+      for (int h = 0; h < 2; ++h) {
+        const int gm = m0 + wm0 + i * 16 + lane / 4 + h * 8, gn = n0 + wn0 + j * 8 + lane % 4 * 2;
+        const float v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
         if (gm >= m || gn >= n) continue;
-        if (splitk > 1) work[blockIdx.z * mn + (long long)gm * n + gn] = acc[i][j][e];
-        else store(gm, gn, acc[i][j][e]);
+        if (splitk > 1) {
+          float* w = work + blockIdx.z * mn + (long long)gm * n + gn;
+          w[0] = v0;
+          if (gn + 1 < n) w[1] = v1;
+        } else if (pairs && gn + 1 < n) {
+          ktune_vec<In, 2>* c = reinterpret_cast<ktune_vec<In, 2>*>(C + gm * ldc + gn);
+          ktune_vec<In, 2> out;
+          if (beta == 0.f) {
+            out.v[0] = ktune_io<In, float>::store(alpha * v0), out.v[1] = ktune_io<In, float>::store(alpha * v1);
+          } else {
+            const ktune_vec<In, 2> old = *c;
+            out.v[0] = ktune_io<In, float>::store(fmaf(alpha, v0, beta * ktune_io<In, float>::load(old.v[0])));
+            out.v[1] = ktune_io<In, float>::store(fmaf(alpha, v1, beta * ktune_io<In, float>::load(old.v[1])));
+          }
+          *c = out;
+        } else {
+          store(gm, gn, v0);
+          if (gn + 1 < n) store(gm, gn + 1, v1);
+        }
       }
 }

@@ -100,6 +100,7 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
       const Instance inst = instantiate(spec, config, dev.limits, h->problem(), h->type_argument());
       const CUfunction f = loaded.functions[kernel.at(inst.name_expression)];
       ASSERT_TRUE(f) << inst.name_expression;
+      prepare_function(f, inst);  // dynamic shared memory beyond 48 KB (gemm_mma)
       if (const auto wrong = h->verify(f, inst); wrong && ++failed <= 3)
         ADD_FAILURE() << h->describe() << " " << config_to_string(spec, config) << ": " << *wrong;
       ++verified;
