@@ -256,16 +256,15 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
           w[0] = v0;
           if (gn + 1 < n) w[1] = v1;
         } else if (pairs && gn + 1 < n) {
-          ktune_vec<In, 2>* c = reinterpret_cast<ktune_vec<In, 2>*>(C + gm * ldc + gn);
-          ktune_vec<In, 2> out;
-          if (beta == 0.f) {
-            out.v[0] = ktune_io<In, float>::store(alpha * v0), out.v[1] = ktune_io<In, float>::store(alpha * v1);
-          } else {
-            const ktune_vec<In, 2> old = *c;
-            out.v[0] = ktune_io<In, float>::store(fmaf(alpha, v0, beta * ktune_io<In, float>::load(old.v[0])));
-            out.v[1] = ktune_io<In, float>::store(fmaf(alpha, v1, beta * ktune_io<In, float>::load(old.v[1])));
+          // Packed in a register: a two-element struct would live in local memory.
+          unsigned* c = reinterpret_cast<unsigned*>(C + gm * ldc + gn);
+          float w0 = alpha * v0, w1 = alpha * v1;
+          if (beta != 0.f) {
+            const unsigned old = *c;
+            w0 = fmaf(beta, ktune_io<In, float>::load(In{static_cast<unsigned short>(old & 0xffffu)}), w0);
+            w1 = fmaf(beta, ktune_io<In, float>::load(In{static_cast<unsigned short>(old >> 16)}), w1);
           }
-          *c = out;
+          *c = ktune_io<In, float>::store(w0).bits | static_cast<unsigned>(ktune_io<In, float>::store(w1).bits) << 16;
         } else {
           store(gm, gn, v0);
           if (gn + 1 < n) store(gm, gn + 1, v1);
