@@ -10,6 +10,7 @@
 // @tune    layout  = none, pad, xor
 // @tune    group   = 1, 8
 // @tune    vec     = 8
+// @tune    engine  = mma, wgmma
 // @tune    splitk  = 1, 2, 4, 8
 // @runtime splitk
 // @derive  threads = 32 * warps_m * warps_n
@@ -20,12 +21,16 @@
 // @derive  a_cols = trans_a ? bm : bk
 // @derive  b_rows = trans_b ? bn : bk
 // @derive  b_cols = trans_b ? bk : bn
-// @derive  smem_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * 2
+// @derive  wgmma = engine == "wgmma"
+// @derive  smem_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * 2 + (wgmma ? 1024 : 0)
+// @derive  group_rows = bm / warps_n
 // @require elem_bytes == 2 && compute_capability >= 80
 // @require threads >= 64 && threads <= 256
-// @require warp_tile_m % 16 == 0 && warp_tile_n % 16 == 0 && warp_tile_m * warp_tile_n >= 32 * 32
-// @require warp_tile_m * warp_tile_n <= 64 * 64
-// @require warp_tile_m <= 2 * warp_tile_n && warp_tile_n <= 2 * warp_tile_m
+// @require wgmma || (warp_tile_m % 16 == 0 && warp_tile_n % 16 == 0 && warp_tile_m * warp_tile_n >= 32 * 32)
+// @require wgmma || warp_tile_m * warp_tile_n <= 64 * 64
+// @require wgmma || (warp_tile_m <= 2 * warp_tile_n && warp_tile_n <= 2 * warp_tile_m)
+// @require !wgmma || (compute_capability == 90 && warps_m == 4 && bk == 64 && layout == "xor" && stages >= 3)
+// @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
 // @require (bm * bk / 8) % threads == 0 && (bn * bk / 8) % threads == 0
 // @require smem_bytes <= max_smem_per_block
 // @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 2 * sm_count && k >= 256 * splitk)
@@ -55,20 +60,28 @@
 // rows column by column (L2 reuse) or row-major (1). splitk as in the SIMT gemm: block
 // z takes a slice of k and writes f32 partials to `work`; a second launch with
 // sum_slices = splitk adds them in order.
+// engine wgmma (sm_90a; NVRTC compiles sm_90 as sm_90a): warpgroups of 4 warps (warps_m
+// = 4, warps_n = warpgroups, stacked along m, each bm / warps_n rows) issue
+// wgmma.mma_async m64nbnk16 straight from the swizzled tiles (layout xor, bk = 64: the
+// 128-byte swizzle atoms wgmma's descriptors name), keeping one k-tile of them in flight;
+// the ring then runs stages - 2 tiles ahead, as a stage is free only once the wgmma
+// reading it have completed.
 
 enum ktune_mma_layout { layout_none, layout_pad, layout_xor };
+enum ktune_mma_engine { engine_mma, engine_wgmma };
 
-// Element offset of the 16-byte chunk `chunk` of row `row` in a tile of `cols`-element
-// rows.
-template <int cols, int layout> __device__ __forceinline__ int ktune_mma_at(int row, int chunk) {
+// Element offset of the 16-byte chunk `chunk` of row `row` in a tile of rows x cols
+// elements.
+template <int rows, int cols, int layout> __device__ __forceinline__ int ktune_mma_at(int row, int chunk) {
   constexpr int chunks = cols / 8;
   if (layout == layout_pad) return row * (cols + 8) + chunk * 8;
   if (layout == layout_xor) {
     // Eight consecutive rows of one chunk column land in eight distinct 16-byte bank
-    // groups: rows of >= 8 chunks xor their low 3 row bits in, narrower rows first
-    // spread over 8 / chunks rows.
-    constexpr int span = chunks >= 8 ? 1 : 8 / chunks, width = chunks >= 8 ? 8 : chunks;
-    return row * cols + ((chunk ^ ((row / span) % width)) * 8);
+    // groups. Rows of 64 elements or more are stored as column blocks of 64 (rows x 64
+    // each), whose chunks xor the low 3 row bits in: wgmma's 128-byte swizzle, so the
+    // same tiles feed ldmatrix and wgmma. 32-element rows first spread over 2 rows.
+    if (chunks >= 8) return chunk / 8 * rows * 64 + row * 64 + ((chunk % 8) ^ (row % 8)) * 8;
+    return row * cols + ((chunk ^ (row / 2 % 4)) * 8);
   }
   return row * cols + chunk * 8;
 }
@@ -102,7 +115,7 @@ template <class In, int mn, int bk, int threads, int layout, bool k_contig> stru
       const int bytes = outer < outer_end && left > 0 ? (left >= 8 ? 16 : left * 2) : 0;
       const In* src = bytes ? X + outer * ld + inner : X;
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                       S + 2 * ktune_mma_at<cols, layout>(row, chunk)),
+                       S + 2 * ktune_mma_at<rows, cols, layout>(row, chunk)),
                    "l"(src), "r"(bytes));
     }
   }
@@ -115,7 +128,7 @@ template <class In, int mn, int bk, int threads, int layout, bool k_contig> stru
     const int mn_off = (q / mn_step_q) % 2 * 8, k_off = (q / k_step_q) % 2 * 8;
     const int row = k_contig ? mn0 + mn_off + lane % 8 : k0 + k_off + lane % 8;
     const int col = k_contig ? k0 + k_off : mn0 + mn_off;
-    const unsigned a = S + 2 * ktune_mma_at<cols, layout>(row, col / 8);
+    const unsigned a = S + 2 * ktune_mma_at<rows, cols, layout>(row, col / 8);
     if (k_contig)
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                    : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
@@ -143,15 +156,59 @@ template <> struct ktune_mma_op<ktune_bfloat> {
   }
 };
 
-template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec>
+// wgmma.mma_async m64nNk16, f32 accumulators in d (n / 8 tiles of 4, the mma.sync
+// accumulator layout per warp), A and B from shared memory through descriptors; ta, tb:
+// the operand is MN-major (transposed) in shared memory. One asm statement per (type, N)
+// because the N / 2 accumulators are its operands.
+#define KTUNE_D1(j) "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3])
+#define KTUNE_D4(j) KTUNE_D1(j), KTUNE_D1(j + 1), KTUNE_D1(j + 2), KTUNE_D1(j + 3)
+#define KTUNE_D8(j) KTUNE_D4(j), KTUNE_D4(j + 4)
+#define KTUNE_D16(j) KTUNE_D8(j), KTUNE_D8(j + 8)
+#define KTUNE_D32(j) KTUNE_D16(j), KTUNE_D16(j + 16)
+#define KTUNE_WGMMA_REGS_64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define KTUNE_WGMMA_REGS_128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define KTUNE_WGMMA_REGS_256 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define KTUNE_WGMMA(N, TYPE, IN, OPERANDS, A, B, TA, TB)                                                   \
+  template <> struct ktune_wgmma<IN, N> {                                                                   \
+    template <int ta, int tb>                                                                               \
+    static __device__ __forceinline__ void run(float (&d)[N / 8][4], unsigned long long da, unsigned long long db) { \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE \
+                   " " KTUNE_WGMMA_REGS_##N ", %" #A ", %" #B ", p, 1, 1, %" #TA ", %" #TB ";\n}\n"           \
+                   : OPERANDS                                                                               \
+                   : "l"(da), "l"(db), "n"(ta), "n"(tb)                                                    \
+                   : "memory");                                                                             \
+    }                                                                                                       \
+  };
+template <class In, int n> struct ktune_wgmma;
+KTUNE_WGMMA(64, "bf16", ktune_bfloat, KTUNE_D8(0), 32, 33, 34, 35)
+KTUNE_WGMMA(128, "bf16", ktune_bfloat, KTUNE_D16(0), 64, 65, 66, 67)
+KTUNE_WGMMA(256, "bf16", ktune_bfloat, KTUNE_D32(0), 128, 129, 130, 131)
+KTUNE_WGMMA(64, "f16", ktune_half, KTUNE_D8(0), 32, 33, 34, 35)
+KTUNE_WGMMA(128, "f16", ktune_half, KTUNE_D16(0), 64, 65, 66, 67)
+KTUNE_WGMMA(256, "f16", ktune_half, KTUNE_D32(0), 128, 129, 130, 131)
+
+
+// A shared-memory matrix descriptor: 128-byte swizzle, byte offsets between column
+// blocks of 64 elements (lbo) and between groups of 8 rows (sbo).
+__device__ __forceinline__ unsigned long long ktune_wgmma_desc(unsigned address, unsigned lbo, unsigned sbo) {
+  return (address & 0x3ffffu) >> 4 | (unsigned long long)(lbo >> 4) << 16 | (unsigned long long)(sbo >> 4) << 32 |
+         1ull << 62;
+}
+
+template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec,
+          int engine>
 __global__ void __launch_bounds__(32 * warps_m * warps_n)
     ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B, typename T::in* C,
                    int m, int n, int k, long long lda, long long ldb, long long ldc, float alpha, float beta,
                    float* work, int sum_slices) {
   static_assert(vec == 8, "16-byte copies of 2-byte elements");
   using In = typename T::in;
+  constexpr bool use_wgmma = engine == engine_wgmma;
   constexpr int threads = 32 * warps_m * warps_n, wm = bm / warps_m, wn = bn / warps_n;
-  constexpr int mi_count = wm / 16, ni_count = wn / 8;
+  // Accumulator tiles (i, j) of 4: mma.sync m16 x n8 tiles of the warp tile, or the
+  // m64 slabs of the warpgroup's bm / warps_n rows by the n8 tiles of all bn columns.
+  constexpr int group_rows = bm / warps_n, i_step = use_wgmma ? 64 : 16;
+  constexpr int mi_count = use_wgmma ? group_rows / 64 : wm / 16, ni_count = use_wgmma ? bn / 8 : wn / 8;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const auto store = [&](int gm, int gn, float v) {
     In* c = C + gm * ldc + gn;
@@ -170,8 +227,10 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
   using TileA = ktune_mma_tile<In, bm, bk, threads, layout, !T::ta>;
   using TileB = ktune_mma_tile<In, bn, bk, threads, layout, T::tb>;
   extern __shared__ __align__(128) unsigned char ktune_mma_smem[];
-  // Shared-space byte addresses of the stage rings (what cp.async and ldmatrix take).
-  const unsigned As = ktune_smem_address(ktune_mma_smem), Bs = As + 2 * stages * TileA::size;
+  // Shared-space byte addresses of the stage rings (what cp.async, ldmatrix and the
+  // wgmma descriptors take); wgmma's swizzle atoms start at 1024-byte boundaries.
+  const unsigned smem0 = ktune_smem_address(ktune_mma_smem);
+  const unsigned As = use_wgmma ? (smem0 + 1023) & ~1023u : smem0, Bs = As + 2 * stages * TileA::size;
 
   // This block's tile (grouped order: consecutive blocks share A and B panels in L2).
   const long long block = (long long)blockIdx.y * gridDim.x + blockIdx.x, in_group = (long long)group * gridDim.x;
@@ -199,48 +258,96 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
 
-  const int wm0 = warp / warps_n * wm, wn0 = warp % warps_n * wn;
-  // Fragments in two register buffers: those of step kk + 1 (or of the next tile's first
-  // step) are read from shared memory while the mma.sync of step kk run.
-  constexpr int steps = bk / 16;
-  unsigned a[2][mi_count][4], b[2][ni_count / 2][4];
-  const auto read = [&](int buf, int t, int kk) {
-    const unsigned a_s = As + 2 * (t % stages) * TileA::size, b_s = Bs + 2 * (t % stages) * TileB::size;
+  // This thread's accumulator (i, j, 2h + e) is C's row0 + i * i_step + lane / 4 + 8h,
+  // column col0 + 8j + 2 (lane % 4) + e, for either engine.
+  int row0, col0;
+  if constexpr (use_wgmma) {
+    const int wg = warp / 4;
+    row0 = wg * group_rows + warp % 4 * 16, col0 = 0;
+    const auto wait_for_tile = [] {
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 3));
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // visible to wgmma's async proxy
+      __syncthreads();
+    };
 #pragma unroll
-    for (int i = 0; i < mi_count; ++i) TileA::template fragment<1, 2>(a_s, wm0 + i * 16, kk, a[buf][i]);
+    for (int t = 0; t < stages - 2; ++t) load(t);
+    for (int t = 0; t < tiles; ++t) {
+      wait_for_tile();
+      // Every warpgroup's wgmma of tile t - 2 completed before this barrier (wait_group 1
+      // below, one iteration ago), so its stage takes tile t + stages - 2.
+      load(t + stages - 2);
+      const unsigned a_s = As + 2 * (t % stages) * TileA::size, b_s = Bs + 2 * (t % stages) * TileB::size;
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-    for (int j = 0; j < ni_count / 2; ++j) TileB::template fragment<2, 1>(b_s, wn0 + j * 16, kk, b[buf][j]);
-  };
-  const auto wait_for_next_tile = [] {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 2));
-    __syncthreads();
-  };
+      for (int s = 0; s < bk / 16; ++s) {
+        // K-major tiles: rows of 128 bytes, 8-row atoms 1024 bytes apart, 32 bytes a k
+        // step. MN-major ones: column blocks of 64 elements (8192 bytes each), 16 k rows
+        // of 128 bytes a k step.
+        const unsigned long long db = T::tb ? ktune_wgmma_desc(b_s + s * 32, 16, 1024)
+                                            : ktune_wgmma_desc(b_s + s * 2048, 8192, 1024);
 #pragma unroll
-  for (int t = 0; t < stages - 1; ++t) load(t);
-  if (tiles > 0) {
-    wait_for_next_tile();
-    read(0, 0, 0);
-  }
-  for (int t = 0; t < tiles; ++t) {
+        for (int i = 0; i < mi_count; ++i) {
+          const int r0 = wg * group_rows + i * 64;
+          const unsigned long long da = T::ta ? ktune_wgmma_desc(a_s + r0 / 64 * 8192 + s * 2048, 8192, 1024)
+                                              : ktune_wgmma_desc(a_s + r0 * 128 + s * 32, 16, 1024);
+          ktune_wgmma<In, bn>::template run<T::ta, !T::tb>(acc[i], da, db);
+        }
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #pragma unroll
-    for (int s = 0; s < steps; ++s) {
-      // Every warp read tile t - 1 before the barrier of step steps - 1 of that tile, so
-      // its stage takes the copies of tile t + stages - 1 now.
-      if (s == 0) load(t + stages - 1);
-      if (s == steps - 1) wait_for_next_tile();  // tile t + 1 landed
-      if (s + 1 < steps) read((s + 1) % 2, t, (s + 1) * 16);
-      else if (t + 1 < tiles) read((s + 1) % 2, t + 1, 0);
+    for (int i = 0; i < mi_count; ++i)  // the epilogue reads the accumulators only now
 #pragma unroll
-      for (int i = 0; i < mi_count; ++i)
+      for (int j = 0; j < ni_count; ++j)
 #pragma unroll
-        for (int j = 0; j < ni_count; ++j)
-          ktune_mma_op<In>::run(acc[i][j], a[s % 2][i], b[s % 2][j / 2][j % 2 * 2], b[s % 2][j / 2][j % 2 * 2 + 1]);
+        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(acc[i][j][e])::"memory");
+  } else {
+    const int wm0 = warp / warps_n * wm, wn0 = warp % warps_n * wn;
+    row0 = wm0, col0 = wn0;
+    // Fragments in two register buffers: those of step kk + 1 (or of the next tile's
+    // first step) are read from shared memory while the mma.sync of step kk run.
+    constexpr int steps = bk / 16;
+    unsigned a[2][mi_count][4], b[2][ni_count / 2][4];
+    const auto read = [&](int buf, int t, int kk) {
+      const unsigned a_s = As + 2 * (t % stages) * TileA::size, b_s = Bs + 2 * (t % stages) * TileB::size;
+#pragma unroll
+      for (int i = 0; i < mi_count; ++i) TileA::template fragment<1, 2>(a_s, wm0 + i * 16, kk, a[buf][i]);
+#pragma unroll
+      for (int j = 0; j < ni_count / 2; ++j) TileB::template fragment<2, 1>(b_s, wn0 + j * 16, kk, b[buf][j]);
+    };
+    const auto wait_for_next_tile = [] {
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 2));
+      __syncthreads();
+    };
+#pragma unroll
+    for (int t = 0; t < stages - 1; ++t) load(t);
+    if (tiles > 0) {
+      wait_for_next_tile();
+      read(0, 0, 0);
+    }
+    for (int t = 0; t < tiles; ++t) {
+#pragma unroll
+      for (int s = 0; s < steps; ++s) {
+        // Every warp read tile t - 1 before the barrier of step steps - 1 of that tile,
+        // so its stage takes the copies of tile t + stages - 1 now.
+        if (s == 0) load(t + stages - 1);
+        if (s == steps - 1) wait_for_next_tile();  // tile t + 1 landed
+        if (s + 1 < steps) read((s + 1) % 2, t, (s + 1) * 16);
+        else if (t + 1 < tiles) read((s + 1) % 2, t + 1, 0);
+#pragma unroll
+        for (int i = 0; i < mi_count; ++i)
+#pragma unroll
+          for (int j = 0; j < ni_count; ++j)
+            ktune_mma_op<In>::run(acc[i][j], a[s % 2][i], b[s % 2][j / 2][j % 2 * 2], b[s % 2][j / 2][j % 2 * 2 + 1]);
+      }
     }
   }
   asm volatile("cp.async.wait_group 0;\n" ::);
 
-  // Accumulators 2h, 2h + 1 of tile (i, j): row lane / 4 + 8h, columns 2 (lane % 4) and
-  // the next, stored as one 4-byte pair where C's pitch and pointer allow.
+  // Accumulators 2h and 2h + 1 of tile (i, j), stored as one 4-byte pair where C's pitch
+  // and pointer allow.
   const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;
 #pragma unroll
   for (int i = 0; i < mi_count; ++i)
@@ -248,7 +355,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
     for (int j = 0; j < ni_count; ++j)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int gm = m0 + wm0 + i * 16 + lane / 4 + h * 8, gn = n0 + wn0 + j * 8 + lane % 4 * 2;
+        const int gm = m0 + row0 + i * i_step + lane / 4 + h * 8, gn = n0 + col0 + j * 8 + lane % 4 * 2;
         const float v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
         if (gm >= m || gn >= n) continue;
         if (splitk > 1) {

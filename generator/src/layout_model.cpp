@@ -175,14 +175,13 @@ GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
 
 namespace ktune {
 
-std::int64_t mma_smem_offset(SmemLayout layout, int cols, std::int64_t row, std::int64_t chunk) {
+std::int64_t mma_smem_offset(SmemLayout layout, int rows, int cols, std::int64_t row, std::int64_t chunk) {
   const std::int64_t chunks = cols / 8;
   switch (layout) {
     case SmemLayout::pad: return row * (cols + 8) + chunk * 8;
-    case SmemLayout::xor_swizzle: {
-      const std::int64_t span = chunks >= 8 ? 1 : 8 / chunks, width = std::min<std::int64_t>(chunks, 8);
-      return row * cols + (chunk ^ ((row / span) % width)) * 8;
-    }
+    case SmemLayout::xor_swizzle:
+      if (chunks >= 8) return chunk / 8 * rows * 64 + row * 64 + ((chunk % 8) ^ (row % 8)) * 8;
+      return row * cols + (chunk ^ (row / 2 % 4)) * 8;
     case SmemLayout::shift:
       throw Error("the tensor-core GEMM has no shift layout");
     case SmemLayout::none: break;
@@ -192,7 +191,9 @@ std::int64_t mma_smem_offset(SmemLayout layout, int cols, std::int64_t row, std:
 
 MmaBankConflicts mma_bank_conflicts(SmemLayout layout, int cols, int rows) {
   // 2-byte elements; a request of 16-byte accesses is served 8 lanes a phase.
-  const auto address = [&](std::int64_t row, std::int64_t chunk) { return mma_smem_offset(layout, cols, row, chunk) * 2; };
+  const auto address = [&](std::int64_t row, std::int64_t chunk) {
+    return mma_smem_offset(layout, rows, cols, row, chunk) * 2;
+  };
   const int chunks = cols / 8;
   MmaBankConflicts c{0, 0};
   int copies = 0, reads = 0;

@@ -187,16 +187,25 @@ TEST(MmaLayoutModel, LayoutsArePermutationsOfChunks) {
   for (SmemLayout layout : {SmemLayout::none, SmemLayout::pad, SmemLayout::xor_swizzle})
     for (int cols : {32, 64, 128, 256}) {
       std::set<std::int64_t> seen;
+      const std::int64_t row_size = cols + (layout == SmemLayout::pad ? 8 : 0);
       for (int row = 0; row < 64; ++row)
         for (int chunk = 0; chunk < cols / 8; ++chunk) {
-          const std::int64_t at = mma_smem_offset(layout, cols, row, chunk);
+          const std::int64_t at = mma_smem_offset(layout, 64, cols, row, chunk);
           EXPECT_EQ(at % 8, 0) << "16-byte aligned";
-          EXPECT_GE(at, row * (cols + (layout == SmemLayout::pad ? 8 : 0)));
-          EXPECT_LT(at, (row + 1) * (cols + (layout == SmemLayout::pad ? 8 : 0))) << "stays in its row";
+          EXPECT_GE(at, 0);
+          EXPECT_LT(at, 64 * row_size) << "inside the tile";
+          if (layout != SmemLayout::xor_swizzle || cols < 64) {
+            EXPECT_GE(at, row * row_size);
+            EXPECT_LT(at, (row + 1) * row_size) << "stays in its row";
+          } else {  // column blocks of 64: wgmma's 128-byte swizzle atoms (8 rows of 128 bytes)
+            const std::int64_t block = chunk / 8, in_block = at - block * 64 * 64;
+            EXPECT_EQ(in_block / 64, row) << "row r of its block at 128 r bytes";
+            EXPECT_EQ(in_block % 64 / 8, (chunk % 8) ^ (row % 8)) << "chunk xor the row's low 3 bits";
+          }
           EXPECT_TRUE(seen.insert(at).second) << "two chunks at one place";
         }
     }
-  EXPECT_THROW(mma_smem_offset(SmemLayout::shift, 64, 0, 0), Error);
+  EXPECT_THROW(mma_smem_offset(SmemLayout::shift, 64, 64, 0, 0), Error);
 }
 
 TEST(MmaLayoutModel, LdmatrixConflictsUnlessSwizzledOrPadded) {

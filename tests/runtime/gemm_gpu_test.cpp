@@ -30,12 +30,14 @@ GemmArgs shape_of(DType dtype, const char* layout, std::int64_t m, std::int64_t 
 // Shapes: tiny, odd (pitches allow scalar loads only: 16-byte configs pack A and B
 // first), 4-aligned but no multiple of any tile, and one with few tiles and a long k
 // (split-K 2 and 4).
-// The SIMT spaces (math simt: f16 and bf16 too), then the tensor-core ones (gemm_mma).
+// The SIMT spaces (math simt: f16 and bf16 too), then the tensor-core ones (gemm_mma):
+// a sample of each, and every config of its wgmma engine.
 struct VerifyCase {
   DType dtype;
   const char* layout;
   std::size_t stride, split_stride;
   GemmMath math = GemmMath::simt;
+  const char* engine = nullptr;  // only the configs of this gemm_mma engine
 };
 
 std::vector<VerifyCase> verify_cases() {
@@ -49,6 +51,7 @@ std::vector<VerifyCase> verify_cases() {
     for (const char* layout : {"nn", "nt", "tn", "tt"}) {
       const bool main_space = dtype == DType::bf16 && std::string(layout) == "nn";
       cases.push_back({dtype, layout, main_space ? 7u : 31u, main_space ? 11u : 37u, GemmMath::automatic});
+      cases.push_back({dtype, layout, 1u, 1u, GemmMath::automatic, "wgmma"});
     }
   return cases;
 }
@@ -75,6 +78,7 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
   for (const auto& h : harnesses) {
     std::size_t plain = 0, splits = 0;
     for (const auto& config : enumerate(spec, dev.limits, h->problem())) {
+      if (c.engine && to_string(config[static_cast<std::size_t>(spec.tunable_index("engine"))]) != c.engine) continue;
       if (!valid.insert(config).second) continue;
       const bool is_split = std::get<std::int64_t>(config[static_cast<std::size_t>(splitk_at)]) > 1;
       if (!(is_split ? splits++ % split_stride : plain++ % stride)) chosen.insert(config);
@@ -120,7 +124,8 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
 INSTANTIATE_TEST_SUITE_P(AllSpaces, GemmSpaceGpu, ::testing::ValuesIn(verify_cases()),
                          [](const ::testing::TestParamInfo<VerifyCase>& p) {
                            return std::string(p.param.math == GemmMath::simt ? "" : "mma_") +
-                                  std::string(to_string(p.param.dtype)) + "_" + p.param.layout;
+                                  std::string(to_string(p.param.dtype)) + "_" + p.param.layout +
+                                  (p.param.engine ? std::string("_") + p.param.engine : "");
                          });
 
 // scripts/gpu-check.sh runs compute-sanitizer over GemmRuntimeGpu.*.

@@ -40,17 +40,24 @@ class GemmMmaPart : public FamilyPart {
     const int bm = v("bm"), bn = v("bn"), bk = v("bk"), stages = v("stages"), splitk = v("splitk");
     const int warps = v("warps_m") * v("warps_n"), wm = bm / v("warps_m"), wn = bn / v("warps_n");
     const auto dim = [&](const char* name) { return static_cast<double>(p.get(name).value_or(0)); };
-    double score = std::log2(static_cast<double>(wm / 16 * (wn / 8)) / (wm / 16 + wn / 16));
-    score += 0.5 * std::log2(static_cast<double>(bm * bn) / (bm + bn) / 32);
+    const bool wgmma = text_tunable(s, c, "engine") == "wgmma";
     const SmemLayout layout = *parse_smem_layout(text_tunable(s, c, "layout"));
-    const bool ta = dim("trans_a") != 0, tb = dim("trans_b") != 0;
-    const double conflicts = mma_bank_conflicts(layout, ta ? bm : bk, ta ? bk : bm).ldmatrix +
-                             mma_bank_conflicts(layout, tb ? bk : bn, tb ? bn : bk).ldmatrix;
-    score -= std::log2(conflicts / 2);
+    double score = 0.5 * std::log2(static_cast<double>(bm * bn) / (bm + bn) / 32);
+    if (wgmma) {
+      // Operands straight from shared memory, no fragment reads: the Hopper generation,
+      // ranked ahead of mma.sync (one warpgroup instruction per m64 x bn x 16).
+      score += 3;
+    } else {
+      score += std::log2(static_cast<double>(wm / 16 * (wn / 8)) / (wm / 16 + wn / 16));
+      const bool ta = dim("trans_a") != 0, tb = dim("trans_b") != 0;
+      const double conflicts = mma_bank_conflicts(layout, ta ? bm : bk, ta ? bk : bm).ldmatrix +
+                               mma_bank_conflicts(layout, tb ? bk : bn, tb ? bn : bk).ldmatrix;
+      score -= std::log2(conflicts / 2);
+    }
     score += 0.3 * std::log2(std::min(stages, 4) - 1.0);
     if (bk == 64) score += 0.1;  // half the barriers per k
     const double threads = 32.0 * warps;
-    const double regs = wm * wn / 32.0 + (wm / 16 + wn / 16) * 4 + 40;
+    const double regs = wgmma ? bm * bn / threads + 40 : wm * wn / 32.0 + (wm / 16 + wn / 16) * 4 + 40;
     const double smem = stages * (bm + bn) * (bk + (layout == SmemLayout::pad ? 8 : 0)) * 2.0 + 1024;
     const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
                                                   std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));

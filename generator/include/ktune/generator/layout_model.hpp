@@ -62,9 +62,10 @@ GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& tile);
 namespace ktune {
 
 // Host twin of ktune_mma_at() in templates/gemm_mma.cuh: the element offset of 16-byte
-// chunk `chunk` of row `row` in a tile of `cols` 2-byte elements a row (none, pad: 8
-// more elements a row, xor: chunks permuted by a function of the row). Throws for shift.
-std::int64_t mma_smem_offset(SmemLayout layout, int cols, std::int64_t row, std::int64_t chunk);
+// chunk `chunk` of row `row` in a rows x cols tile of 2-byte elements (none; pad: 8 more
+// elements a row; xor: chunks permuted by a function of the row, rows of 64 elements or
+// more stored as column blocks of 64, wgmma's 128-byte swizzle). Throws for shift.
+std::int64_t mma_smem_offset(SmemLayout layout, int rows, int cols, std::int64_t row, std::int64_t chunk);
 
 struct MmaBankConflicts {
   double copy = 1;      // the cp.async stores (wavefronts / ideal)
