@@ -273,9 +273,6 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
     for (int t = 0; t < stages - 2; ++t) load(t);
     for (int t = 0; t < tiles; ++t) {
       wait_for_tile();
-      // Every warpgroup's wgmma of tile t - 2 completed before this barrier (wait_group 1
-      // below, one iteration ago), so its stage takes tile t + stages - 2.
-      load(t + stages - 2);
       const unsigned a_s = As + 2 * (t % stages) * TileA::size, b_s = Bs + 2 * (t % stages) * TileB::size;
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -294,6 +291,10 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
         }
       }
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      // While those run: every warpgroup's wgmma of tile t - 2 completed before the
+      // barrier above (wait_group 1 below, one iteration ago), so its stage takes the
+      // copies of tile t + stages - 2.
+      load(t + stages - 2);
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
