@@ -22,7 +22,9 @@
 // @derive  b_rows = trans_b ? bn : bk
 // @derive  b_cols = trans_b ? bk : bn
 // @derive  wgmma = engine == "wgmma"
-// @derive  smem_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * 2 + (wgmma ? 1024 : 0)
+// @derive  ring_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * 2
+// @derive  epilogue_bytes = bm * (bn + 4) * 4
+// @derive  smem_bytes = (ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes) + (wgmma ? 1024 : 0)
 // @derive  group_rows = bm / warps_n
 // @require elem_bytes == 2 && compute_capability >= 80
 // @require threads >= 64 && threads <= 256
@@ -347,35 +349,63 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
   }
   asm volatile("cp.async.wait_group 0;\n" ::);
 
-  // Accumulators 2h and 2h + 1 of tile (i, j), stored as one 4-byte pair where C's pitch
-  // and pointer allow.
-  const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;
+  // Epilogue through shared memory: the accumulators go to an f32 tile (rows padded by 4
+  // floats against bank conflicts), then each thread takes 8 consecutive columns of a
+  // row, so C is read and written in 16-byte vectors by warps covering whole rows.
+  __syncthreads();  // every warp is done with the ring
+  float* const S = reinterpret_cast<float*>(ktune_mma_smem + (As - smem0));
+  constexpr int ld_s = bn + 4;
 #pragma unroll
   for (int i = 0; i < mi_count; ++i)
 #pragma unroll
     for (int j = 0; j < ni_count; ++j)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int gm = m0 + row0 + i * i_step + lane / 4 + h * 8, gn = n0 + col0 + j * 8 + lane % 4 * 2;
-        const float v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
-        if (gm >= m || gn >= n) continue;
-        if (splitk > 1) {
-          float* w = work + blockIdx.z * mn + (long long)gm * n + gn;
-          w[0] = v0;
-          if (gn + 1 < n) w[1] = v1;
-        } else if (pairs && gn + 1 < n) {
-          // Packed in a register: a two-element struct would live in local memory.
-          unsigned* c = reinterpret_cast<unsigned*>(C + gm * ldc + gn);
-          float w0 = alpha * v0, w1 = alpha * v1;
-          if (beta != 0.f) {
-            const unsigned old = *c;
-            w0 = fmaf(beta, ktune_io<In, float>::load(In{static_cast<unsigned short>(old & 0xffffu)}), w0);
-            w1 = fmaf(beta, ktune_io<In, float>::load(In{static_cast<unsigned short>(old >> 16)}), w1);
-          }
-          *c = ktune_io<In, float>::store(w0).bits | static_cast<unsigned>(ktune_io<In, float>::store(w1).bits) << 16;
-        } else {
-          store(gm, gn, v0);
-          if (gn + 1 < n) store(gm, gn + 1, v1);
-        }
+        // Accumulators 2h, 2h + 1 of tile (i, j) are C's row row0 + i * i_step + lane / 4
+        // + 8h, columns col0 + 8j + 2 (lane % 4) and the next.
+        const int r = row0 + i * i_step + lane / 4 + h * 8, c = col0 + j * 8 + lane % 4 * 2;
+        *reinterpret_cast<ktune_vec<float, 2>*>(&S[r * ld_s + c]) = ktune_vec<float, 2>{{acc[i][j][2 * h], acc[i][j][2 * h + 1]}};
       }
+  __syncthreads();
+  const bool vectors = ldc % 8 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
+  for (int q = tid; q < bm * bn / 8; q += threads) {
+    const int r = q / (bn / 8), c = q % (bn / 8) * 8, gm = m0 + r, gn = n0 + c;
+    if (gm >= m || gn >= n) continue;
+    float v[8];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const ktune_vec<float, 4> x = *reinterpret_cast<const ktune_vec<float, 4>*>(&S[r * ld_s + c + 4 * h]);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) v[4 * h + e] = x.v[e];
+    }
+    if (splitk > 1) {
+      float* w = work + blockIdx.z * mn + (long long)gm * n + gn;
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        if (gn + e < n) w[e] = v[e];
+    } else if (vectors && gn + 8 <= n) {
+      ktune_vec<unsigned, 4>* p = reinterpret_cast<ktune_vec<unsigned, 4>*>(C + gm * ldc + gn);
+      ktune_vec<unsigned, 4> old{}, out;
+      if (beta != 0.f) old = *p;
+#pragma unroll
+      for (int w = 0; w < 4; ++w) {
+        unsigned bits[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float x = alpha * v[2 * w + e];
+          if (beta != 0.f) {
+            const In c0{static_cast<unsigned short>(e ? old.v[w] >> 16 : old.v[w] & 0xffffu)};
+            x = fmaf(beta, ktune_io<In, float>::load(c0), x);
+          }
+          bits[e] = ktune_io<In, float>::store(x).bits;
+        }
+        out.v[w] = bits[0] | bits[1] << 16;
+      }
+      *p = out;
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        if (gn + e < n) store(gm, gn + e, v[e]);
+    }
+  }
 }
