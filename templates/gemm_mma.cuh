@@ -44,30 +44,33 @@
 //
 // C (m x n, pitch ldc) = alpha * op(A) * op(B) + beta * C on tensor cores: f16 or bf16
 // inputs and output, f32 accumulation, row-major, layouts nn/nt/tn/tt as the SIMT gemm.
-// A block owns a bm x bn tile of C, split among warps_m x warps_n warps; each warp
-// issues mma.sync m16n8k16 over its (bm / warps_m) x (bn / warps_n) warp tile.
 // Operand tiles keep their global orientation in shared memory (rows along whichever
-// dimension is contiguous) and come in with 16-byte cp.async copies in a ring of
-// `stages` k-tiles, so the copies of the next stages - 1 tiles are in flight while one
-// is multiplied; fragments are double-buffered in registers, so the ldmatrix reads of
-// each 16-deep k step overlap the mma.sync of the previous one. Fragments are read with ldmatrix (.trans for an operand whose rows run
-// along m or n), which reads eight 16-byte rows of one 8x8 matrix per phase: layout
-// none puts those rows at the same banks when a row is 128 bytes or a multiple;
-// pad adds 16 bytes a row; xor permutes a row's 16-byte chunks by a function of the row
-// (CuTe's Swizzle<3,3,3> for rows of eight chunks or more, its narrower kin below), so
-// both the cp.async stores and the ldmatrix reads are conflict-free without padding.
-// vec: the copies are 8 elements wide; a call whose pointers or pitches are not
-// 16-byte aligned packs A and B first (gemm_family.hpp). Edges: a chunk past m, n or k
-// copies only its valid bytes and zero-fills the rest. group: blocks walk `group` tile
-// rows column by column (L2 reuse) or row-major (1). splitk as in the SIMT gemm: block
-// z takes a slice of k and writes f32 partials to `work`; a second launch with
-// sum_slices = splitk adds them in order.
-// engine wgmma (sm_90a; NVRTC compiles sm_90 as sm_90a): warpgroups of 4 warps (warps_m
-// = 4, warps_n = warpgroups, stacked along m, each bm / warps_n rows) issue
-// wgmma.mma_async m64nbnk16 straight from the swizzled tiles (layout xor, bk = 64: the
-// 128-byte swizzle atoms wgmma's descriptors name), keeping one k-tile of them in flight;
-// the ring then runs stages - 2 tiles ahead, as a stage is free only once the wgmma
-// reading it have completed.
+// dimension is contiguous) and come in with 16-byte cp.async copies into a ring of
+// `stages` k-tiles. Two engines multiply them:
+// - mma (sm_80+): a block's bm x bn tile is split among warps_m x warps_n warps; each
+//   warp issues mma.sync m16n8k16 over its warp tile, fragments read with ldmatrix
+//   (.trans for an operand whose rows run along m or n) and double-buffered in
+//   registers, so the reads of each 16-deep k step overlap the mma.sync of the previous
+//   one; the copies of the next stages - 1 tiles are in flight meanwhile.
+// - wgmma (sm_90a; NVRTC compiles sm_90 as sm_90a): warps_m = 4 makes a warpgroup,
+//   warps_n warpgroups stack along m (bm / warps_n rows each) and issue wgmma.mma_async
+//   m64 x bn x 16 straight from the tiles through matrix descriptors (layout xor, bk =
+//   64: the 128-byte swizzle atoms the descriptors name), one k-tile of them in flight;
+//   the ring runs stages - 2 tiles ahead, as a stage is free only once the wgmma
+//   reading it have completed.
+// ldmatrix reads eight 16-byte rows of one 8x8 matrix per phase: layout none puts them
+// on the same banks when a row is 128 bytes or a multiple; pad adds 16 bytes a row; xor
+// permutes a row's 16-byte chunks by the row (CuTe's Swizzle<3,3,3> on 2-byte elements
+// for rows of 64 elements or more, stored as column blocks of 64; a narrower kin for
+// 32-element rows), so the cp.async stores and the ldmatrix reads are conflict-free
+// without padding. vec: the copies are 8 elements wide; a call whose pointers or
+// pitches are not 16-byte aligned packs A and B first (gemm_family.hpp). Edges: a chunk
+// past m, n or k copies only its valid bytes and zero-fills the rest. group: blocks
+// walk `group` tile rows column by column (L2 reuse) or row-major (1). splitk as in the
+// SIMT gemm: block z takes a slice of k and writes f32 partials to `work`; a second
+// launch with sum_slices = splitk adds them in order. The epilogue goes through shared
+// memory (the larger of the ring and a padded f32 bm x bn tile), so C moves in 16-byte
+// vectors.
 
 enum ktune_mma_layout { layout_none, layout_pad, layout_xor };
 enum ktune_mma_engine { engine_mma, engine_wgmma };
