@@ -164,6 +164,39 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
   EXPECT_EQ(ran, 12u);
 }
 
+// The tensor-core pipelines at an odd shape (packed operands, partial tiles), each
+// layout: a wgmma config and a 4-stage mma one, few enough for compute-sanitizer.
+TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
+  std::size_t ran = 0;
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+    GemmHarness h(dev_, shape_of(DType::bf16, layout, 129, 127, 131, GemmMath::automatic), TimingProtocol{});
+    const KernelSpec& spec = h.spec();
+    ASSERT_EQ(spec.family(), "gemm_mma");
+    const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
+    std::vector<Config> picked;
+    for (const char* engine : {"wgmma", "mma"})
+      for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
+        if (value(c, "engine") == engine && value(c, "stages") == "4" && value(c, "bm") == "128") {
+          picked.push_back(c);
+          break;
+        }
+    ASSERT_EQ(picked.size(), 2u) << layout;
+    std::vector<std::string> names;
+    for (const auto& c : picked) names.push_back(instantiate(spec, c, dev_.limits, h.problem(), h.type_argument()).name_expression);
+    const CompileOutput out = compile_cubin(spec.source(), names, dev_.arch, "gemm_mma pipelines");
+    Module module(out.cubin, "gemm_mma pipelines");
+    for (std::size_t i = 0; i < picked.size(); ++i) {
+      const Instance inst = instantiate(spec, picked[i], dev_.limits, h.problem(), h.type_argument());
+      const CUfunction f = module.function(out.lowered_names[i]);
+      prepare_function(f, inst);
+      const auto wrong = h.verify(f, inst);
+      EXPECT_FALSE(wrong) << h.describe() << " " << config_to_string(spec, picked[i]) << ": " << *wrong;
+      ++ran;
+    }
+  }
+  EXPECT_EQ(ran, 8u);
+}
+
 // Every layout through the public call, f32 (SIMT), f16 and bf16 (tensor cores), with
 // pitches wider than the rows; small integers, so every result is exact before its one
 // rounding to the dtype.
