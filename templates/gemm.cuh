@@ -151,14 +151,7 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
     *c = ktune_io<In, Acc>::store(beta == Acc(0) ? alpha * v : fma(alpha, v, beta * ktune_io<In, Acc>::load(*c)));
   };
   const long long mn = (long long)m * n;
-  if (sum_slices > 0) {  // add the slices in order
-    for (long long i = blockIdx.x * (long long)threads + tid; i < mn; i += (long long)gridDim.x * threads) {
-      Acc s = work[i];
-      for (int z = 1; z < sum_slices; ++z) s += work[z * mn + i];
-      store(int(i / n), int(i % n), s);
-    }
-    return;
-  }
+  if (sum_slices > 0) return ktune_gemm_sum_slices(work, m, n, sum_slices, store);
 
   using TileA = ktune_gemm_tile<In, Acc, bm, bk, threads, vec, layout, !T::ta>;
   using TileB = ktune_gemm_tile<In, Acc, bn, bk, threads, vec, layout, T::tb>;
@@ -171,17 +164,9 @@ __global__ void __launch_bounds__((bm / tm) * (bn / tn))
   constexpr int warp_m = 32 / warp_n, warps_x = bn / tn / warp_n;
   const int warp = tid / 32, lane = tid % 32;
   const int tx = warp % warps_x * warp_n + lane % warp_n, ty = warp / warps_x * warp_m + lane / warp_n;
-  // Grouped tile order: consecutive blocks walk 8 tile rows column by column, so the
-  // blocks resident at once share A and B panels in L2 (row-major order would stream
-  // all of B past each row of tiles).
-  constexpr int group = 8;
-  const long long block = (long long)blockIdx.y * gridDim.x + blockIdx.x, in_group = (long long)group * gridDim.x;
-  const int first = int(block / in_group) * group, rows = int(gridDim.y) - first < group ? int(gridDim.y) - first : group;
-  const int m0 = (first + int(block % in_group % rows)) * bm, n0 = int(block % in_group / rows) * bn;
-  // This block's slice of k (all of it unless split-K).
+  const ktune_gemm_block<bm, bn, bk> this_block(8, k);  // groups of 8 tile rows; split-K slice
+  const int m0 = this_block.m0, n0 = this_block.n0, k_begin = this_block.k_begin, k_end = this_block.k_end;
   const int splitk = int(gridDim.z);
-  const int k_len = splitk > 1 ? (((k - 1) / splitk + bk) / bk) * bk : k;
-  const int k_begin = blockIdx.z * k_len, k_end = k - k_begin < k_len ? k : k_begin + k_len;
   // Column of the tile that this thread's j-th accumulator column holds.
   const auto col_of = [&](int j) {
     return split ? (j < tn / 2 ? tx * (tn / 2) + j : bn / 2 + tx * (tn / 2) + j - tn / 2) : tx * tn + j;

@@ -220,14 +220,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
     *c = ktune_io<In, float>::store(beta == 0.f ? alpha * v : fmaf(alpha, v, beta * ktune_io<In, float>::load(*c)));
   };
   const long long mn = (long long)m * n;
-  if (sum_slices > 0) {  // add the split-K slices in order
-    for (long long i = blockIdx.x * (long long)threads + tid; i < mn; i += (long long)gridDim.x * threads) {
-      float s = work[i];
-      for (int z = 1; z < sum_slices; ++z) s += work[z * mn + i];
-      store(int(i / n), int(i % n), s);
-    }
-    return;
-  }
+  if (sum_slices > 0) return ktune_gemm_sum_slices(work, m, n, sum_slices, store);
 
   using TileA = ktune_mma_tile<In, bm, bk, threads, layout, !T::ta>;
   using TileB = ktune_mma_tile<In, bn, bk, threads, layout, T::tb>;
@@ -237,14 +230,9 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
   const unsigned smem0 = ktune_smem_address(ktune_mma_smem);
   const unsigned As = use_wgmma ? (smem0 + 1023) & ~1023u : smem0, Bs = As + 2 * stages * TileA::size;
 
-  // This block's tile (grouped order: consecutive blocks share A and B panels in L2).
-  const long long block = (long long)blockIdx.y * gridDim.x + blockIdx.x, in_group = (long long)group * gridDim.x;
-  const int first = int(block / in_group) * group, rows = int(gridDim.y) - first < group ? int(gridDim.y) - first : group;
-  const int m0 = (first + int(block % in_group % rows)) * bm, n0 = int(block % in_group / rows) * bn;
-  // This block's slice of k (all of it unless split-K).
+  const ktune_gemm_block<bm, bn, bk> this_block(group, k);
+  const int m0 = this_block.m0, n0 = this_block.n0, k_begin = this_block.k_begin, k_end = this_block.k_end;
   const int splitk = int(gridDim.z);
-  const int k_len = splitk > 1 ? (((k - 1) / splitk + bk) / bk) * bk : k;
-  const int k_begin = blockIdx.z * k_len, k_end = k - k_begin < k_len ? k : k_begin + k_len;
   const int tiles = k_begin < k_end ? (k_end - k_begin + bk - 1) / bk : 0;
   const auto load = [&](int t) {
     if (t < tiles) {
