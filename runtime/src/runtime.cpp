@@ -8,7 +8,53 @@
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/program_store.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char** environ;
+
 namespace ktune {
+namespace {
+
+// KTUNE_TUNE_ON_MISS=1: a call with no exact record tunes its problem once, before it
+// launches anything. Off by default: an application that must not pause keeps it so.
+bool tune_on_miss() {
+  const char* v = std::getenv("KTUNE_TUNE_ON_MISS");
+  return v && std::string(v) == "1";
+}
+
+// Runs the tuner (the runtime carries no search code): $KTUNE_TUNER, else `ktune` from
+// PATH, `ktune tune --record KEY --database DB --device N` plus $KTUNE_TUNE_ON_MISS_ARGS
+// (e.g. "--strategy model --budget-evals 100"), and waits for it. Returns its exit
+// status, or a message why it could not start.
+std::string run_tuner(const std::string& record, const std::string& database, int device, int& status) {
+  const char* tuner = std::getenv("KTUNE_TUNER");
+  std::vector<std::string> args{tuner && *tuner ? tuner : "ktune", "tune", "--record", record, "--database", database,
+                                "--device", std::to_string(device)};
+  if (const char* extra = std::getenv("KTUNE_TUNE_ON_MISS_ARGS")) {
+    std::istringstream words(extra);
+    for (std::string w; words >> w;) args.push_back(w);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (const int e = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ))
+    return "cannot start " + args[0] + ": " + std::strerror(e) + " (set KTUNE_TUNER to the ktune binary)";
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return std::string("waitpid: ") + std::strerror(errno);
+  return "";
+}
+
+}  // namespace
 
 std::size_t ProblemKeyHash::operator()(const ProblemKey& k) const {
   std::size_t h = std::hash<const void*>()(k.ctx) ^ std::hash<const void*>()(k.family) * 31u;
@@ -94,6 +140,7 @@ Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p) {
     logger("ktune.runtime")->warn("tuning database lookup failed ({}); using the safe default", e.what());
     found = LookupResult{};
   }
+  if (found.level != MatchLevel::exact && tune_on_miss() && database()) found = tune_now(dev, p, found);
   Prepared fresh;
   fresh.spec = p.spec;
   fresh.sm_count = dev.fingerprint.sm_count;
@@ -110,6 +157,33 @@ Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p) {
   if (found.stale)
     log->warn("{} stored {} record(s) were tuned on another template version and are ignored", found.stale, p.family());
   return fresh;
+}
+
+LookupResult Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem& p, LookupResult missed) {
+  auto log = logger("ktune.runtime");
+  const std::string record =
+      nlohmann::json{{"family", p.family()}, {"variant", p.variant}, {"dtype", p.dtype_key}, {"shape", p.shape}}.dump();
+  const std::string path = options.database.empty() ? Database::default_path().string() : options.database;
+  log->info("{}: no exact record; tuning it now (KTUNE_TUNE_ON_MISS=1), the call waits", p.describe());
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  const std::string failed = run_tuner(record, path, dev.ordinal, status);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!failed.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    log->warn("{}: tuning on first use failed ({}); using the {} config", p.describe(),
+              failed.empty() ? "the tuner exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+                             : failed,
+              to_string(missed.level));
+    return missed;
+  }
+  try {
+    LookupResult found = lookup_config(*database(), dev.fingerprint.key(), p, dev.limits);
+    log->info("{}: tuned on first use in {:.1f} s: {}", p.describe(), seconds, to_string(found.level));
+    return found;
+  } catch (const std::exception& e) {
+    log->warn("{}: reading the record tuned on first use failed ({})", p.describe(), e.what());
+    return missed;
+  }
 }
 
 Runtime::Runtime() : Runtime(Options{}) {}

@@ -6,6 +6,7 @@
 #include <ktune/ktune.hpp>
 
 #include <ktune/cache/database.hpp>
+#include <ktune/cache/lookup.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/l2_flush.hpp>
@@ -109,6 +110,9 @@ struct Runtime::Impl {
   // Looks the problem up (exact, nearest valid, same arch, the family's default) and
   // loads its kernel: the stored CUBIN, else NVRTC (and the CUBIN is stored).
   Prepared prepare(CUcontext ctx, const TuningProblem& problem);
+  // KTUNE_TUNE_ON_MISS=1 and no exact record: runs `ktune tune --record` for the problem
+  // and looks it up again; `missed` when that fails (logged, never thrown).
+  LookupResult tune_now(const DeviceInfo& dev, const TuningProblem& problem, LookupResult missed);
 
  private:
   CUfunction function(CUcontext ctx, const DeviceInfo& dev, const TuningProblem& problem, const Instance& inst);

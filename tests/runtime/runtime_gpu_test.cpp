@@ -115,6 +115,36 @@ TEST_F(RuntimeGpu, DegenerateCopyIsPreparedPerPointerAlignment) {
   EXPECT_EQ(info.config.find("vec=4"), std::string::npos) << info.config;
 }
 
+// KTUNE_TUNE_ON_MISS=1: the first call of a problem with no exact record runs the
+// tuner (a short random search here), then launches the stored winner (exact); a tuner
+// that cannot start leaves the call on its fallback, with no error.
+TEST_F(RuntimeGpu, TuneOnMissTunesOnceThenLaunchesTheWinner) {
+  struct Env {  // set for this test only
+    std::vector<std::string> names;
+    void set(const char* name, const std::string& value) {
+      setenv(name, value.c_str(), 1);
+      names.push_back(name);
+    }
+    ~Env() {
+      for (const auto& n : names) unsetenv(n.c_str());
+    }
+  } env;
+  env.set("KTUNE_TUNE_ON_MISS", "1");
+  env.set("KTUNE_TUNER", KTUNE_TEST_TUNER);
+  env.set("KTUNE_TUNE_ON_MISS_ARGS", "--strategy random --budget-evals 12");
+  {
+    Runtime rt({db_path_.string(), false});
+    const LaunchInfo info = run_and_check(rt, 300, 200);
+    EXPECT_EQ(info.match, MatchLevel::exact) << info.config;
+    EXPECT_EQ(info.tuned_shape, "300x200 align 4");
+  }
+  EXPECT_EQ(Database(db_path_).all().size(), 1u);
+  env.set("KTUNE_TUNER", (dir_ / "no-such-ktune").string());
+  Runtime rt({db_path_.string(), false});
+  EXPECT_NE(run_and_check(rt, 301, 200).match, MatchLevel::exact);
+  EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::exact);  // stored above: no tuner needed
+}
+
 TEST_F(RuntimeGpu, StaleTemplateRecordsAreNotUsed) {
   store(512, 768, 4, k_vec4, "0000000000000000");
   Runtime rt({db_path_.string(), false});

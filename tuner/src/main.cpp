@@ -194,7 +194,7 @@ int run(int argc, char** argv) {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false;
-  std::string database, log_dir, summary, workload;
+  std::string database, log_dir, summary, workload, record;
   auto* tune = app.add_subcommand("tune", "tune a family, or your own kernel (--kernel FILE.cu), for one problem on "
                                           "the GPU and store the winner");
   add_problem_options(tune, tp);
@@ -222,6 +222,9 @@ int run(int argc, char** argv) {
   tune->add_option("--workload", workload,
                    "tune every problem of FILE (a line each, as after `ktune tune`); problems already stored for "
                    "the current template are skipped");
+  tune->add_option("--record", record,
+                   "the problem of a record key, as JSON {\"family\", \"variant\", \"dtype\", \"shape\"} (what the "
+                   "runtime passes when KTUNE_TUNE_ON_MISS=1)");
   tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")
       ->capture_default_str()
       ->check(CLI::Range(0, 4096));
@@ -275,6 +278,7 @@ int run(int argc, char** argv) {
       opt.excluded = faulted_configs();
       return tune_workload(entries, opt, summary, argv);
     }
+    if (!record.empty()) tp = record_problem(record, tp);
     const TuneTarget problem = parse_problem(tp);
     if (dry_run) return dry_run_one(problem, opt);
     if (!gpu_available(problem_command(tp), problem_command(tp))) return 2;

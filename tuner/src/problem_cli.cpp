@@ -3,6 +3,7 @@
 #include <ktune/error.hpp>
 #include <ktune/tuner/user_kernel_harness.hpp>
 
+#include <algorithm>
 #include <set>
 
 namespace ktune {
@@ -43,6 +44,28 @@ TuneTarget parse_problem(const ProblemArgs& p) {
   if (p.family.empty()) throw Error("name a kernel family (ktune tune transpose ...) or give --kernel FILE.cu");
   if (!p.problem.empty()) throw Error("--problem is for --kernel FILE; " + p.family + " takes its own options");
   return family_target(family(p.family), given);
+}
+
+ProblemArgs record_problem(const std::string& json, const ProblemArgs& given) {
+  const bool options = std::any_of(given.given.begin(), given.given.end(), [](const auto& o) { return !o.second.empty(); });
+  if (!given.family.empty() || !given.kernel.empty() || !given.problem.empty() || options)
+    throw Error("give one problem or --record JSON, not both");
+  const auto j = nlohmann::json::parse(json, nullptr, false);
+  TuningRecord r;
+  try {
+    if (j.is_discarded() || !j.is_object()) throw Error("not a JSON object");
+    r.family = j.at("family").get<std::string>();
+    r.variant = j.value("variant", std::string());
+    r.dtype = j.at("dtype").get<std::string>();
+    r.shape = j.at("shape").get<std::vector<std::int64_t>>();
+  } catch (const std::exception& e) {
+    throw Error("--record " + json + ": " + e.what() + " (want {\"family\", \"variant\", \"dtype\", \"shape\"})");
+  }
+  const FamilyPart& part = family(r.family);
+  ProblemArgs p;
+  p.family = r.family;
+  p.given = part.options_of(r);
+  return p;
 }
 
 std::string problem_command(const ProblemArgs& p) {

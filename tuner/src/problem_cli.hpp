@@ -25,6 +25,12 @@ void add_problem_options(CLI::App* cmd, ProblemArgs& args);
 // not take, a bad value, a kernel file that does not describe itself).
 TuneTarget parse_problem(const ProblemArgs& args);
 
+// The problem of a record key given as JSON ({"family", "variant", "dtype", "shape"},
+// as the runtime passes it when it tunes on a miss): the family's options for it.
+// Throws ktune::Error for malformed JSON, an unknown family, a problem given besides
+// it, or a key no problem of the family has.
+ProblemArgs record_problem(const std::string& json, const ProblemArgs& given);
+
 // The problem as a command line, for messages: "transpose --dtype f32 --shape ...".
 std::string problem_command(const ProblemArgs& args);
 
