@@ -33,8 +33,9 @@ std::optional<GemmMath> parse_gemm_math(std::string_view text) {
 }
 
 const KernelSpec& gemm_spec(const GemmArgs& a) {
-  const bool tensor = a.math == GemmMath::automatic && (a.dtype == DType::f16 || a.dtype == DType::bf16);
-  return KernelSpec::builtin(tensor ? "gemm_mma" : "gemm");
+  static const KernelSpec& simt = KernelSpec::builtin("gemm");  // looked up once: the runtime asks per call
+  static const KernelSpec& tensor = KernelSpec::builtin("gemm_mma");
+  return a.math == GemmMath::automatic && (a.dtype == DType::f16 || a.dtype == DType::bf16) ? tensor : simt;
 }
 
 std::pair<std::int64_t, std::int64_t> gemm_stored_a(const GemmArgs& a) {

@@ -41,6 +41,13 @@ DeviceInfo query_device(CUdevice dev) {
   info.limits.max_grid_x = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
   info.limits.sm_count = info.fingerprint.sm_count;
   info.limits.compute_capability = info.arch;
+  int count = 0;  // the ordinal of this handle (what `ktune tune --device` takes)
+  driver::check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
+  for (int i = 0; i < count; ++i) {
+    CUdevice handle = 0;
+    driver::check(d.cuDeviceGet(&handle, i), "cuDeviceGet");
+    if (handle == dev) info.ordinal = i;
+  }
   return info;
 }
 

@@ -41,7 +41,7 @@ class GemmHarness : public Harness {
   GemmArgs args_;
   DeviceBuffer a_, b_, c_, c0_, ref_, bound_, counter_, workspace_;
   std::unique_ptr<Module> helpers_;
-  CUfunction check_ = nullptr, fma_peak_ = nullptr;
+  CUfunction check_ = nullptr, peak_ = nullptr;
   int sm_count_ = 0;
   bool tensor_cores() const;  // gemm_mma multiplies
   std::unique_ptr<Timer> timer_;
