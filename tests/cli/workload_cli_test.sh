@@ -30,6 +30,14 @@ printf '%b' "$good" > "$dir/good.txt"
 if "$ktune" tune transpose --workload "$dir/good.txt" > "$dir/out" 2>&1 || ! grep -q "not both" "$dir/out"; then
   fail "a problem and a workload accepted together"
 fi
+# --devices spreads a workload only, and not together with --device.
+if "$ktune" tune transpose --devices 0 > "$dir/out" 2>&1 || ! grep -q "devices spreads a --workload FILE" "$dir/out"; then
+  fail "--devices without a workload accepted: $(cat "$dir/out")"
+fi
+if "$ktune" tune --workload "$dir/good.txt" --devices 0 --device 1 > "$dir/out" 2>&1 \
+   || ! grep -q "give --device or --devices, not both" "$dir/out"; then
+  fail "--device and --devices accepted together: $(cat "$dir/out")"
+fi
 # A good file with a kernel path relative to it passes the reading; without a GPU the
 # run then stops with the reason (on a GPU machine workload_gpu_test runs it).
 cp "$src/tests/data/user_kernels/scale.cu" "$dir/scale.cu"
@@ -39,5 +47,8 @@ if ! command -v nvidia-smi > /dev/null; then
   rc=$?
   [ $rc = 2 ] && grep -q "cannot tune here" "$dir/out" && grep -q -- "--workload $dir/good.txt --dry-run" "$dir/out" \
     || fail "no GPU: rc=$rc $(cat "$dir/out")"
+  "$ktune" tune --workload "$dir/good.txt" --devices all > "$dir/out" 2>&1
+  rc=$?
+  [ $rc = 2 ] && grep -q "cannot tune here" "$dir/out" || fail "no GPU, --devices: rc=$rc $(cat "$dir/out")"
 fi
 echo "workload_cli_test: ok"

@@ -34,4 +34,19 @@ grep -q "^workload: 4 problems, 3 tuned, 0 already stored, 1 failed" "$dir/first
 cat "$dir/second.txt"
 grep -q "^workload: 4 problems, 0 tuned, 3 already stored, 1 failed" "$dir/second.txt" || fail "second run resumes"
 [ "$(grep -c 'already stored for this template, skipped' "$dir/second.txt")" = 3 ] || fail "skips named"
+# The same workload spread over every GPU of the host (one here is enough: a worker
+# process per GPU), on a fresh database: the same totals, a progress line per problem,
+# the failing kernel's reason in its line; then resumed.
+export KTUNE_CACHE_DIR="$dir/cache-devices"
+"$ktune" tune --workload "$dir/work.txt" --devices all --strategy random --budget-evals 40 > "$dir/third.txt" 2>&1
+rc=$?
+cat "$dir/third.txt"
+[ $rc = 1 ] || fail "--devices: a workload with a failed problem must exit 1 (rc=$rc)"
+grep -q "^workload: 4 problems, 3 tuned, 0 already stored, 1 failed (on [0-9]* GPUs" "$dir/third.txt" || fail "--devices totals"
+[ "$(grep -c '^\[[1-4]/4\] line' "$dir/third.txt")" = 4 ] || fail "--devices: a progress line per problem"
+grep -q "line 2: --kernel .*all_wrong.cu.*: failed: " "$dir/third.txt" || fail "--devices: the failure and its reason"
+[ "$("$ktune" cache list | grep -cE 'transpose|reduce|scale_test')" = 3 ] || fail "--devices: three winners stored"
+"$ktune" tune --workload "$dir/work.txt" --devices all --strategy random --budget-evals 40 > "$dir/fourth.txt" 2>&1
+cat "$dir/fourth.txt"
+grep -q "^workload: 4 problems, 0 tuned, 3 already stored, 1 failed" "$dir/fourth.txt" || fail "--devices resumes"
 echo "workload_gpu_test: ok"

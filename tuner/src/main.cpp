@@ -3,6 +3,7 @@
 #include "log_cli.hpp"
 #include "problem_cli.hpp"
 #include "workload.hpp"
+#include "workload_pool.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/cache/lookup.hpp>
@@ -194,7 +195,7 @@ int run(int argc, char** argv) {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false;
-  std::string database, log_dir, summary, workload, record;
+  std::string database, log_dir, summary, workload, record, devices;
   auto* tune = app.add_subcommand("tune", "tune a family, or your own kernel (--kernel FILE.cu), for one problem on "
                                           "the GPU and store the winner");
   add_problem_options(tune, tp);
@@ -222,6 +223,9 @@ int run(int argc, char** argv) {
   tune->add_option("--workload", workload,
                    "tune every problem of FILE (a line each, as after `ktune tune`); problems already stored for "
                    "the current template are skipped");
+  tune->add_option("--devices", devices,
+                   "with --workload: the GPUs to spread it over, e.g. 0,1 or all (GPUs of one fingerprint; "
+                   "a worker process per GPU)");
   tune->add_option("--record", record,
                    "the problem of a record key, as JSON {\"family\", \"variant\", \"dtype\", \"shape\"} (what the "
                    "runtime passes when KTUNE_TUNE_ON_MISS=1)");
@@ -268,6 +272,8 @@ int run(int argc, char** argv) {
     opt.timing.cold = !hot;
     opt.database = database;
     opt.log_dir = log_dir;
+    if (!devices.empty() && workload.empty()) throw Error("--devices spreads a --workload FILE; one problem takes --device");
+    if (!devices.empty() && tune->count("--device")) throw Error("give --device or --devices, not both");
     if (!workload.empty()) {
       const bool options = std::any_of(tp.given.begin(), tp.given.end(), [](const auto& o) { return !o.second.empty(); });
       if (!tp.family.empty() || !tp.kernel.empty() || !tp.problem.empty() || options)
@@ -275,6 +281,7 @@ int run(int argc, char** argv) {
       const auto entries = read_workload(workload);  // every line checked before anything runs
       if (dry_run) return dry_run_workload(entries, opt);
       if (!gpu_available("--workload " + workload, "")) return 2;
+      if (!devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(devices), summary);
       opt.excluded = faulted_configs();
       return tune_workload(entries, opt, summary, argv);
     }
