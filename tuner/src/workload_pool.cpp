@@ -176,8 +176,12 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
               devices.size(), dev.fingerprint.name.c_str(), stored, out_dir.c_str());
   std::fflush(stdout);
 
+  // Ctrl-C interrupts waitpid (no SA_RESTART), so it is passed on at once.
   g_stop = 0;
-  const auto previous = std::signal(SIGINT, on_sigint);
+  struct sigaction stop {}, previous {};
+  stop.sa_handler = on_sigint;
+  sigemptyset(&stop.sa_mask);
+  ::sigaction(SIGINT, &stop, &previous);
   std::map<pid_t, Worker> running;
   std::set<int> idle(devices.begin(), devices.end());
   const auto begin = std::chrono::steady_clock::now();
@@ -198,14 +202,14 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
       idle.erase(device);
       queue.pop_front();
     }
+    if (g_stop && !forwarded) {  // Ctrl-C: the workers store their best so far and stop
+      for (const auto& [child, w] : running) ::kill(child, SIGINT);
+      forwarded = true;
+    }
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, 0);
     if (pid < 0) {
       if (errno != EINTR) throw Error(std::string("waitpid: ") + std::strerror(errno));
-      if (g_stop && !forwarded) {  // Ctrl-C: the workers store their best so far and stop
-        for (const auto& [child, w] : running) ::kill(child, SIGINT);
-        forwarded = true;
-      }
       continue;
     }
     const auto it = running.find(pid);
@@ -229,7 +233,7 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
                 eta.c_str());
     std::fflush(stdout);
   }
-  std::signal(SIGINT, previous);
+  ::sigaction(SIGINT, &previous, nullptr);
   if (g_stop && !queue.empty())
     std::printf("workload interrupted: %zu problem(s) not started; run it again to go on\n", queue.size());
   std::printf("workload: %zu problems, %zu tuned, %zu already stored, %zu failed (on %zu GPUs, %s)\n", entries.size(),
