@@ -107,7 +107,7 @@ const DeviceInfo& Runtime::Impl::current_device() {
 Database* Runtime::Impl::database() {
   if (db || db_failed) return db.get();
   try {
-    const std::string path = options.database.empty() ? Database::default_path().string() : options.database;
+    const std::string path = Database::path_or_default(options.database).string();
     db = std::make_unique<Database>(path, options.read_only);
   } catch (const std::exception& e) {
     db_failed = true;
@@ -163,7 +163,7 @@ LookupResult Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem&
   auto log = logger("ktune.runtime");
   const std::string record =
       nlohmann::json{{"family", p.family()}, {"variant", p.variant}, {"dtype", p.dtype_key}, {"shape", p.shape}}.dump();
-  const std::string path = options.database.empty() ? Database::default_path().string() : options.database;
+  const std::string path = Database::path_or_default(options.database).string();
   log->info("{}: no exact record; tuning it now (KTUNE_TUNE_ON_MISS=1), the call waits", p.describe());
   const auto start = std::chrono::steady_clock::now();
   int status = 0;

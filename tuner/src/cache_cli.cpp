@@ -47,7 +47,7 @@ std::optional<std::string> check_against_family(const TuningRecord& r) {
   return std::nullopt;
 }
 
-fs::path db_path(const CacheArgs& a) { return a.database.empty() ? Database::default_path() : fs::path(a.database); }
+fs::path db_path(const CacheArgs& a) { return Database::path_or_default(a.database); }
 
 void print_record(const TuningRecord& r) {
   std::printf("%-40s %-11s %-8s %-5s %-12s align %-2lld %9.2f us %6.0f %-7s %5.1f%%  %s\n", r.device_key.c_str(),

@@ -141,7 +141,7 @@ TuneResult tune_one(const TuneTarget& problem, const ProblemArgs& args, const Tu
 
 // Whether this GPU already has the problem's exact record, tuned on the current template.
 bool already_tuned(const TuneTarget& problem, const DeviceInfo& dev, const TuneOptions& opt) {
-  const Database db(opt.database.empty() ? Database::default_path() : opt.database);
+  const Database db(Database::path_or_default(opt.database));
   return lookup_config(db, dev.fingerprint.key(), problem.problem, dev.limits).level == MatchLevel::exact;
 }
 

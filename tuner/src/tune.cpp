@@ -91,7 +91,7 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   const auto t0 = Clock::now();
   auto log = logger("ktune.tuner");
   const DeviceInfo dev = query_device_ordinal(o.device);
-  const std::filesystem::path db_path = o.database.empty() ? Database::default_path() : o.database;
+  const std::filesystem::path db_path = Database::path_or_default(o.database);
   const DeviceLock lock(db_path.parent_path(), dev.uuid);
   Database db(db_path);  // opened first: a broken file is set aside before any work
   // Every candidate's program goes to a store of its own: tuning.db stays small, so an

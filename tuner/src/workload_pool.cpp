@@ -151,7 +151,7 @@ std::vector<int> parse_devices(const std::string& text) {
 
 int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt,
                              const std::vector<int>& devices, const std::string& summary) {
-  const std::filesystem::path db = opt.database.empty() ? Database::default_path() : opt.database;
+  const std::filesystem::path db = Database::path_or_default(opt.database);
   const DeviceInfo dev = query_device_ordinal(devices.front());
   // Skip what is stored; the rest is a queue the workers take from in file order.
   std::deque<std::size_t> queue;

@@ -100,6 +100,10 @@ class Database {
   // $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune.
   static std::filesystem::path default_dir();
   static std::filesystem::path default_path() { return default_dir() / "tuning.db"; }
+  // `given`, or default_path() when it is empty (an option left unset).
+  static std::filesystem::path path_or_default(const std::filesystem::path& given) {
+    return given.empty() ? default_path() : given;
+  }
 
   // Creates the file owner-only (and an owner-only directory) when missing; an existing
   // file keeps its modes. read_only opens an existing database without ever writing or
