@@ -6,7 +6,6 @@
 #include "workload_pool.hpp"
 
 #include <ktune/cache/database.hpp>
-#include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
 #include <ktune/runtime/driver.hpp>
 #include <ktune/tuner/bench.hpp>
@@ -139,12 +138,6 @@ TuneResult tune_one(const TuneTarget& problem, const ProblemArgs& args, const Tu
   return result;
 }
 
-// Whether this GPU already has the problem's exact record, tuned on the current template.
-bool already_tuned(const TuneTarget& problem, const DeviceInfo& dev, const TuneOptions& opt) {
-  const Database db(Database::path_or_default(opt.database));
-  return lookup_config(db, dev.fingerprint.key(), problem.problem, dev.limits).level == MatchLevel::exact;
-}
-
 // `ktune tune --workload FILE`: the problems in turn on one GPU. One stored for the
 // current template is skipped, so a second run resumes where an interrupted one stopped
 // (also the fresh process a faulting kernel restarts); a problem that fails is reported
@@ -157,7 +150,7 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
     const WorkloadEntry& e = entries[i];
     const std::string what = problem_command(e.args) + " (line " + std::to_string(e.line) + ")";
     try {
-      if (already_tuned(e.target, dev, opt)) {
+      if (stored_exactly(Database(Database::path_or_default(opt.database)), dev, e.target)) {
         std::printf("[%zu/%zu] %s: already stored for this template, skipped\n", i + 1, entries.size(), what.c_str());
         ++stored;
         continue;
@@ -275,9 +268,7 @@ int run(int argc, char** argv) {
     if (!devices.empty() && workload.empty()) throw Error("--devices spreads a --workload FILE; one problem takes --device");
     if (!devices.empty() && tune->count("--device")) throw Error("give --device or --devices, not both");
     if (!workload.empty()) {
-      const bool options = std::any_of(tp.given.begin(), tp.given.end(), [](const auto& o) { return !o.second.empty(); });
-      if (!tp.family.empty() || !tp.kernel.empty() || !tp.problem.empty() || options)
-        throw Error("give one problem or --workload FILE, not both");
+      if (names_a_problem(tp)) throw Error("give one problem or --workload FILE, not both");
       const auto entries = read_workload(workload);  // every line checked before anything runs
       if (dry_run) return dry_run_workload(entries, opt);
       if (!gpu_available("--workload " + workload, "")) return 2;

@@ -46,10 +46,13 @@ TuneTarget parse_problem(const ProblemArgs& p) {
   return family_target(family(p.family), given);
 }
 
+bool names_a_problem(const ProblemArgs& p) {
+  const bool options = std::any_of(p.given.begin(), p.given.end(), [](const auto& o) { return !o.second.empty(); });
+  return !p.family.empty() || !p.kernel.empty() || !p.problem.empty() || options;
+}
+
 ProblemArgs record_problem(const std::string& json, const ProblemArgs& given) {
-  const bool options = std::any_of(given.given.begin(), given.given.end(), [](const auto& o) { return !o.second.empty(); });
-  if (!given.family.empty() || !given.kernel.empty() || !given.problem.empty() || options)
-    throw Error("give one problem or --record JSON, not both");
+  if (names_a_problem(given)) throw Error("give one problem or --record JSON, not both");
   const auto j = nlohmann::json::parse(json, nullptr, false);
   TuningRecord r;
   try {
@@ -66,6 +69,19 @@ ProblemArgs record_problem(const std::string& json, const ProblemArgs& given) {
   p.family = r.family;
   p.given = part.options_of(r);
   return p;
+}
+
+std::vector<std::string> problem_tokens(const ProblemArgs& p) {
+  std::vector<std::string> out;
+  if (!p.kernel.empty()) {
+    out = {"--kernel", p.kernel};
+    for (const auto& v : p.problem) out.insert(out.end(), {"--problem", v});
+    return out;
+  }
+  out.push_back(p.family);
+  for (const auto& [name, values] : p.given)
+    for (const auto& v : values) out.insert(out.end(), {"--" + name, v});
+  return out;
 }
 
 std::string problem_command(const ProblemArgs& p) {

@@ -25,6 +25,9 @@ void add_problem_options(CLI::App* cmd, ProblemArgs& args);
 // not take, a bad value, a kernel file that does not describe itself).
 TuneTarget parse_problem(const ProblemArgs& args);
 
+// Whether the arguments name a problem at all (a family, a kernel, or any option).
+bool names_a_problem(const ProblemArgs& args);
+
 // The problem of a record key given as JSON ({"family", "variant", "dtype", "shape"},
 // as the runtime passes it when it tunes on a miss): the family's options for it.
 // Throws ktune::Error for malformed JSON, an unknown family, a problem given besides
@@ -32,6 +35,8 @@ TuneTarget parse_problem(const ProblemArgs& args);
 ProblemArgs record_problem(const std::string& json, const ProblemArgs& given);
 
 // The problem as a command line, for messages: "transpose --dtype f32 --shape ...".
+// problem_tokens: as `ktune tune` arguments, each value whole (an expression has spaces).
+std::vector<std::string> problem_tokens(const ProblemArgs& args);
 std::string problem_command(const ProblemArgs& args);
 
 }  // namespace ktune

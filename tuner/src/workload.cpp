@@ -1,5 +1,6 @@
 #include "workload.hpp"
 
+#include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
 
 #include <fstream>
@@ -24,6 +25,10 @@ ProblemArgs parse_line(const std::string& text, const std::filesystem::path& fol
 }
 
 }  // namespace
+
+bool stored_exactly(const Database& db, const DeviceInfo& dev, const TuneTarget& problem) {
+  return lookup_config(db, dev.fingerprint.key(), problem.problem, dev.limits).level == MatchLevel::exact;
+}
 
 std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
   std::ifstream in(file);

@@ -6,6 +6,9 @@
 // Blank lines and text after '#' are ignored.
 #include "problem_cli.hpp"
 
+#include <ktune/cache/database.hpp>
+#include <ktune/runtime/device.hpp>
+
 #include <filesystem>
 #include <vector>
 
@@ -16,6 +19,10 @@ struct WorkloadEntry {
   ProblemArgs args;       // --kernel resolved against the file's folder
   TuneTarget target;
 };
+
+// Whether `db` holds the problem's exact record for this GPU, tuned on the current
+// template: such a workload problem is skipped (a second run resumes).
+bool stored_exactly(const Database& db, const DeviceInfo& dev, const TuneTarget& problem);
 
 // Every line is read and checked (family, options, values, kernel files) before any
 // problem is tuned; the first bad one throws ktune::Error "FILE:LINE: why".

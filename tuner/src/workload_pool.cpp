@@ -1,7 +1,6 @@
 #include "workload_pool.hpp"
 
 #include <ktune/cache/database.hpp>
-#include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/driver.hpp>
@@ -30,20 +29,6 @@ namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
 void on_sigint(int) { g_stop = 1; }
-
-// The problem as `ktune tune` arguments (values kept whole: an expression has spaces).
-std::vector<std::string> problem_tokens(const ProblemArgs& p) {
-  std::vector<std::string> out;
-  if (!p.kernel.empty()) {
-    out = {"--kernel", p.kernel};
-    for (const auto& v : p.problem) out.insert(out.end(), {"--problem", v});
-    return out;
-  }
-  out.push_back(p.family);
-  for (const auto& [name, values] : p.given)
-    for (const auto& v : values) out.insert(out.end(), {"--" + name, v});
-  return out;
-}
 
 // What every worker gets besides its problem and device: the search options as given.
 std::vector<std::string> option_tokens(const TuneOptions& opt, const std::string& db, const std::string& summary,
@@ -159,8 +144,7 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
   {
     const Database database(db);
     for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (lookup_config(database, dev.fingerprint.key(), entries[i].target.problem, dev.limits).level ==
-          MatchLevel::exact) {
+      if (stored_exactly(database, dev, entries[i].target)) {
         std::printf("line %d: %s: already stored for this template, skipped\n", entries[i].line,
                     problem_command(entries[i].args).c_str());
         ++stored;
