@@ -129,7 +129,29 @@ INSTANTIATE_TEST_SUITE_P(AllSpaces, GemmSpaceGpu, ::testing::ValuesIn(verify_cas
                          });
 
 // scripts/gpu-check.sh runs compute-sanitizer over GemmRuntimeGpu.*.
-class GemmRuntimeGpu : public GpuRuntimeTest {};
+class GemmRuntimeGpu : public GpuRuntimeTest {
+ protected:
+  // Compiles `picked` (configs of h's problem) in one program and verifies each at h's
+  // shape; returns how many ran.
+  std::size_t verify_configs(GemmHarness& h, const std::vector<Config>& picked, const std::string& label) {
+    const KernelSpec& spec = h.spec();
+    std::vector<Instance> instances;
+    std::vector<std::string> names;
+    for (const auto& c : picked) {
+      instances.push_back(instantiate(spec, c, dev_.limits, h.problem(), h.type_argument()));
+      names.push_back(instances.back().name_expression);
+    }
+    const CompileOutput out = compile_cubin(spec.source(), names, dev_.arch, label);
+    Module module(out.cubin, label);
+    for (std::size_t i = 0; i < picked.size(); ++i) {
+      const CUfunction f = module.function(out.lowered_names[i]);
+      prepare_function(f, instances[i]);  // dynamic shared memory beyond 48 KB (gemm_mma)
+      const auto wrong = h.verify(f, instances[i]);
+      EXPECT_FALSE(wrong) << h.describe() << " " << config_to_string(spec, picked[i]) << ": " << *wrong;
+    }
+    return picked.size();
+  }
+};
 
 // Register-prefetch (buffer = 2) configs of every shared-memory layout, split-K and
 // packed operands, at odd shapes: few enough for compute-sanitizer racecheck.
@@ -150,16 +172,7 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
       if (value(c, "buffer") == "2" && fits && layouts.insert(value(c, "layout")).second) picked.push_back(c);
     }
     ASSERT_EQ(picked.size(), 4u) << want;  // none, pad, xor, shift
-    std::vector<std::string> names;
-    for (const auto& c : picked) names.push_back(instantiate(spec, c, dev_.limits, h.problem(), h.type_argument()).name_expression);
-    const CompileOutput out = compile_cubin(spec.source(), names, dev_.arch, "gemm double-buffered");
-    Module module(out.cubin, "gemm double-buffered");
-    for (std::size_t i = 0; i < picked.size(); ++i) {
-      const Instance inst = instantiate(spec, picked[i], dev_.limits, h.problem(), h.type_argument());
-      const auto wrong = h.verify(module.function(out.lowered_names[i]), inst);
-      EXPECT_FALSE(wrong) << h.describe() << " " << config_to_string(spec, picked[i]) << ": " << *wrong;
-      ++ran;
-    }
+    ran += verify_configs(h, picked, "gemm double-buffered");
   }
   EXPECT_EQ(ran, 12u);
 }
@@ -181,18 +194,7 @@ TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
           break;
         }
     ASSERT_EQ(picked.size(), 2u) << layout;
-    std::vector<std::string> names;
-    for (const auto& c : picked) names.push_back(instantiate(spec, c, dev_.limits, h.problem(), h.type_argument()).name_expression);
-    const CompileOutput out = compile_cubin(spec.source(), names, dev_.arch, "gemm_mma pipelines");
-    Module module(out.cubin, "gemm_mma pipelines");
-    for (std::size_t i = 0; i < picked.size(); ++i) {
-      const Instance inst = instantiate(spec, picked[i], dev_.limits, h.problem(), h.type_argument());
-      const CUfunction f = module.function(out.lowered_names[i]);
-      prepare_function(f, inst);
-      const auto wrong = h.verify(f, inst);
-      EXPECT_FALSE(wrong) << h.describe() << " " << config_to_string(spec, picked[i]) << ": " << *wrong;
-      ++ran;
-    }
+    ran += verify_configs(h, picked, "gemm_mma pipelines");
   }
   EXPECT_EQ(ran, 8u);
 }
