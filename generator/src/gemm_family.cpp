@@ -117,7 +117,7 @@ double gemm_flops(const GemmArgs& a) {
 
 Config gemm_default_config(const GemmArgs& a) {
   const KernelSpec& spec = gemm_spec(a);
-  if (spec.tunable_index("warps_m") >= 0)
+  if (&spec == &KernelSpec::builtin("gemm_mma"))
     return config_from_json(spec, {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"warps_m", 2}, {"warps_n", 2}, {"stages", 3},
                                    {"layout", "xor"}, {"group", 8}, {"vec", 8}, {"engine", "mma"}, {"splitk", 1}});
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
