@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # clang and libclang-rt-14-dev: libFuzzer, for the database fuzz test. chromium-headless-shell,
 # python3-pil and fonts-dejavu-core: rendering and checking `ktune log report` pages.
-packages="cmake g++ make pkg-config libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgtest-dev clang libclang-rt-14-dev chromium-headless-shell python3-pil fonts-dejavu-core"
+packages="cmake g++ make pkg-config libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev zlib1g-dev libgtest-dev clang libclang-rt-14-dev chromium-headless-shell python3-pil fonts-dejavu-core"
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -2,6 +2,7 @@
 #include "runtime_impl.hpp"
 
 #include <ktune/error.hpp>
+#include <ktune/generator/log.hpp>
 #include <ktune/generator/user_kernel.hpp>
 
 #include <algorithm>
@@ -65,6 +66,8 @@ struct Kernel::State {
   [[noreturn]] void fail(const std::string& what) const { throw Error(kernel->spec.family() + ": " + what); }
   Key key_of(CUcontext ctx, ProblemValues problem) const;
   void check_args(const LaunchArg* args, std::size_t count) const;
+  bool capture_launch(const TuningProblem& tp, const UserProblem& up, const Prepared& p, Stream stream,
+                      const LaunchArg* args, std::size_t count) const;
 };
 
 Kernel Runtime::kernel(const std::string& path_or_source, const std::string& entry,
@@ -123,26 +126,128 @@ void Kernel::State::check_args(const LaunchArg* args, std::size_t count) const {
   }
 }
 
+namespace {
+
+void launch_prepared(const Prepared& p, Stream stream, const LaunchArg* args, std::size_t count) {
+  std::array<void*, k_max_args> params{};
+  for (std::size_t i = 0; i < count; ++i) params[i] = const_cast<void*>(static_cast<const void*>(&args[i].pointer));
+  const Instance& inst = p.instance;
+  driver::check(driver::api().cuLaunchKernel(p.function, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
+                                             inst.block[1], inst.block[2], inst.smem_bytes,
+                                             reinterpret_cast<CUstream>(stream), params.data(), nullptr),
+                "cuLaunchKernel", inst.name_expression);
+}
+
+// The bytes of every pointer argument in one phase: "input" before the launch (what it
+// reads, and what an accumulating `zeroed` output starts from), "expected" after it.
+std::vector<CaptureBuffer> copy_buffers(const UserKernel& k, const UserProblem& up, const LaunchArg* args,
+                                        const char* phase) {
+  const std::vector<double> counts = arg_values(k, up);
+  const bool before = std::string(phase) == "input";
+  std::vector<CaptureBuffer> out;
+  for (std::size_t i = 0; i < k.args.size(); ++i) {
+    const KernelArg& a = k.args[i];
+    if (!a.pointer()) continue;
+    const bool reads = a.role != KernelArg::Role::out || a.zeroed, writes = a.role != KernelArg::Role::in;
+    if (before ? !reads : !writes) continue;
+    CaptureBuffer b{a.name, phase, {}};
+    b.bytes.resize(static_cast<std::size_t>(counts[i]) * static_cast<std::size_t>(size_of(arg_dtype(k, a, up))));
+    driver::check(driver::api().cuMemcpyDtoH(b.bytes.data(), reinterpret_cast<CUdeviceptr>(args[i].pointer),
+                                             b.bytes.size()),
+                  "cuMemcpyDtoH", "capturing " + a.name);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::size_t captured_bytes(const UserKernel& k, const UserProblem& up) {
+  const std::vector<double> counts = arg_values(k, up);
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < k.args.size(); ++i)
+    if (k.args[i].pointer())
+      bytes += static_cast<std::size_t>(counts[i]) * static_cast<std::size_t>(size_of(arg_dtype(k, k.args[i], up))) *
+               (k.args[i].role == KernelArg::Role::inout || k.args[i].zeroed ? 2 : 1);
+  return bytes;
+}
+
+nlohmann::json kernel_header(const UserKernel& k, const UserProblem& up, const TuningProblem& tp, const Prepared& p,
+                             const DeviceInfo& dev, const LaunchArg* args) {
+  nlohmann::json h = Capture::header(tp, dev, "kernel");
+  h["kernel"] = k.spec.family();
+  h["entry"] = k.spec.entry();
+  h["origin"] = k.origin;
+  h["source"] = k.spec.source();
+  h["type"] = to_string(up.type);
+  nlohmann::json problem = nlohmann::json::object(), scalars = nlohmann::json::object();
+  for (std::size_t i = 0; i < k.variables.size(); ++i) problem[k.variables[i]] = up.values[i];
+  h["problem"] = problem;
+  for (std::size_t i = 0; i < k.args.size(); ++i)
+    if (!k.args[i].pointer()) scalars[k.args[i].name] = args[i].kind == LaunchArg::Kind::f32   ? args[i].f32
+                                                        : args[i].kind == LaunchArg::Kind::f64 ? args[i].f64
+                                                        : args[i].kind == LaunchArg::Kind::i64 ? static_cast<double>(args[i].i64)
+                                                                                               : args[i].i32;
+  h["scalars"] = scalars;
+  h["launch"] = {{"grid", p.instance.grid}, {"block", p.instance.block}, {"smem", p.instance.smem_bytes}};
+  h["config"] = p.info.config;
+  h["match"] = to_string(p.info.match);
+  return h;
+}
+
+}  // namespace
+
+// KTUNE_CAPTURE: the problem's first launch also copies its buffers out, around the
+// launch on the caller's stream (synchronized for it), and writes them as a bundle.
+// Returns whether it launched; what cannot be copied or written is logged, not thrown.
+bool Kernel::State::capture_launch(const TuningProblem& tp, const UserProblem& up, const Prepared& p, Stream stream,
+                                   const LaunchArg* args, std::size_t count) const {
+  Capture& cap = *runtime->capture;
+  const auto path = cap.claim(tp);
+  const std::string what = tp.describe();
+  if (!path || !cap.fits(captured_bytes(*kernel, up), what)) return false;
+  const auto& d = driver::api();
+  CaptureBundle bundle;
+  try {
+    driver::check(d.cuStreamSynchronize(reinterpret_cast<CUstream>(stream)), "cuStreamSynchronize", "capturing " + what);
+    bundle.buffers = copy_buffers(*kernel, up, args, "input");
+  } catch (const Error& e) {
+    logger("ktune.runtime")->warn("capture: {} not captured: {}", what, e.what());
+    return false;
+  }
+  launch_prepared(p, stream, args, count);
+  try {
+    driver::check(d.cuStreamSynchronize(reinterpret_cast<CUstream>(stream)), "cuStreamSynchronize", "capturing " + what);
+    for (auto& b : copy_buffers(*kernel, up, args, "expected")) bundle.buffers.push_back(std::move(b));
+    DeviceInfo dev;
+    {
+      std::lock_guard<std::mutex> lock(runtime->slow);
+      dev = runtime->current_device();
+    }
+    bundle.header = kernel_header(*kernel, up, tp, p, dev, args);
+  } catch (const Error& e) {
+    logger("ktune.runtime")->warn("capture: {} not captured: {}", what, e.what());
+    return true;
+  }
+  cap.write(*path, std::move(bundle), what);
+  return true;
+}
+
 const LaunchInfo& Kernel::launch_args(Stream stream, ProblemValues problem, const LaunchArg* args, std::size_t count) const {
   const State& st = *state_;
   st.check_args(args, count);  // throws before anything launches
   const CUcontext ctx = st.runtime->current_context();
   const State::Key key = st.key_of(ctx, problem);
+  bool launched = false;
   const Prepared* p = &st.prepared.get(key, [&] {
     UserProblem up;
     up.type = st.type;
     up.values.assign(key.values.begin(), key.values.begin() + static_cast<std::ptrdiff_t>(st.kernel->variables.size()));
     TuningProblem tp = user_tuning_problem(*st.kernel, up);
     tp.owner = st.kernel;
-    return st.runtime->prepare(ctx, tp);
+    Prepared fresh = st.runtime->prepare(ctx, tp, false);
+    if (st.runtime->capture) launched = st.capture_launch(tp, up, fresh, stream, args, count);
+    return fresh;
   });
-  std::array<void*, k_max_args> params{};
-  for (std::size_t i = 0; i < count; ++i) params[i] = const_cast<void*>(static_cast<const void*>(&args[i].pointer));
-  const Instance& inst = p->instance;
-  driver::check(driver::api().cuLaunchKernel(p->function, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
-                                             inst.block[1], inst.block[2], inst.smem_bytes,
-                                             reinterpret_cast<CUstream>(stream), params.data(), nullptr),
-                "cuLaunchKernel", inst.name_expression);
+  if (!launched) launch_prepared(*p, stream, args, count);
   return p->info;
 }
 

@@ -130,9 +130,10 @@ CUfunction Runtime::Impl::function(CUcontext ctx, const DeviceInfo& dev, const T
   return module.function;
 }
 
-Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p) {
+Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, bool capture_key) {
   std::lock_guard<std::mutex> lock(slow);
   const DeviceInfo& dev = current_device();
+  if (capture && capture_key) capture->problem(p, dev);
   LookupResult found;
   try {
     if (Database* store = database()) found = lookup_config(*store, dev.fingerprint.key(), p, dev.limits);
@@ -187,7 +188,10 @@ LookupResult Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem&
 }
 
 Runtime::Runtime() : Runtime(Options{}) {}
-Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) { impl_->options = std::move(options); }
+Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->capture = Capture::from_environment(Database::path_or_default(impl_->options.database));
+}
 Runtime::~Runtime() = default;
 
 void Runtime::flush_l2(Stream stream) {

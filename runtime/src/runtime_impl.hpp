@@ -5,6 +5,8 @@
 // TuningProblem and a ProblemKey, and launches what prepared_for returns.
 #include <ktune/ktune.hpp>
 
+#include "capture.hpp"
+
 #include <ktune/cache/database.hpp>
 #include <ktune/cache/lookup.hpp>
 #include <ktune/generator/tuning_problem.hpp>
@@ -89,6 +91,7 @@ struct Runtime::Impl {
   std::unique_ptr<Database> db;
   bool db_failed = false;
   std::map<CUcontext, std::unique_ptr<L2Flush>> flushes;
+  std::unique_ptr<Capture> capture;  // KTUNE_CAPTURE set; first calls only
 
   // Workspaces per (context, stream, owner): launches on one stream run in order, so
   // they can share one. Zeroed when allocated; grown on demand (after the stream's
@@ -108,8 +111,10 @@ struct Runtime::Impl {
   const DeviceInfo& current_device();  // under `slow`
   Database* database();
   // Looks the problem up (exact, nearest valid, same arch, the family's default) and
-  // loads its kernel: the stored CUBIN, else NVRTC (and the CUBIN is stored).
-  Prepared prepare(CUcontext ctx, const TuningProblem& problem);
+  // loads its kernel: the stored CUBIN, else NVRTC (and the CUBIN is stored). With
+  // KTUNE_CAPTURE, `capture_key` writes the problem's bundle (a user's kernel's launch
+  // captures its own, with its data).
+  Prepared prepare(CUcontext ctx, const TuningProblem& problem, bool capture_key = true);
   // KTUNE_TUNE_ON_MISS=1 and no exact record: runs `ktune tune --record` for the problem
   // and looks it up again; `missed` when that fails (logged, never thrown).
   LookupResult tune_now(const DeviceInfo& dev, const TuningProblem& problem, LookupResult missed);

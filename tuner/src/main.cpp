@@ -1,5 +1,6 @@
 // The `ktune` command line: tune, space, bench, cache, log.
 #include "cache_cli.hpp"
+#include "capture_cli.hpp"
 #include "log_cli.hpp"
 #include "problem_cli.hpp"
 #include "workload.hpp"
@@ -149,6 +150,11 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const WorkloadEntry& e = entries[i];
     const std::string what = problem_command(e.args) + " (line " + std::to_string(e.line) + ")";
+    if (!e.error.empty()) {
+      std::printf("[%zu/%zu] %s: skipped: %s\n", i + 1, entries.size(), what.c_str(), e.error.c_str());
+      ++failed;
+      continue;
+    }
     try {
       if (stored_exactly(Database(Database::path_or_default(opt.database)), dev, e.target)) {
         std::printf("[%zu/%zu] %s: already stored for this template, skipped\n", i + 1, entries.size(), what.c_str());
@@ -177,7 +183,10 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
 
 int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt) {
   int status = 0;
-  for (const WorkloadEntry& e : entries) status |= dry_run_one(e.target, opt);
+  for (const WorkloadEntry& e : entries) {
+    if (!e.error.empty()) std::printf("%s: skipped: %s\n", problem_command(e.args).c_str(), e.error.c_str());
+    status |= e.error.empty() ? dry_run_one(e.target, opt) : 1;
+  }
   return status;
 }
 
@@ -257,6 +266,7 @@ int run(int argc, char** argv) {
                   "PyTorch-style benchmarks, for like-for-like comparisons");
 
   add_cache_commands(app);
+  add_capture_commands(app);
   add_log_commands(app);
 
   CLI11_PARSE(app, argc, argv);
@@ -265,13 +275,19 @@ int run(int argc, char** argv) {
     opt.timing.cold = !hot;
     opt.database = database;
     opt.log_dir = log_dir;
-    if (!devices.empty() && workload.empty()) throw Error("--devices spreads a --workload FILE; one problem takes --device");
+    const bool capture_folder = !tp.capture.empty() && std::filesystem::is_directory(tp.capture);
+    if (!devices.empty() && workload.empty() && !capture_folder)
+      throw Error("--devices spreads a --workload FILE or a --capture FOLDER; one problem takes --device");
     if (!devices.empty() && tune->count("--device")) throw Error("give --device or --devices, not both");
-    if (!workload.empty()) {
-      if (names_a_problem(tp)) throw Error("give one problem or --workload FILE, not both");
-      const auto entries = read_workload(workload);  // every line checked before anything runs
+    if (!workload.empty() || capture_folder) {
+      ProblemArgs besides = tp;
+      besides.capture.clear();
+      if (names_a_problem(besides) || (!workload.empty() && capture_folder))
+        throw Error("give one problem, --workload FILE or --capture FOLDER, not two of them");
+      // Every line checked before anything runs (a bundle that cannot be used is reported and skipped).
+      const auto entries = capture_folder ? capture_workload(tp.capture) : read_workload(workload);
       if (dry_run) return dry_run_workload(entries, opt);
-      if (!gpu_available("--workload " + workload, "")) return 2;
+      if (!gpu_available(capture_folder ? "--capture " + tp.capture : "--workload " + workload, "")) return 2;
       if (!devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(devices), summary);
       opt.excluded = faulted_configs();
       return tune_workload(entries, opt, summary, argv);

@@ -1,5 +1,7 @@
 #include "problem_cli.hpp"
 
+#include "capture_replay.hpp"
+
 #include <ktune/error.hpp>
 #include <ktune/tuner/user_kernel_harness.hpp>
 
@@ -32,10 +34,19 @@ void add_problem_options(CLI::App* cmd, ProblemArgs& p) {
   for (const auto& [name, text] : help) cmd->add_option("--" + name, p.given[name], text);
   cmd->add_option("--kernel", p.kernel, "your own kernel: a .cu file with a `// @` description (see README)");
   cmd->add_option("--problem", p.problem, "with --kernel: its problem variables, e.g. nx=8192,ny=8192")->delimiter(',');
+  cmd->add_option("--capture", p.capture,
+                  "a problem an application captured (KTUNE_CAPTURE): its bundle, or a folder of bundles");
 }
 
 TuneTarget parse_problem(const ProblemArgs& p) {
   const OptionValues given = given_options(p);
+  if (!p.capture.empty()) {
+    if (!p.family.empty() || !p.kernel.empty() || !p.problem.empty() || !given.empty())
+      throw Error("--capture " + p.capture + " is the whole problem: give no family, --kernel or options with it");
+    if (std::filesystem::is_directory(p.capture))
+      throw Error("--capture " + p.capture + " is a folder: `ktune tune --capture FOLDER` tunes each bundle in it");
+    return capture_target(p.capture);
+  }
   if (!p.kernel.empty()) {
     if (!p.family.empty()) throw Error("give a family or --kernel FILE, not both ('" + p.family + "' and " + p.kernel + ")");
     if (!given.empty()) throw Error("--" + given.begin()->first + " is a family's option; a --kernel takes --problem NAME=VALUE");
@@ -48,7 +59,7 @@ TuneTarget parse_problem(const ProblemArgs& p) {
 
 bool names_a_problem(const ProblemArgs& p) {
   const bool options = std::any_of(p.given.begin(), p.given.end(), [](const auto& o) { return !o.second.empty(); });
-  return !p.family.empty() || !p.kernel.empty() || !p.problem.empty() || options;
+  return !p.family.empty() || !p.kernel.empty() || !p.problem.empty() || !p.capture.empty() || options;
 }
 
 ProblemArgs record_problem(const std::string& json, const ProblemArgs& given) {
@@ -73,6 +84,7 @@ ProblemArgs record_problem(const std::string& json, const ProblemArgs& given) {
 
 std::vector<std::string> problem_tokens(const ProblemArgs& p) {
   std::vector<std::string> out;
+  if (!p.capture.empty()) return {"--capture", p.capture};
   if (!p.kernel.empty()) {
     out = {"--kernel", p.kernel};
     for (const auto& v : p.problem) out.insert(out.end(), {"--problem", v});
@@ -85,6 +97,7 @@ std::vector<std::string> problem_tokens(const ProblemArgs& p) {
 }
 
 std::string problem_command(const ProblemArgs& p) {
+  if (!p.capture.empty()) return "--capture " + p.capture;
   if (!p.kernel.empty()) {
     std::string vars;
     for (const auto& v : p.problem) vars += (vars.empty() ? "" : ",") + v;

@@ -17,6 +17,7 @@ struct ProblemArgs {
   std::map<std::string, std::vector<std::string>> given;  // option name -> values given
   std::string kernel;                                     // --kernel FILE.cu
   std::vector<std::string> problem;                       // --problem NAME=VALUE[,NAME=VALUE]
+  std::string capture;                                    // --capture BUNDLE (a folder: see capture_workload)
 };
 
 void add_problem_options(CLI::App* cmd, ProblemArgs& args);

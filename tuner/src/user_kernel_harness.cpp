@@ -57,11 +57,19 @@ struct UserKernelHarness::Buffer {
 };
 
 UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<const UserKernel> kernel,
-                                     UserProblem problem, const TimingProtocol& protocol)
-    : kernel_(std::move(kernel)), user_problem_(std::move(problem)), context_(device.device) {
+                                     UserProblem problem, const TimingProtocol& protocol,
+                                     std::shared_ptr<const CaptureBundle> captured)
+    : kernel_(std::move(kernel)), user_problem_(std::move(problem)), captured_(std::move(captured)),
+      context_(device.device) {
   tuning_ = user_tuning_problem(*kernel_, user_problem_);
   tuning_.owner = kernel_;
-  const std::vector<double> values = arg_values(*kernel_, user_problem_);
+  std::vector<double> values = arg_values(*kernel_, user_problem_);
+  if (captured_) {  // the scalars the application passed
+    const auto& scalars = captured_->header.at("scalars");
+    for (std::size_t i = 0; i < kernel_->args.size(); ++i)
+      if (!kernel_->args[i].pointer() && scalars.contains(kernel_->args[i].name))
+        values[i] = scalars.at(kernel_->args[i].name).get<double>();
+  }
   const auto& d = driver::api();
   driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
@@ -90,7 +98,10 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
     b.count = static_cast<std::size_t>(values[i]);
     b.bytes = b.count * static_cast<std::size_t>(size_of(dtype));
     b.device = DeviceBuffer(b.bytes + k_guard);
-    if (b.input()) {
+    if (captured_ && (b.input() || a.zeroed)) {  // what the application's launch started from
+      b.pristine = DeviceBuffer(b.bytes);
+      driver::check(d.cuMemcpyHtoD(b.pristine.get(), captured_bytes(b, "input").data(), b.bytes), "cuMemcpyHtoD");
+    } else if (b.input()) {
       std::vector<unsigned char> host(b.bytes);
       for (std::size_t e = 0; e < b.count; ++e)
         double_to_element(dtype, draw(dtype, a, seed), &host[e * static_cast<std::size_t>(size_of(dtype))]);
@@ -128,7 +139,7 @@ nlohmann::json UserKernelHarness::log_fields() const {
 void UserKernelHarness::prepare_run() {
   const auto& d = driver::api();
   for (auto& b : buffers_) {
-    if (b.input())
+    if (b.pristine.get())
       driver::check(d.cuMemcpyDtoDAsync(b.device.get(), b.pristine.get(), b.bytes, stream_), "cuMemcpyDtoDAsync");
     else
       driver::check(d.cuMemsetD8Async(b.device.get(), b.arg->zeroed ? 0 : k_poison_byte, b.bytes, stream_),
@@ -146,7 +157,22 @@ void UserKernelHarness::launch_grid(CUfunction f, const std::array<std::uint32_t
                 "cuLaunchKernel", what);
 }
 
+const std::vector<unsigned char>& UserKernelHarness::captured_bytes(const Buffer& b, const char* phase) const {
+  const CaptureBuffer* found = captured_->find(b.arg->name, phase);
+  const std::string what = describe() + ": the captured bundle's " + phase + " of " + b.arg->name;
+  if (!found) throw CaptureError(what + " is missing");
+  if (found->bytes.size() != b.bytes)
+    throw CaptureError(what + " holds " + std::to_string(found->bytes.size()) + " bytes; the kernel declares " +
+                       std::to_string(b.bytes));
+  return found->bytes;
+}
+
 void UserKernelHarness::compute_reference(const DeviceInfo& device) {
+  if (captured_) {  // the outputs of the application's own launch
+    for (auto& b : buffers_)
+      if (b.output()) b.expected = captured_bytes(b, "expected");
+    return;
+  }
   const UserKernel& k = *kernel_;
   std::string name;
   std::array<std::uint32_t, 3> grid{}, block{};
@@ -246,6 +272,17 @@ TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const st
   tuning.owner = kernel;
   return {std::move(tuning), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
             return std::make_unique<UserKernelHarness>(dev, kernel, problem, t);
+          }};
+}
+
+TuneTarget captured_kernel_target(std::shared_ptr<const UserKernel> kernel, UserProblem problem,
+                                  std::filesystem::path bundle) {
+  arg_values(*kernel, problem);
+  TuningProblem tuning = user_tuning_problem(*kernel, problem);
+  tuning.owner = kernel;
+  return {std::move(tuning), [kernel, problem, bundle](const DeviceInfo& dev, const TimingProtocol& t) {
+            auto data = std::make_shared<const CaptureBundle>(read_capture(bundle));
+            return std::make_unique<UserKernelHarness>(dev, kernel, problem, t, std::move(data));
           }};
 }
 

@@ -1,5 +1,7 @@
 #include "workload.hpp"
 
+#include "capture_replay.hpp"
+
 #include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
 
@@ -19,8 +21,8 @@ ProblemArgs parse_line(const std::string& text, const std::filesystem::path& fol
   } catch (const CLI::ParseError& e) {
     throw Error(e.what());
   }
-  if (!args.kernel.empty() && std::filesystem::path(args.kernel).is_relative())
-    args.kernel = (folder / args.kernel).lexically_normal().string();
+  for (std::string* path : {&args.kernel, &args.capture})
+    if (!path->empty() && std::filesystem::path(*path).is_relative()) *path = (folder / *path).lexically_normal().string();
   return args;
 }
 
@@ -42,13 +44,34 @@ std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
       WorkloadEntry e;
       e.line = line;
       e.args = parse_line(text, file.parent_path());
-      e.target = parse_problem(e.args);
+      try {
+        e.target = parse_problem(e.args);
+      } catch (const CaptureError& bad) {
+        e.error = bad.what();
+      }
       entries.push_back(std::move(e));
     } catch (const Error& err) {
       throw Error(file.string() + ":" + std::to_string(line) + ": " + err.what());
     }
   }
   if (entries.empty()) throw Error("workload file " + file.string() + " names no problem");
+  return entries;
+}
+
+std::vector<WorkloadEntry> capture_workload(const std::filesystem::path& folder) {
+  std::vector<WorkloadEntry> entries;
+  for (const auto& file : capture_files(folder)) {
+    WorkloadEntry e;
+    e.line = static_cast<int>(entries.size()) + 1;
+    e.args.capture = file.string();
+    try {
+      e.target = capture_target(file);
+    } catch (const CaptureError& bad) {
+      e.error = bad.what();
+    }
+    entries.push_back(std::move(e));
+  }
+  if (entries.empty()) throw Error("--capture " + folder.string() + ": no capture bundles (*.ktcap) in it");
   return entries;
 }
 

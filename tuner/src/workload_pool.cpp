@@ -144,7 +144,11 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
   {
     const Database database(db);
     for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (stored_exactly(database, dev, entries[i].target)) {
+      if (!entries[i].error.empty()) {
+        std::printf("line %d: %s: skipped: %s\n", entries[i].line, problem_command(entries[i].args).c_str(),
+                    entries[i].error.c_str());
+        ++failed;
+      } else if (stored_exactly(database, dev, entries[i].target)) {
         std::printf("line %d: %s: already stored for this template, skipped\n", entries[i].line,
                     problem_command(entries[i].args).c_str());
         ++stored;

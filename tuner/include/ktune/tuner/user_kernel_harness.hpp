@@ -4,6 +4,10 @@
 // computed once, then per candidate: inputs restored, outputs poisoned (or zeroed when
 // declared `zeroed`), guards re-armed, launch, compare within the declared tolerance,
 // guards checked. The ceiling is cuMemcpyDtoDAsync moving the same bytes.
+// A captured problem (ktune/cache/capture_bundle.hpp) replaces the random inputs with
+// the application's, its scalars with the ones it passed, and the reference with the
+// outputs its launch produced.
+#include <ktune/cache/capture_bundle.hpp>
 #include <ktune/generator/user_kernel.hpp>
 #include <ktune/tuner/family.hpp>
 
@@ -14,7 +18,7 @@ namespace ktune {
 class UserKernelHarness : public Harness {
  public:
   UserKernelHarness(const DeviceInfo& device, std::shared_ptr<const UserKernel> kernel, UserProblem problem,
-                    const TimingProtocol& protocol);
+                    const TimingProtocol& protocol, std::shared_ptr<const CaptureBundle> captured = nullptr);
   ~UserKernelHarness() override;
   UserKernelHarness(const UserKernelHarness&) = delete;
   UserKernelHarness& operator=(const UserKernelHarness&) = delete;
@@ -34,8 +38,11 @@ class UserKernelHarness : public Harness {
   void compute_reference(const DeviceInfo& device);
   std::optional<std::string> compare(const Buffer& b, const std::vector<unsigned char>& got) const;
 
+  const std::vector<unsigned char>& captured_bytes(const Buffer& b, const char* phase) const;
+
   std::shared_ptr<const UserKernel> kernel_;
   UserProblem user_problem_;
+  std::shared_ptr<const CaptureBundle> captured_;
   PrimaryContext context_;
   CUstream stream_ = nullptr;
   std::vector<Buffer> buffers_;             // per pointer argument, in argument order
@@ -48,5 +55,9 @@ class UserKernelHarness : public Harness {
 
 // The problem bound and its harness factory, for `ktune tune --kernel`.
 TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments);
+// The same for a captured problem: the bundle's data are read (and their hashes
+// checked) when the harness is made, on the GPU that tunes it.
+TuneTarget captured_kernel_target(std::shared_ptr<const UserKernel> kernel, UserProblem problem,
+                                  std::filesystem::path bundle);
 
 }  // namespace ktune
