@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 
 namespace ktune {
 namespace {
@@ -205,6 +206,7 @@ bool Kernel::State::capture_launch(const TuningProblem& tp, const UserProblem& u
   const std::string what = tp.describe();
   if (!path || !cap.fits(captured_bytes(*kernel, up), what)) return false;
   const auto& d = driver::api();
+  const auto start = std::chrono::steady_clock::now();
   CaptureBundle bundle;
   try {
     driver::check(d.cuStreamSynchronize(reinterpret_cast<CUstream>(stream)), "cuStreamSynchronize", "capturing " + what);
@@ -227,6 +229,12 @@ bool Kernel::State::capture_launch(const TuningProblem& tp, const UserProblem& u
     logger("ktune.runtime")->warn("capture: {} not captured: {}", what, e.what());
     return true;
   }
+  std::size_t copied = 0;
+  for (const auto& b : bundle.buffers) copied += b.bytes.size();
+  logger("ktune.runtime")
+      ->info("capture: {}: the launch and copies of {:.1f} MB took {:.1f} ms; compressing and writing in the background",
+             what, static_cast<double>(copied) / (1 << 20),
+             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   cap.write(*path, std::move(bundle), what);
   return true;
 }

@@ -27,7 +27,7 @@ if "$ktune" tune --workload "$dir/none.txt" > "$dir/out" 2>&1 || ! grep -q "cann
   fail "missing file: $(cat "$dir/out")"
 fi
 printf '%b' "$good" > "$dir/good.txt"
-if "$ktune" tune transpose --workload "$dir/good.txt" > "$dir/out" 2>&1 || ! grep -q "not both" "$dir/out"; then
+if "$ktune" tune transpose --workload "$dir/good.txt" > "$dir/out" 2>&1 || ! grep -q "give one problem, --workload FILE or --capture FOLDER, not two of them" "$dir/out"; then
   fail "a problem and a workload accepted together"
 fi
 # --devices spreads a workload only, and not together with --device.

@@ -5,6 +5,8 @@
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -99,14 +101,17 @@ void prune(const CaptureArgs& a) {
   if (a.tuned) db = std::make_unique<Database>(Database::path_or_default(a.database), true);
   std::map<std::string, fs::path> seen;
   std::size_t removed = 0;
-  for (const auto& e : fs::directory_iterator(folder)) {
-    if (!e.is_regular_file()) continue;
+  std::vector<fs::path> files;  // in name order: "a copy of" names the first of equal bundles
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
     std::string why;
-    if (abandoned_temporary(e.path())) why = "left by a capture that was killed";
-    else if (e.path().extension() == ".ktcap") why = prune_reason(e.path(), a, seen, db.get());
+    if (abandoned_temporary(file)) why = "left by a capture that was killed";
+    else if (file.extension() == ".ktcap") why = prune_reason(file, a, seen, db.get());
     if (why.empty()) continue;
-    std::printf("%s %s: %s\n", a.dry_run ? "would remove" : "removed", e.path().filename().c_str(), why.c_str());
-    if (!a.dry_run) fs::remove(e.path());
+    std::printf("%s %s: %s\n", a.dry_run ? "would remove" : "removed", file.filename().c_str(), why.c_str());
+    if (!a.dry_run) fs::remove(file);
     ++removed;
   }
   std::printf("%zu file(s) %s\n", removed, a.dry_run ? "would be removed (--dry-run)" : "removed");
