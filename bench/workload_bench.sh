@@ -9,7 +9,7 @@
 # 3. Two shards (odd and even lines) are tuned into two databases, one per GPU as a
 #    cluster's nodes would, and merged with `ktune cache merge`.
 # 4. workload_compare.py compares the three databases' keys and winners.
-# KTUNE_WORKLOAD_ARGS: the search of every problem (default: --strategy model --budget-evals 80).
+# KTUNE_WORKLOAD_ARGS: the search of every problem (default: --strategy model --budget-evals 40).
 set -uo pipefail
 build=${1:?usage: workload_bench.sh BUILD OUT_DIR}
 out=${2:?usage: workload_bench.sh BUILD OUT_DIR}
@@ -18,7 +18,7 @@ ktune="$build/tuner/ktune"
 jacobi="$build/examples/jacobi_app"
 work=$(mktemp -d)
 mkdir -p "$out"
-read -r -a search <<< "${KTUNE_WORKLOAD_ARGS:---strategy model --budget-evals 80}"
+read -r -a search <<< "${KTUNE_WORKLOAD_ARGS:---strategy model --budget-evals 40}"
 log() { echo "$*" | tee -a "$out/workload_summary.txt"; }
 log "workload bench, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=index,name --format=csv,noheader | tr '\n' ';')"
 
@@ -75,7 +75,7 @@ gemm --dtype bf16 --shape 1024x64x8192
 --kernel $here/examples/stencil/jacobi.cu --problem nx=4096,ny=4096
 --kernel $here/examples/stencil/jacobi.cu --problem nx=8192,ny=2048
 --kernel $here/examples/stencil/jacobi.cu --problem nx=1000,ny=3001
---kernel $here/examples/softmax/softmax.cu --problem rows=16384,cols=4096
+--kernel $here/examples/softmax/softmax.cu --problem rows=8192,cols=1024
 --kernel $here/examples/softmax/softmax.cu --problem rows=4097,cols=1000
 --kernel $here/examples/histogram/histogram.cu --problem n=67108864
 WORK

@@ -114,7 +114,10 @@ std::optional<std::string> TuningRecord::invalid() const {
       family.find(':') != std::string::npos)
     return std::string("device_key, family, dtype and template_hash must not be empty, and the family is one name "
                        "(the variant is its own field)");
-  if (!parse_dtype(dtype)) return "unknown dtype '" + dtype + "' (known: " + std::string(dtype_names()) + ")";
+  // "f32", or "f32>f16" where outputs differ from inputs (an elementwise cast)
+  const auto arrow = dtype.find('>');
+  if (!parse_dtype(dtype.substr(0, arrow)) || (arrow != std::string::npos && !parse_dtype(dtype.substr(arrow + 1))))
+    return "unknown dtype '" + dtype + "' (known: " + std::string(dtype_names()) + ", or IN>OUT of two of them)";
   if (shape.empty()) return std::string("shape is empty");
   for (auto d : shape)
     if (d < 1 || d > std::numeric_limits<std::int32_t>::max())

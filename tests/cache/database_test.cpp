@@ -686,6 +686,8 @@ TEST_F(DatabaseTest, ImportRejectsNonsenseWithReasons) {
       {[](nlohmann::json& r) { r["shape"] = {1.5, 2}; }, "must hold integers"},
       {[](nlohmann::json& r) { r["shape"] = {1e300, 2}; }, "must hold integers"},
       {[](nlohmann::json& r) { r["dtype"] = "f99"; }, "unknown dtype"},
+      {[](nlohmann::json& r) { r["dtype"] = "f32>f99"; }, "unknown dtype"},
+      {[](nlohmann::json& r) { r["dtype"] = ">f16"; }, "unknown dtype"},
       {[](nlohmann::json& r) { r["align"] = 0; }, "power of two"},
       {[](nlohmann::json& r) { r["align"] = -4; }, "power of two"},
       {[](nlohmann::json& r) { r["align"] = std::int64_t{1} << 40; }, "power of two"},
@@ -715,6 +717,10 @@ TEST_F(DatabaseTest, ImportRejectsNonsenseWithReasons) {
   raw_exec(db_path(), "UPDATE results SET median_us=-5");
   EXPECT_TRUE(db.put(record(9, 3.0)));
   EXPECT_EQ(db.get(record(9, 3.0).device_key, "transpose", "", "f32", {9, 2048}, 4)->median_us, 3.0);
+  // Inputs and outputs of different types (an elementwise cast) are a valid key.
+  TuningRecord cast = record(10, 2.0);
+  cast.dtype = "f32>f16";
+  EXPECT_TRUE(db.put(cast));
 }
 
 // Case 8: a database owned by another user is refused; the user's own modes are kept.

@@ -47,8 +47,9 @@ rc=$?
 cat "$dir/tune.txt"
 [ $rc = 1 ] || fail "bad bundles make the run exit 1 (rc=$rc)"
 grep -q "^workload: 4 problems, 2 tuned, 0 already stored, 2 failed" "$dir/tune.txt" || fail "replay totals"
-grep -q "cut.ktcap: skipped: .*truncated" "$dir/tune.txt" || fail "the truncated bundle reported"
+grep -q "cut.ktcap (line 1): skipped: .*truncated" "$dir/tune.txt" || fail "the truncated bundle reported"
 grep -q "elements of y wrong" "$dir/tune.txt" || fail "the wrong reference fails every config"
+grep -q "nothing stored: no config passed" "$dir/tune.txt" || fail "the failed problem says nothing was stored"
 "$ktune" cache list | grep -q "scale_test" && fail "a kernel whose every config failed was stored"
 
 "$jacobi" 1001 999 > "$dir/app4.txt" 2>&1 || fail "jacobi_app after tuning"

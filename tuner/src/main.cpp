@@ -53,7 +53,10 @@ void print_table(const TuneResult& r, const std::string& what, int top) {
   if (reasons.empty()) std::printf("failures: none\n");
   for (const auto& [status, e] : reasons) std::printf("failures: %d %s (e.g. %s)\n", e.first, status.c_str(), e.second.c_str());
   std::printf("database: %s (%s)\nsearch log: %s\n", r.database.c_str(),
-              r.stored ? "winner stored" : "kept the faster stored record", r.log.c_str());
+              r.ranked.empty() ? "nothing stored: no config passed"
+              : r.stored       ? "winner stored"
+                               : "kept the faster stored record",
+              r.log.c_str());
 }
 
 // One JSON line: the problem (family, variant, dtype, shape and the options as given),
