@@ -194,6 +194,15 @@ nlohmann::json kernel_header(const UserKernel& k, const UserProblem& up, const T
   return h;
 }
 
+// "nx=1001,ny=999,T=f32": the problem as `ktune tune --kernel FILE --problem` takes it.
+std::string problem_text(const UserKernel& k, const UserProblem& up) {
+  std::string text;
+  for (std::size_t i = 0; i < k.variables.size(); ++i)
+    text += (text.empty() ? "" : ",") + k.variables[i] + "=" + std::to_string(up.values[i]);
+  if (!k.spec.type_parameter().empty()) text += "," + k.spec.type_parameter() + "=" + std::string(to_string(up.type));
+  return text;
+}
+
 }  // namespace
 
 // KTUNE_CAPTURE: the problem's first launch also copies its buffers out, around the
@@ -251,7 +260,8 @@ const LaunchInfo& Kernel::launch_args(Stream stream, ProblemValues problem, cons
     up.values.assign(key.values.begin(), key.values.begin() + static_cast<std::ptrdiff_t>(st.kernel->variables.size()));
     TuningProblem tp = user_tuning_problem(*st.kernel, up);
     tp.owner = st.kernel;
-    Prepared fresh = st.runtime->prepare(ctx, tp, false);
+    const Runtime::Impl::UserKernelCall user{st.kernel->spec.source(), problem_text(*st.kernel, up)};
+    Prepared fresh = st.runtime->prepare(ctx, tp, &user);
     if (st.runtime->capture) launched = st.capture_launch(tp, up, fresh, stream, args, count);
     return fresh;
   });

@@ -14,10 +14,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char** environ;
 
@@ -32,13 +35,14 @@ bool tune_on_miss() {
 }
 
 // Runs the tuner (the runtime carries no search code): $KTUNE_TUNER, else `ktune` from
-// PATH, `ktune tune --record KEY --database DB --device N` plus $KTUNE_TUNE_ON_MISS_ARGS
+// PATH, `ktune tune PROBLEM --database DB --device N` plus $KTUNE_TUNE_ON_MISS_ARGS
 // (e.g. "--strategy model --budget-evals 100"), and waits for it. Returns its exit
 // status, or a message why it could not start.
-std::string run_tuner(const std::string& record, const std::string& database, int device, int& status) {
+std::string run_tuner(const std::vector<std::string>& problem, const std::string& database, int device, int& status) {
   const char* tuner = std::getenv("KTUNE_TUNER");
-  std::vector<std::string> args{tuner && *tuner ? tuner : "ktune", "tune", "--record", record, "--database", database,
-                                "--device", std::to_string(device)};
+  std::vector<std::string> args{tuner && *tuner ? tuner : "ktune", "tune"};
+  args.insert(args.end(), problem.begin(), problem.end());
+  args.insert(args.end(), {"--database", database, "--device", std::to_string(device)});
   if (const char* extra = std::getenv("KTUNE_TUNE_ON_MISS_ARGS")) {
     std::istringstream words(extra);
     for (std::string w; words >> w;) args.push_back(w);
@@ -130,10 +134,10 @@ CUfunction Runtime::Impl::function(CUcontext ctx, const DeviceInfo& dev, const T
   return module.function;
 }
 
-Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, bool capture_key) {
+Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, const UserKernelCall* user) {
   std::lock_guard<std::mutex> lock(slow);
   const DeviceInfo& dev = current_device();
-  if (capture && capture_key) capture->problem(p, dev);
+  if (capture && !user) capture->problem(p, dev);
   LookupResult found;
   try {
     if (Database* store = database()) found = lookup_config(*store, dev.fingerprint.key(), p, dev.limits);
@@ -141,7 +145,7 @@ Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, bool capt
     logger("ktune.runtime")->warn("tuning database lookup failed ({}); using the safe default", e.what());
     found = LookupResult{};
   }
-  if (found.level != MatchLevel::exact && tune_on_miss() && database()) found = tune_now(dev, p, found);
+  if (found.level != MatchLevel::exact && tune_on_miss() && database()) found = tune_now(dev, p, found, user);
   Prepared fresh;
   fresh.spec = p.spec;
   fresh.sm_count = dev.fingerprint.sm_count;
@@ -160,15 +164,38 @@ Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, bool capt
   return fresh;
 }
 
-LookupResult Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem& p, LookupResult missed) {
+// A user's kernel for the tuner: its source in a file beside the database (it may have
+// come as text), named by its hash, so the tuner stores it under the same key.
+std::filesystem::path kernel_file(const std::filesystem::path& database, const TuningProblem& p, const std::string& source) {
+  const auto path = database.parent_path() / ("tune-on-miss-" + p.family() + "-" + p.variant + "-" +
+                                              std::to_string(::getpid()) + ".cu");
+  std::ofstream out(path);
+  out << source;
+  if (!out.flush()) throw Error("cannot write " + path.string());
+  return path;
+}
+
+LookupResult Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem& p, LookupResult missed,
+                                     const UserKernelCall* user) {
   auto log = logger("ktune.runtime");
-  const std::string record =
-      nlohmann::json{{"family", p.family()}, {"variant", p.variant}, {"dtype", p.dtype_key}, {"shape", p.shape}}.dump();
-  const std::string path = Database::path_or_default(options.database).string();
+  const std::filesystem::path path = Database::path_or_default(options.database);
   log->info("{}: no exact record; tuning it now (KTUNE_TUNE_ON_MISS=1), the call waits", p.describe());
   const auto start = std::chrono::steady_clock::now();
   int status = 0;
-  const std::string failed = run_tuner(record, path, dev.ordinal, status);
+  std::string failed;
+  if (user) {
+    try {
+      const auto file = kernel_file(path, p, user->source);
+      failed = run_tuner({"--kernel", file.string(), "--problem", user->problem}, path.string(), dev.ordinal, status);
+      std::filesystem::remove(file);
+    } catch (const std::exception& e) {
+      failed = e.what();
+    }
+  } else {
+    const std::string record =
+        nlohmann::json{{"family", p.family()}, {"variant", p.variant}, {"dtype", p.dtype_key}, {"shape", p.shape}}.dump();
+    failed = run_tuner({"--record", record}, path.string(), dev.ordinal, status);
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!failed.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     log->warn("{}: tuning on first use failed ({}); using the {} config", p.describe(),

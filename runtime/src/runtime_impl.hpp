@@ -112,12 +112,19 @@ struct Runtime::Impl {
   Database* database();
   // Looks the problem up (exact, nearest valid, same arch, the family's default) and
   // loads its kernel: the stored CUBIN, else NVRTC (and the CUBIN is stored). With
-  // KTUNE_CAPTURE, `capture_key` writes the problem's bundle (a user's kernel's launch
-  // captures its own, with its data).
-  Prepared prepare(CUcontext ctx, const TuningProblem& problem, bool capture_key = true);
-  // KTUNE_TUNE_ON_MISS=1 and no exact record: runs `ktune tune --record` for the problem
-  // and looks it up again; `missed` when that fails (logged, never thrown).
-  LookupResult tune_now(const DeviceInfo& dev, const TuningProblem& problem, LookupResult missed);
+  // KTUNE_CAPTURE, a built-in's first call writes its problem's bundle.
+  // `user`: a user's kernel, whose launch captures itself (with its data) and which the
+  // tuner knows by its source, not by a record key.
+  struct UserKernelCall {
+    const std::string& source;
+    std::string problem;  // as `ktune tune --problem` takes it: "nx=1001,ny=999,T=f32"
+  };
+  Prepared prepare(CUcontext ctx, const TuningProblem& problem, const UserKernelCall* user = nullptr);
+  // KTUNE_TUNE_ON_MISS=1 and no exact record: runs the tuner on the problem (`--record
+  // KEY`, or `--kernel FILE --problem ...` for a user's kernel) and looks it up again;
+  // `missed` when that fails (logged, never thrown).
+  LookupResult tune_now(const DeviceInfo& dev, const TuningProblem& problem, LookupResult missed,
+                        const UserKernelCall* user);
 
  private:
   CUfunction function(CUcontext ctx, const DeviceInfo& dev, const TuningProblem& problem, const Instance& inst);

@@ -8,6 +8,8 @@
 #include <ktune/runtime/device.hpp>
 
 #include <atomic>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 namespace ktune {
@@ -18,7 +20,7 @@ namespace fs = std::filesystem;
 const std::string k_scale = std::string(KTUNE_TEST_DATA_DIR) + "/user_kernels/scale.cu";
 
 // y = 2 x on n floats through the kernel, checked on the host; returns what ran.
-std::string run_and_check(const Kernel& k, std::int64_t n, CUstream s) {
+LaunchInfo run_and_check(const Kernel& k, std::int64_t n, CUstream s) {
   DeviceBuffer x(static_cast<std::size_t>(n) * 4), y(static_cast<std::size_t>(n) * 4 + 16);
   std::vector<float> in(static_cast<std::size_t>(n)), out(in.size());
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 977) - 400.0f;
@@ -33,7 +35,7 @@ std::string run_and_check(const Kernel& k, std::int64_t n, CUstream s) {
       ADD_FAILURE() << "n=" << n << " element " << i << ": " << out[i] << " instead of " << 2 * in[i];
       break;
     }
-  return info.config;
+  return info;
 }
 
 TEST(KernelGpu, ConcurrentCallersFromManyThreads) {
@@ -44,7 +46,7 @@ TEST(KernelGpu, ConcurrentCallersFromManyThreads) {
   Runtime rt({(dir / "tuning.db").string(), false});
   const Kernel k = rt.kernel(k_scale, "scale", {"float"});
   // Nothing stored: the trusted config of its @verify line runs.
-  EXPECT_EQ(run_and_check(k, 1000, nullptr), "threads=64 bug=0");
+  EXPECT_EQ(run_and_check(k, 1000, nullptr).config, "threads=64 bug=0");
   std::vector<std::thread> threads;
   std::atomic<int> failures{0};
   for (int t = 0; t < 8; ++t)
@@ -58,6 +60,36 @@ TEST(KernelGpu, ConcurrentCallersFromManyThreads) {
     });
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
+  fs::remove_all(dir);
+}
+
+// KTUNE_TUNE_ON_MISS=1 for a user's kernel given as source text: the first call runs
+// `ktune tune --kernel` on it (the source written beside the database, removed after),
+// and launches the winner, a correct config; a later runtime finds it exact with no tuner.
+TEST(KernelGpu, TuneOnMissTunesTheUsersKernelOnce) {
+  KTUNE_REQUIRE_GPU();
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  const fs::path dir = fs::temp_directory_path() / ("ktune-kernel-miss-" + std::to_string(getpid()));
+  std::ifstream file(k_scale);
+  const std::string source((std::istreambuf_iterator<char>(file)), {});
+  setenv("KTUNE_TUNE_ON_MISS", "1", 1);
+  setenv("KTUNE_TUNER", KTUNE_TEST_TUNER, 1);
+  {
+    Runtime rt({(dir / "tuning.db").string(), false});
+    const LaunchInfo info = run_and_check(rt.kernel(source, "scale", {"float"}), 5001, nullptr);
+    EXPECT_EQ(info.match, MatchLevel::exact) << info.config;
+    EXPECT_NE(info.config.find("bug=0"), std::string::npos) << info.config;
+  }
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().rfind("tune-on-miss-", 0), std::string::npos) << e.path();
+  setenv("KTUNE_TUNER", (dir / "no-such-ktune").c_str(), 1);
+  {
+    Runtime rt({(dir / "tuning.db").string(), false});
+    EXPECT_EQ(run_and_check(rt.kernel(k_scale, "scale", {"float"}), 5001, nullptr).match, MatchLevel::exact);
+  }
+  unsetenv("KTUNE_TUNE_ON_MISS");
+  unsetenv("KTUNE_TUNER");
   fs::remove_all(dir);
 }
 
