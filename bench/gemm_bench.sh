@@ -4,7 +4,8 @@
 # f16 and bf16, doing the same FLOPs), and cuBLAS through torch.mm with TF32 off and,
 # for f16 and bf16, an autotuned Triton matmul (bench/torch_gemm.py) are timed alike.
 #   bash bench/gemm_bench.sh BUILD_DIR OUT_DIR
-# KTUNE_GEMM_PROBLEMS: DTYPE:MxNxK:LAYOUT:EVALS ... (EVALS 0: the whole space).
+# KTUNE_GEMM_PROBLEMS: DTYPE:MxNxK:LAYOUT:EVALS ... (EVALS 0: the whole space; DTYPE tf32:
+# f32 with --math tf32, its peers cuBLAS with TF32 allowed and the Triton matmul on f32).
 # Output: OUT_DIR/gemm.log, gemm-summary.jsonl, gemm-torch.jsonl, gemm.md.
 set -uo pipefail
 build=${1:?usage: bench/gemm_bench.sh BUILD_DIR OUT_DIR}
@@ -17,7 +18,9 @@ peers=()
 for p in $problems; do
   IFS=: read -r dtype shape layout evals <<< "$p"
   start=$(date +%s)
-  "$build/tuner/ktune" tune gemm --dtype "$dtype" --shape "$shape" --layout "$layout" --strategy model \
+  math=auto
+  [ "$dtype" = tf32 ] && math=tf32  # f32 on tensor cores, the opt-in
+  "$build/tuner/ktune" tune gemm --dtype "${dtype/tf32/f32}" --math "$math" --shape "$shape" --layout "$layout" --strategy model \
     --budget-evals "$evals" --summary "$out/gemm-summary.jsonl" >> "$out/gemm.log" 2>&1 || status=1
   echo "tuned gemm $dtype $shape $layout in $(( $(date +%s) - start )) s (wall, whole command)" | tee -a "$out/gemm.log"
   peers+=("$dtype:$shape:$layout")
@@ -31,6 +34,8 @@ print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of ceiling | cuBL
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in ktune:
     layout = k.get("layout", "nn")
+    if k.get("math") == "tf32":
+        k["dtype"] = "tf32"
     w, t = k.get("winner"), torch.get((k["dtype"], k["shape"], layout))
     if not w:
         print(f"| {k['dtype']} | {k['shape']} | {layout} | no winner |"); continue

@@ -64,7 +64,8 @@ if triton:
         grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
         triton_matmul[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0))
 
-DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16}
+DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16,
+          "tf32": torch.float32}  # tf32: f32 tensors, cuBLAS with TF32 allowed, Triton's tl.dot in TF32
 
 
 def main():
@@ -76,6 +77,7 @@ def main():
         name, shape, layout = (arg.split(":") + ["nn"])[:3]
         m, n, k = (int(v) for v in shape.split("x"))
         dt = DTYPES[name]
+        torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
         def operand(rows, cols, transposed):  # values in [-1, 1), stored transposed if asked
             if transposed:
                 return (torch.rand(cols, rows, device="cuda", dtype=dt) * 2 - 1).t()
@@ -85,7 +87,7 @@ def main():
         t = timed(lambda: torch.mm(a, b, out=c), flush)
         row = {"dtype": name, "shape": shape, "layout": layout, "device": props.name, "torch_us": t,
                "torch_tflops": 2 * m * n * k / t / 1e6, "torch_version": torch.__version__}
-        if triton and name in ("f16", "bf16"):
+        if triton and name in ("f16", "bf16", "tf32"):
             ct = torch.empty_like(c)
             run_triton(a, b, ct)  # autotunes at this shape and these strides
             err = (ct.float() - c.float()).abs().max().item()

@@ -9,31 +9,32 @@
 // @tune    stages  = 2, 3, 4, 5
 // @tune    layout  = none, pad, xor
 // @tune    group   = 1, 8
-// @tune    vec     = 8
+// @tune    vec     = 4, 8
 // @tune    engine  = mma, wgmma
 // @tune    splitk  = 1, 2, 4, 8
 // @runtime splitk
 // @derive  threads = 32 * warps_m * warps_n
 // @derive  warp_tile_m = bm / warps_m
 // @derive  warp_tile_n = bn / warps_n
-// @derive  pad = layout == "pad" ? 8 : 0
+// @derive  pad = layout == "pad" ? 16 / elem_bytes : 0
 // @derive  a_rows = trans_a ? bk : bm
 // @derive  a_cols = trans_a ? bm : bk
 // @derive  b_rows = trans_b ? bn : bk
 // @derive  b_cols = trans_b ? bk : bn
 // @derive  wgmma = engine == "wgmma"
-// @derive  ring_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * 2
+// @derive  ring_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * elem_bytes
 // @derive  epilogue_bytes = bm * (bn + 4) * 4
 // @derive  smem_bytes = (ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes) + (wgmma ? 1024 : 0)
 // @derive  group_rows = bm / warps_n
-// @require elem_bytes == 2 && compute_capability >= 80
+// @require (elem_bytes == 2 || elem_bytes == 4) && vec * elem_bytes == 16 && compute_capability >= 80
 // @require threads >= 64 && threads <= 256
 // @require wgmma || (warp_tile_m % 16 == 0 && warp_tile_n % 16 == 0 && warp_tile_m * warp_tile_n >= 32 * 32)
 // @require wgmma || warp_tile_m * warp_tile_n <= 64 * 64
 // @require wgmma || (warp_tile_m <= 2 * warp_tile_n && warp_tile_n <= 2 * warp_tile_m)
-// @require !wgmma || (compute_capability == 90 && warps_m == 4 && bk == 64 && layout == "xor" && stages >= 3)
+// @require !wgmma || (compute_capability == 90 && warps_m == 4 && bk * elem_bytes == 128 && layout == "xor" && stages >= 3)
+// @require !wgmma || elem_bytes == 2 || (trans_a == 0 && trans_b == 1)
 // @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
-// @require (bm * bk / 8) % threads == 0 && (bn * bk / 8) % threads == 0
+// @require (bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0
 // @require smem_bytes <= max_smem_per_block
 // @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 2 * sm_count && k >= 256 * splitk)
 // @launch  block = (threads, 1, 1)
@@ -43,13 +44,18 @@
 // @include gemm_types
 //
 // C (m x n, pitch ldc) = alpha * op(A) * op(B) + beta * C on tensor cores: f16 or bf16
-// inputs and output, f32 accumulation, row-major, layouts nn/nt/tn/tt as the SIMT gemm.
+// inputs and output, f32 accumulation, row-major, layouts nn/nt/tn/tt as the SIMT gemm;
+// or f32 inputs and output multiplied as TF32 (--math tf32, an opt-in: inputs keep 10
+// mantissa bits), k steps of 8 instead of 16. Every size below is in 16-byte chunks
+// (8 halves or 4 floats), so both element sizes share the tiles and their layouts.
 // Operand tiles keep their global orientation in shared memory (rows along whichever
 // dimension is contiguous) and come in with 16-byte cp.async copies into a ring of
 // `stages` k-tiles. Two engines multiply them:
 // - mma (sm_80+): a block's bm x bn tile is split among warps_m x warps_n warps; each
 //   warp issues mma.sync m16n8k16 over its warp tile, fragments read with ldmatrix
-//   (.trans for an operand whose rows run along m or n) and double-buffered in
+//   (.trans for an operand whose rows run along m or n; TF32, whose 32-bit elements
+//   ldmatrix cannot transpose, reads those with 32-bit loads; its fragments are rounded
+//   to TF32 (cvt.rna) as they are read) and double-buffered in
 //   registers, so the reads of each 16-deep k step overlap the mma.sync of the previous
 //   one; the copies of the next stages - 1 tiles are in flight meanwhile.
 // - wgmma (sm_90a; NVRTC compiles sm_90 as sm_90a): warps_m = 4 makes a warpgroup,
@@ -57,7 +63,8 @@
 //   m64 x bn x 16 straight from the tiles through matrix descriptors (layout xor, bk =
 //   64: the 128-byte swizzle atoms the descriptors name), one k-tile of them in flight;
 //   the ring runs stages - 2 tiles ahead, as a stage is free only once the wgmma
-//   reading it have completed.
+//   reading it have completed. TF32 wgmma reads K-major operands only (layout nt), and
+//   ignores the low 13 bits of each float (truncation, as cuBLAS's TF32 kernels do).
 // ldmatrix reads eight 16-byte rows of one 8x8 matrix per phase: layout none puts them
 // on the same banks when a row is 128 bytes or a multiple; pad adds 16 bytes a row; xor
 // permutes a row's 16-byte chunks by the row (CuTe's Swizzle<3,3,3> on 2-byte elements
@@ -76,19 +83,19 @@ enum ktune_mma_layout { layout_none, layout_pad, layout_xor };
 enum ktune_mma_engine { engine_mma, engine_wgmma };
 
 // Element offset of the 16-byte chunk `chunk` of row `row` in a tile of rows x cols
-// elements.
-template <int rows, int cols, int layout> __device__ __forceinline__ int ktune_mma_at(int row, int chunk) {
-  constexpr int chunks = cols / 8;
-  if (layout == layout_pad) return row * (cols + 8) + chunk * 8;
+// elements of E per chunk.
+template <int rows, int cols, int layout, int E> __device__ __forceinline__ int ktune_mma_at(int row, int chunk) {
+  constexpr int chunks = cols / E;
+  if (layout == layout_pad) return row * (cols + E) + chunk * E;
   if (layout == layout_xor) {
     // Eight consecutive rows of one chunk column land in eight distinct 16-byte bank
-    // groups. Rows of 64 elements or more are stored as column blocks of 64 (rows x 64
-    // each), whose chunks xor the low 3 row bits in: wgmma's 128-byte swizzle, so the
-    // same tiles feed ldmatrix and wgmma. 32-element rows first spread over 2 rows.
-    if (chunks >= 8) return chunk / 8 * rows * 64 + row * 64 + ((chunk % 8) ^ (row % 8)) * 8;
-    return row * cols + ((chunk ^ (row / 2 % 4)) * 8);
+    // groups. Rows of 128 bytes or more are stored as column blocks of 128 bytes (rows x
+    // 8 chunks each), whose chunks xor the low 3 row bits in: wgmma's 128-byte swizzle,
+    // so the same tiles feed ldmatrix and wgmma. 64-byte rows first spread over 2 rows.
+    if (chunks >= 8) return chunk / 8 * rows * 8 * E + row * 8 * E + ((chunk % 8) ^ (row % 8)) * E;
+    return row * cols + ((chunk ^ (row / 2 % 4)) * E);
   }
-  return row * cols + chunk * 8;
+  return row * cols + chunk * E;
 }
 
 __device__ __forceinline__ unsigned ktune_smem_address(const void* p) {
@@ -101,9 +108,14 @@ __device__ __forceinline__ unsigned ktune_smem_address(const void* p) {
 // k_contig: rows run along m (A) or n (B) and columns along k, as the operand is
 // stored in nn for A and in .t for B.
 template <class In, int mn, int bk, int threads, int layout, bool k_contig> struct ktune_mma_tile {
+  static constexpr int E = 16 / sizeof(In);  // elements per 16-byte chunk
   static constexpr int rows = k_contig ? mn : bk, cols = k_contig ? bk : mn;
-  static constexpr int size = rows * (cols + (layout == layout_pad ? 8 : 0));  // elements
-  static constexpr int copies = rows * cols / 8 / threads;
+  static constexpr int size = rows * (cols + (layout == layout_pad ? E : 0));  // elements
+  static constexpr int copies = rows * cols / E / threads;
+
+  static __device__ __forceinline__ unsigned address(unsigned S, int row, int col) {
+    return S + sizeof(In) * (ktune_mma_at<rows, cols, layout, E>(row, col / E) + col % E);
+  }
 
   // Issues this thread's cp.async copies of the tile at (mn0, k0); bytes past mn_end or
   // k_end are zero-filled.
@@ -112,34 +124,44 @@ template <class In, int mn, int bk, int threads, int layout, bool k_contig> stru
                                               int k_end) {
 #pragma unroll
     for (int i = 0; i < copies; ++i) {
-      const int c = threadIdx.x + i * threads, row = c / (cols / 8), chunk = c % (cols / 8);
+      const int c = threadIdx.x + i * threads, row = c / (cols / E), chunk = c % (cols / E);
       // (outer, inner): global row and first column of the chunk; inner is contiguous.
-      const int outer = (k_contig ? mn0 : k0) + row, inner = (k_contig ? k0 : mn0) + chunk * 8;
+      const int outer = (k_contig ? mn0 : k0) + row, inner = (k_contig ? k0 : mn0) + chunk * E;
       const int outer_end = k_contig ? mn_end : k_end, inner_end = k_contig ? k_end : mn_end;
       const int left = inner_end - inner;
-      const int bytes = outer < outer_end && left > 0 ? (left >= 8 ? 16 : left * 2) : 0;
+      const int bytes = outer < outer_end && left > 0 ? (left >= E ? 16 : left * int(sizeof(In))) : 0;
       const In* src = bytes ? X + outer * ld + inner : X;
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                       S + 2 * ktune_mma_at<rows, cols, layout>(row, chunk)),
-                   "l"(src), "r"(bytes));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address(S, row, chunk * E)), "l"(src),
+                   "r"(bytes));
     }
   }
 
-  // The four 8x8 matrices of a 16 (m or n) x 16 (k) block at (mn0, k0) into r[0..3].
-  // Matrix q sits at (mn0 + mn_off(q), k0 + k_off(q)), as the mma fragment wants it.
+  // The fragment of a 16 (m or n) x 32-byte (k) block at (mn0, k0) into r[0..3]: four
+  // 8 x 16-byte matrices, matrix q at (mn0 + mn_off(q), k0 + k_off(q)), as the mma
+  // fragment wants them (halves: m16n8k16's; floats: m16n8k8's, rounded to TF32).
   template <int mn_step_q, int k_step_q>
   static __device__ __forceinline__ void fragment(unsigned S, int mn0, int k0, unsigned (&r)[4]) {
     const int lane = threadIdx.x % 32, q = lane / 8;
-    const int mn_off = (q / mn_step_q) % 2 * 8, k_off = (q / k_step_q) % 2 * 8;
-    const int row = k_contig ? mn0 + mn_off + lane % 8 : k0 + k_off + lane % 8;
-    const int col = k_contig ? k0 + k_off : mn0 + mn_off;
-    const unsigned a = S + 2 * ktune_mma_at<rows, cols, layout>(row, col / 8);
-    if (k_contig)
+    const int mn_off = (q / mn_step_q) % 2 * 8, k_off = (q / k_step_q) % 2 * E;
+    if (k_contig) {
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
-    else
+                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                   : "r"(address(S, mn0 + mn_off + lane % 8, k0 + k_off)));
+    } else if (sizeof(In) == 2) {
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                   : "r"(address(S, k0 + k_off + lane % 8, mn0 + mn_off)));
+    } else {
+      // Element (k0 + k_off(j) + lane % 4, mn0 + mn_off(j) + lane / 4) of matrix j.
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int row = k0 + (j / k_step_q) % 2 * E + lane % 4, col = mn0 + (j / mn_step_q) % 2 * 8 + lane / 4;
+        asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r[j]) : "r"(address(S, row, col)));
+      }
+    }
+    if (sizeof(In) == 4)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r[j]) : "f"(__uint_as_float(r[j])));
   }
 };
 
@@ -147,6 +169,14 @@ template <class In> struct ktune_mma_op;
 template <> struct ktune_mma_op<ktune_half> {
   static __device__ __forceinline__ void run(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+template <> struct ktune_mma_op<float> {
+  static __device__ __forceinline__ void run(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
                  "{%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
@@ -173,24 +203,28 @@ template <> struct ktune_mma_op<ktune_bfloat> {
 #define KTUNE_WGMMA_REGS_64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 #define KTUNE_WGMMA_REGS_128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 #define KTUNE_WGMMA_REGS_256 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
-#define KTUNE_WGMMA(N, TYPE, IN, OPERANDS, A, B, TA, TB)                                                   \
+// TRANS: the transpose immediates (halves), or nothing (TF32 takes K-major operands only).
+#define KTUNE_WGMMA(N, K, TYPE, IN, OPERANDS, A, B, TRANS)                                                  \
   template <> struct ktune_wgmma<IN, N> {                                                                   \
     template <int ta, int tb>                                                                               \
     static __device__ __forceinline__ void run(float (&d)[N / 8][4], unsigned long long da, unsigned long long db) { \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE \
-                   " " KTUNE_WGMMA_REGS_##N ", %" #A ", %" #B ", p, 1, 1, %" #TA ", %" #TB ";\n}\n"           \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" #N "k" #K ".f32." TYPE \
+                   "." TYPE " " KTUNE_WGMMA_REGS_##N ", %" #A ", %" #B ", p, 1, 1" TRANS ";\n}\n"               \
                    : OPERANDS                                                                               \
                    : "l"(da), "l"(db), "n"(ta), "n"(tb)                                                    \
                    : "memory");                                                                             \
     }                                                                                                       \
   };
 template <class In, int n> struct ktune_wgmma;
-KTUNE_WGMMA(64, "bf16", ktune_bfloat, KTUNE_D8(0), 32, 33, 34, 35)
-KTUNE_WGMMA(128, "bf16", ktune_bfloat, KTUNE_D16(0), 64, 65, 66, 67)
-KTUNE_WGMMA(256, "bf16", ktune_bfloat, KTUNE_D32(0), 128, 129, 130, 131)
-KTUNE_WGMMA(64, "f16", ktune_half, KTUNE_D8(0), 32, 33, 34, 35)
-KTUNE_WGMMA(128, "f16", ktune_half, KTUNE_D16(0), 64, 65, 66, 67)
-KTUNE_WGMMA(256, "f16", ktune_half, KTUNE_D32(0), 128, 129, 130, 131)
+KTUNE_WGMMA(64, 16, "bf16", ktune_bfloat, KTUNE_D8(0), 32, 33, ", %34, %35")
+KTUNE_WGMMA(128, 16, "bf16", ktune_bfloat, KTUNE_D16(0), 64, 65, ", %66, %67")
+KTUNE_WGMMA(256, 16, "bf16", ktune_bfloat, KTUNE_D32(0), 128, 129, ", %130, %131")
+KTUNE_WGMMA(64, 16, "f16", ktune_half, KTUNE_D8(0), 32, 33, ", %34, %35")
+KTUNE_WGMMA(128, 16, "f16", ktune_half, KTUNE_D16(0), 64, 65, ", %66, %67")
+KTUNE_WGMMA(256, 16, "f16", ktune_half, KTUNE_D32(0), 128, 129, ", %130, %131")
+KTUNE_WGMMA(64, 8, "tf32", float, KTUNE_D8(0), 32, 33, "")
+KTUNE_WGMMA(128, 8, "tf32", float, KTUNE_D16(0), 64, 65, "")
+KTUNE_WGMMA(256, 8, "tf32", float, KTUNE_D32(0), 128, 129, "")
 
 
 // A shared-memory matrix descriptor: 128-byte swizzle, byte offsets between column
@@ -200,14 +234,53 @@ __device__ __forceinline__ unsigned long long ktune_wgmma_desc(unsigned address,
          1ull << 62;
 }
 
+// Eight consecutive results to C (16-byte aligned) as 16-byte vectors: one of 8 halves,
+// or two of 4 floats; beta = 0 never reads C.
+template <class In> struct ktune_mma_store8 {
+  static __device__ __forceinline__ void run(In* c, const float (&v)[8], float alpha, float beta) {
+    ktune_vec<unsigned, 4>* p = reinterpret_cast<ktune_vec<unsigned, 4>*>(c);
+    ktune_vec<unsigned, 4> old{}, out;
+    if (beta != 0.f) old = *p;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      unsigned bits[2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float x = alpha * v[2 * w + e];
+        if (beta != 0.f) {
+          const In c0{static_cast<unsigned short>(e ? old.v[w] >> 16 : old.v[w] & 0xffffu)};
+          x = fmaf(beta, ktune_io<In, float>::load(c0), x);
+        }
+        bits[e] = ktune_io<In, float>::store(x).bits;
+      }
+      out.v[w] = bits[0] | bits[1] << 16;
+    }
+    *p = out;
+  }
+};
+template <> struct ktune_mma_store8<float> {
+  static __device__ __forceinline__ void run(float* c, const float (&v)[8], float alpha, float beta) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      ktune_vec<float, 4>* p = reinterpret_cast<ktune_vec<float, 4>*>(c + 4 * h);
+      ktune_vec<float, 4> out;
+      if (beta != 0.f) out = *p;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) out.v[e] = beta != 0.f ? fmaf(beta, out.v[e], alpha * v[4 * h + e]) : alpha * v[4 * h + e];
+      *p = out;
+    }
+  }
+};
+
 template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec,
           int engine>
 __global__ void __launch_bounds__(32 * warps_m * warps_n)
     ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B, typename T::in* C,
                    int m, int n, int k, long long lda, long long ldb, long long ldc, float alpha, float beta,
                    float* work, int sum_slices) {
-  static_assert(vec == 8, "16-byte copies of 2-byte elements");
   using In = typename T::in;
+  static_assert(vec * sizeof(In) == 16, "16-byte copies");
+  constexpr int KS = 32 / sizeof(In);  // elements of one k step: 16 halves (k16) or 8 floats (k8)
   constexpr bool use_wgmma = engine == engine_wgmma;
   constexpr int threads = 32 * warps_m * warps_n, wm = bm / warps_m, wn = bn / warps_n;
   // Accumulator tiles (i, j) of 4: mma.sync m16 x n8 tiles of the warp tile, or the
@@ -228,7 +301,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
   // Shared-space byte addresses of the stage rings (what cp.async, ldmatrix and the
   // wgmma descriptors take); wgmma's swizzle atoms start at 1024-byte boundaries.
   const unsigned smem0 = ktune_smem_address(ktune_mma_smem);
-  const unsigned As = use_wgmma ? (smem0 + 1023) & ~1023u : smem0, Bs = As + 2 * stages * TileA::size;
+  const unsigned As = use_wgmma ? (smem0 + 1023) & ~1023u : smem0, Bs = As + sizeof(In) * stages * TileA::size;
 
   const ktune_gemm_block<bm, bn, bk> this_block(group, k);
   const int m0 = this_block.m0, n0 = this_block.n0, k_begin = this_block.k_begin, k_end = this_block.k_end;
@@ -237,8 +310,8 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
   const auto load = [&](int t) {
     if (t < tiles) {
       const int k0 = k_begin + t * bk, s = t % stages;
-      TileA::load(As + 2 * s * TileA::size, A, lda, m0, m, k0, k_end);
-      TileB::load(Bs + 2 * s * TileB::size, B, ldb, n0, n, k0, k_end);
+      TileA::load(As + sizeof(In) * s * TileA::size, A, lda, m0, m, k0, k_end);
+      TileB::load(Bs + sizeof(In) * s * TileB::size, B, ldb, n0, n, k0, k_end);
     }
     asm volatile("cp.async.commit_group;\n" ::);  // empty groups keep the count uniform
   };
@@ -266,10 +339,10 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
     for (int t = 0; t < stages - 2; ++t) load(t);
     for (int t = 0; t < tiles; ++t) {
       wait_for_tile();
-      const unsigned a_s = As + 2 * (t % stages) * TileA::size, b_s = Bs + 2 * (t % stages) * TileB::size;
+      const unsigned a_s = As + sizeof(In) * (t % stages) * TileA::size, b_s = Bs + sizeof(In) * (t % stages) * TileB::size;
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-      for (int s = 0; s < bk / 16; ++s) {
+      for (int s = 0; s < bk / KS; ++s) {
         // K-major tiles: rows of 128 bytes, 8-row atoms 1024 bytes apart, 32 bytes a k
         // step. MN-major ones: column blocks of 64 elements (8192 bytes each), 16 k rows
         // of 128 bytes a k step.
@@ -302,10 +375,10 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
     row0 = wm0, col0 = wn0;
     // Fragments in two register buffers: those of step kk + 1 (or of the next tile's
     // first step) are read from shared memory while the mma.sync of step kk run.
-    constexpr int steps = bk / 16;
+    constexpr int steps = bk / KS;
     unsigned a[2][mi_count][4], b[2][ni_count / 2][4];
     const auto read = [&](int buf, int t, int kk) {
-      const unsigned a_s = As + 2 * (t % stages) * TileA::size, b_s = Bs + 2 * (t % stages) * TileB::size;
+      const unsigned a_s = As + sizeof(In) * (t % stages) * TileA::size, b_s = Bs + sizeof(In) * (t % stages) * TileB::size;
 #pragma unroll
       for (int i = 0; i < mi_count; ++i) TileA::template fragment<1, 2>(a_s, wm0 + i * 16, kk, a[buf][i]);
 #pragma unroll
@@ -328,7 +401,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
         // so its stage takes the copies of tile t + stages - 1 now.
         if (s == 0) load(t + stages - 1);
         if (s == steps - 1) wait_for_next_tile();  // tile t + 1 landed
-        if (s + 1 < steps) read((s + 1) % 2, t, (s + 1) * 16);
+        if (s + 1 < steps) read((s + 1) % 2, t, (s + 1) * KS);
         else if (t + 1 < tiles) read((s + 1) % 2, t + 1, 0);
 #pragma unroll
         for (int i = 0; i < mi_count; ++i)
@@ -358,7 +431,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
         *reinterpret_cast<ktune_vec<float, 2>*>(&S[r * ld_s + c]) = ktune_vec<float, 2>{{acc[i][j][2 * h], acc[i][j][2 * h + 1]}};
       }
   __syncthreads();
-  const bool vectors = ldc % 8 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
+  const bool vectors = ldc % vec == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
   for (int q = tid; q < bm * bn / 8; q += threads) {
     const int r = q / (bn / 8), c = q % (bn / 8) * 8, gm = m0 + r, gn = n0 + c;
     if (gm >= m || gn >= n) continue;
@@ -375,24 +448,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
       for (int e = 0; e < 8; ++e)
         if (gn + e < n) w[e] = v[e];
     } else if (vectors && gn + 8 <= n) {
-      ktune_vec<unsigned, 4>* p = reinterpret_cast<ktune_vec<unsigned, 4>*>(C + gm * ldc + gn);
-      ktune_vec<unsigned, 4> old{}, out;
-      if (beta != 0.f) old = *p;
-#pragma unroll
-      for (int w = 0; w < 4; ++w) {
-        unsigned bits[2];
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float x = alpha * v[2 * w + e];
-          if (beta != 0.f) {
-            const In c0{static_cast<unsigned short>(e ? old.v[w] >> 16 : old.v[w] & 0xffffu)};
-            x = fmaf(beta, ktune_io<In, float>::load(c0), x);
-          }
-          bits[e] = ktune_io<In, float>::store(x).bits;
-        }
-        out.v[w] = bits[0] | bits[1] << 16;
-      }
-      *p = out;
+      ktune_mma_store8<In>::run(C + gm * ldc + gn, v, alpha, beta);
     } else {
 #pragma unroll
       for (int e = 0; e < 8; ++e)

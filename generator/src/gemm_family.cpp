@@ -24,18 +24,21 @@ std::uintptr_t extent(std::int64_t rows, std::int64_t cols, std::int64_t ld, std
 
 }  // namespace
 
-const char* to_string(GemmMath math) { return math == GemmMath::simt ? "simt" : "auto"; }
+const char* to_string(GemmMath math) {
+  return math == GemmMath::simt ? "simt" : math == GemmMath::tf32 ? "tf32" : "auto";
+}
 
 std::optional<GemmMath> parse_gemm_math(std::string_view text) {
-  if (text == "auto") return GemmMath::automatic;
-  if (text == "simt") return GemmMath::simt;
+  for (GemmMath m : {GemmMath::automatic, GemmMath::simt, GemmMath::tf32})
+    if (text == to_string(m)) return m;
   return std::nullopt;
 }
 
 const KernelSpec& gemm_spec(const GemmArgs& a) {
   static const KernelSpec& simt = KernelSpec::builtin("gemm");  // looked up once: the runtime asks per call
   static const KernelSpec& tensor = KernelSpec::builtin("gemm_mma");
-  return a.math == GemmMath::automatic && (a.dtype == DType::f16 || a.dtype == DType::bf16) ? tensor : simt;
+  const bool half = a.dtype == DType::f16 || a.dtype == DType::bf16;
+  return (half && a.math != GemmMath::simt) || (a.dtype == DType::f32 && a.math == GemmMath::tf32) ? tensor : simt;
 }
 
 std::pair<std::int64_t, std::int64_t> gemm_stored_a(const GemmArgs& a) {
@@ -64,6 +67,7 @@ bool set_gemm_layout(GemmArgs& a, std::string_view layout) {
 void validate(const GemmArgs& a) {
   if (a.dtype != DType::f32 && a.dtype != DType::f64 && a.dtype != DType::f16 && a.dtype != DType::bf16)
     fail(a, "dtype not supported (f32, f64, f16, bf16)");
+  if (a.math == GemmMath::tf32 && a.dtype == DType::f64) fail(a, "math tf32 multiplies f32 (and halves), not f64");
   constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
   if (a.m < 1 || a.n < 1 || a.k < 1) fail(a, "sizes must be positive");
   if (a.m > int_max || a.n > int_max || a.k > int_max) fail(a, "m, n and k must each be below 2^31");
@@ -119,7 +123,8 @@ Config gemm_default_config(const GemmArgs& a) {
   const KernelSpec& spec = gemm_spec(a);
   if (&spec == &KernelSpec::builtin("gemm_mma"))
     return config_from_json(spec, {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"warps_m", 2}, {"warps_n", 2}, {"stages", 3},
-                                   {"layout", "xor"}, {"group", 8}, {"vec", 8}, {"engine", "mma"}, {"splitk", 1}});
+                                   {"layout", "xor"}, {"group", 8}, {"vec", 16 / size_of(a.dtype)}, {"engine", "mma"},
+                                   {"splitk", 1}});
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
                                  {"buffer", 1}, {"split", 0}, {"splitk", 1}, {"warp_n", 8}});
 }

@@ -64,9 +64,10 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
 
 const LaunchInfo& Runtime::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
-                                Stream stream, std::string_view layout) {
+                                Stream stream, std::string_view layout, GemmMath math) {
   GemmArgs args{dtype, m, n, k, lda, ldb, ldc, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b),
                 reinterpret_cast<std::uintptr_t>(c), alpha, beta};
+  args.math = math;
   if (!set_gemm_layout(args, layout))
     throw Error("gemm: unknown layout '" + std::string(layout) + "' (nn, nt, tn or tt: n = as stored, t = transposed)");
   validate(args);  // throws before anything launches

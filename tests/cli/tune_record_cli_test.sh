@@ -17,7 +17,10 @@ expect "type must be string" '{"family":1,"dtype":"f32","shape":[3]}'
 expect "not a JSON object" '[1,2]'
 expect "want {\"family\", \"variant\", \"dtype\", \"shape\"}" '{"family":"transpose"}'
 expect "give one problem or --record JSON, not both" '{"family":"transpose","dtype":"f32","shape":[300,200]}' --shape 3x3
-expect "is the 'gemm' family's" '{"family":"gemm_mma","variant":"nn","dtype":"f32","shape":[30,20,10]}'
+expect "is the 'gemm' family's" '{"family":"gemm_mma","variant":"nn","dtype":"f64","shape":[30,20,10]}'
+# A tensor-core f32 record was tuned as TF32: its key names that problem again.
+out=$("$ktune" tune --record '{"family":"gemm_mma","variant":"nn","dtype":"f32","shape":[30,20,10]}' 2>&1)
+echo "$out" | grep -q "cannot tune here" && { echo "$out" | grep -qF -- "--math tf32" || fail "tf32 key: $out"; }
 # A good key: tuned where there is a GPU (a short search), else the no-GPU advice names
 # the problem the key describes.
 out=$("$ktune" tune --record '{"family":"gemm_mma","variant":"nt","dtype":"bf16","shape":[300,200,100]}' \

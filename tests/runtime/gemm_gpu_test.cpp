@@ -53,6 +53,13 @@ std::vector<VerifyCase> verify_cases() {
       cases.push_back({dtype, layout, main_space ? 7u : 31u, main_space ? 11u : 37u, GemmMath::automatic});
       cases.push_back({dtype, layout, 1u, 1u, GemmMath::automatic, "wgmma"});
     }
+  // TF32: every 3rd mma config of its nn space (32-bit fragment loads of B), a sample of the
+  // others, and every wgmma config (nt: the one layout whose operands are both K-major).
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+    const bool main_space = std::string(layout) == "nn";
+    cases.push_back({DType::f32, layout, main_space ? 3u : 13u, main_space ? 3u : 29u, GemmMath::tf32, "mma"});
+  }
+  cases.push_back({DType::f32, "nt", 1u, 1u, GemmMath::tf32, "wgmma"});
   return cases;
 }
 
@@ -123,7 +130,9 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
 
 INSTANTIATE_TEST_SUITE_P(AllSpaces, GemmSpaceGpu, ::testing::ValuesIn(verify_cases()),
                          [](const ::testing::TestParamInfo<VerifyCase>& p) {
-                           return std::string(p.param.math == GemmMath::simt ? "" : "mma_") +
+                           return std::string(p.param.math == GemmMath::simt   ? ""
+                                              : p.param.math == GemmMath::tf32 ? "tf32_"
+                                                                               : "mma_") +
                                   std::string(to_string(p.param.dtype)) + "_" + p.param.layout +
                                   (p.param.engine ? std::string("_") + p.param.engine : "");
                          });
@@ -178,25 +187,28 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
 }
 
 // The tensor-core pipelines at an odd shape (packed operands, partial tiles), each
-// layout: a wgmma config and a 4-stage mma one, few enough for compute-sanitizer.
+// layout: a wgmma config and a 4-stage mma one, for bf16 and TF32 (whose wgmma takes
+// layout nt only), few enough for compute-sanitizer.
 TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
   std::size_t ran = 0;
-  for (const char* layout : {"nn", "nt", "tn", "tt"}) {
-    GemmHarness h(dev_, shape_of(DType::bf16, layout, 129, 127, 131, GemmMath::automatic), TimingProtocol{});
-    const KernelSpec& spec = h.spec();
-    ASSERT_EQ(spec.family(), "gemm_mma");
-    const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
-    std::vector<Config> picked;
-    for (const char* engine : {"wgmma", "mma"})
-      for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
-        if (value(c, "engine") == engine && value(c, "stages") == "4" && value(c, "bm") == "128") {
-          picked.push_back(c);
-          break;
-        }
-    ASSERT_EQ(picked.size(), 2u) << layout;
-    ran += verify_configs(h, picked, "gemm_mma pipelines");
-  }
-  EXPECT_EQ(ran, 8u);
+  for (const auto& [dtype, math] : {std::pair{DType::bf16, GemmMath::automatic}, std::pair{DType::f32, GemmMath::tf32}})
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      GemmHarness h(dev_, shape_of(dtype, layout, 129, 127, 131, math), TimingProtocol{});
+      const KernelSpec& spec = h.spec();
+      ASSERT_EQ(spec.family(), "gemm_mma");
+      const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
+      std::vector<Config> picked;
+      for (const char* engine : {"wgmma", "mma"})
+        for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
+          if (value(c, "engine") == engine && value(c, "stages") == "4" && value(c, "bm") == "128") {
+            picked.push_back(c);
+            break;
+          }
+      const bool wgmma = dtype == DType::bf16 || std::string(layout) == "nt";
+      ASSERT_EQ(picked.size(), wgmma ? 2u : 1u) << layout;
+      ran += verify_configs(h, picked, "gemm_mma pipelines");
+    }
+  EXPECT_EQ(ran, 13u);
 }
 
 // Every layout through the public call, f32 (SIMT), f16 and bf16 (tensor cores), with
@@ -206,7 +218,10 @@ TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
   Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
   const std::int64_t m = 37, n = 29, k = 45;
   const auto& d = driver::api();
-  for (DType dtype : {DType::f32, DType::f16, DType::bf16})
+  const std::pair<DType, GemmMath> kinds[] = {
+      {DType::f32, GemmMath::automatic}, {DType::f32, GemmMath::tf32}, {DType::f16, GemmMath::automatic},
+      {DType::bf16, GemmMath::automatic}};
+  for (const auto& [dtype, math] : kinds)
     for (const char* layout : {"nn", "nt", "tn", "tt"}) {
       GemmArgs a = shape_of(dtype, layout, m, n, k);
       const auto [a_rows, a_cols] = gemm_stored_a(a);
@@ -230,9 +245,12 @@ TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
       driver::check(d.cuMemcpyHtoD(dc.get(), hc.data(), hc.size()), "HtoD");
       const LaunchInfo& info =
           rt.gemm(reinterpret_cast<void*>(dc.get()), reinterpret_cast<const void*>(da.get()),
-                  reinterpret_cast<const void*>(db.get()), m, n, k, a.lda, a.ldb, a.ldc, 1.0, 2.0, dtype, nullptr, layout);
-      // Halves multiply on tensor cores (gemm_mma's tunables), f32 on SIMT FMAs.
-      EXPECT_EQ(info.config.find("warps_m=") != std::string::npos, dtype != DType::f32) << info.config;
+                  reinterpret_cast<const void*>(db.get()), m, n, k, a.lda, a.ldb, a.ldc, 1.0, 2.0, dtype, nullptr, layout,
+                  math);
+      // Halves multiply on tensor cores (gemm_mma's tunables), f32 on SIMT FMAs unless
+      // asked for TF32 (small integers: exact in TF32 too).
+      EXPECT_EQ(info.config.find("warps_m=") != std::string::npos, dtype != DType::f32 || math == GemmMath::tf32)
+          << info.config;
       std::vector<unsigned char> got(hc.size());
       driver::check(d.cuCtxSynchronize(), "sync");
       driver::check(d.cuMemcpyDtoH(got.data(), dc.get(), got.size()), "DtoH");
@@ -250,11 +268,13 @@ TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
           double_to_element(dtype, want, rounded);
           wrong += get(got, i * a.ldc + j) != element_to_double(dtype, rounded);
         }
-      EXPECT_EQ(wrong, 0u) << to_string(dtype) << " " << layout;
+      EXPECT_EQ(wrong, 0u) << to_string(dtype) << " " << layout << " math " << to_string(math);
     }
   DeviceBuffer buf(4096);
   void* p = reinterpret_cast<void*>(buf.get());
   expect_error([&] { rt.gemm(p, p, p, 4, 4, 4, 4, 4, 4, 1, 0, DType::f32, nullptr, "nx"); }, "unknown layout 'nx'");
+  expect_error([&] { rt.gemm(p, p, p, 4, 4, 4, 4, 4, 4, 1, 0, DType::f64, nullptr, "nn", GemmMath::tf32); },
+               "math tf32 multiplies f32");
 }
 
 TEST_F(GemmRuntimeGpu, PitchedAlphaBetaAndBadInput) {

@@ -60,17 +60,23 @@ __global__ void ktune_fma_peak(T seed, int iters, T* sink) {
   if (s == T(-1234.5)) *sink = s;
 }
 
-// Tensor cores: eight independent f16 m16n8k16 chains per warp, `iters` rounds: 32768
-// FLOPs a warp per round.
-__global__ void ktune_mma_peak(int iters, float* sink) {
-  const unsigned a = 0x3c003c00u ^ threadIdx.x, b = 0x38003800u;  // f16 pairs near 1 and 0.5
+// Tensor cores: eight independent m16n8kK chains per warp, `iters` rounds: 16 8 K 2 8
+// FLOPs a warp per round; f16 (K = 16), or TF32 (K = 8) for f32 inputs.
+template <int K> __global__ void ktune_mma_peak(int iters, float* sink) {
+  const unsigned a = 0x3c003c00u ^ threadIdx.x, b = 0x38003800u;  // f16 pairs near 1 and 0.5 (small floats as tf32)
   float d[8][4] = {};
   for (int i = 0; i < iters; ++i)
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, "
-                   "{%0, %1, %2, %3};\n"
-                   : "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3]) : "r"(a), "r"(b));
+    for (int j = 0; j < 8; ++j) {
+      if (K == 16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, "
+                     "{%0, %1, %2, %3};\n"
+                     : "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3]) : "r"(a), "r"(b));
+      else
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, "
+                     "{%0, %1, %2, %3};\n"
+                     : "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3]) : "r"(a), "r"(b));
+    }
   float s = 0;
   for (int j = 0; j < 8; ++j) s += d[j][0] + d[j][1] + d[j][2] + d[j][3];
   if (s == -1234.5f) *sink = s;
@@ -126,7 +132,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
 
   const std::string t = element_value_type(dtype), acc = element_value_type(gemm_accumulator(dtype));
   const std::vector<std::string> names{"ktune_gemm_reference<" + t + ">", "ktune_gemm_check<" + t + ">",
-                                       tensor_cores() ? "ktune_mma_peak" : "ktune_fma_peak<" + acc + ">"};
+                                       tensor_cores() ? "ktune_mma_peak<" + std::to_string(mma_k()) + ">" : "ktune_fma_peak<" + acc + ">"};
   const CompileOutput out = compile_cubin(helpers_source(), names, device.arch, "gemm helpers");
   helpers_ = std::make_unique<Module>(out.cubin, "gemm helpers");
   const CUfunction reference = helpers_->function(out.lowered_names[0]);
@@ -152,15 +158,20 @@ GemmHarness::~GemmHarness() {
 
 bool GemmHarness::tensor_cores() const { return &gemm_spec(args_) != &KernelSpec::builtin("gemm"); }
 
+int GemmHarness::mma_k() const { return args_.dtype == DType::f32 ? 8 : 16; }
+
 const char* GemmHarness::ceiling_what() const {
-  return tensor_cores() ? "mma.sync chains, same FLOPs" : "FMA chains, same FLOPs";
+  return !tensor_cores() ? "FMA chains, same FLOPs"
+         : mma_k() == 8  ? "TF32 mma.sync chains, same FLOPs"
+                         : "mma.sync chains, same FLOPs";
 }
 
 TimingStats GemmHarness::time_ceiling() {
   if (tensor_cores()) {
     // As many FLOPs as the problem over 4 blocks of 8 warps per SM (a full SM).
     const unsigned blocks = static_cast<unsigned>(sm_count_) * 4;
-    int iters = static_cast<int>(std::max(1.0, std::round(gemm_flops(args_) / (blocks * 8.0 * 32768))));
+    const double per_round = 16.0 * 8 * mma_k() * 2 * 8;
+    int iters = static_cast<int>(std::max(1.0, std::round(gemm_flops(args_) / (blocks * 8.0 * per_round))));
     CUdeviceptr sink = counter_.get();
     void* params[] = {&iters, &sink};
     return timer_->measure([&] {
@@ -198,6 +209,9 @@ std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& ins
   const double eps = gemm_accumulator(args_.dtype) == DType::f64 ? 0x1.0p-53 : 0x1.0p-24;
   const double out_eps = args_.dtype == DType::f16 ? 0x1.0p-11 : args_.dtype == DType::bf16 ? 0x1.0p-8 : eps;
   double tol = 8 * std::sqrt(static_cast<double>(args_.k)) * eps, ulp = 2 * out_eps;
+  // TF32: each input keeps 10 mantissa bits (rounded, or truncated by wgmma: under 2^-10
+  // relative each), so every product is off by under 2^-9 of |a b|, whatever k.
+  if (args_.dtype == DType::f32 && args_.math == GemmMath::tf32) tol += 0x1.0p-9;
   CUdeviceptr C = c_.get(), R = ref_.get(), Bd = bound_.get(), bad = counter_.get();
   int m = static_cast<int>(args_.m), n = static_cast<int>(args_.n);
   long long ldc = args_.ldc;
@@ -209,7 +223,7 @@ std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& ins
   driver::check(d.cuMemcpyDtoH(&count, counter_.get(), 8), "cuMemcpyDtoH");
   if (count)
     return std::to_string(count) + " of " + std::to_string(args_.m * args_.n) +
-           " results outside 8 sqrt(k) eps sum|alpha a b| + |beta c| of the float64 reference";
+           " results outside (8 sqrt(k) eps + tf32's 2^-9) sum|alpha a b| + |beta c| of the float64 reference";
   return std::nullopt;
 }
 

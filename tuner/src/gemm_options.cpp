@@ -9,7 +9,9 @@ std::vector<ProblemOption> gemm_options(const char* default_dtype) {
   return {{"dtype", "element type of A, B and C: f32, f64, f16, bf16 (f16 and bf16 accumulate in f32)", default_dtype},
           {"shape", "MxNxK", "4096x4096x4096"},
           {"layout", "nn, nt, tn or tt (row-major A and B as stored; t: that operand transposed)", "nn"},
-          {"math", "auto (f16 and bf16 on tensor cores, f32 and f64 exact SIMT FMAs) or simt (SIMT for every dtype)",
+          {"math",
+           "auto (f16 and bf16 on tensor cores, f32 and f64 exact SIMT FMAs), simt (SIMT for every dtype) or tf32 "
+           "(f32 on tensor cores as TF32: 10-bit mantissas, an opt-in)",
            "auto"}};
 }
 
@@ -21,7 +23,7 @@ GemmArgs gemm_args(const OptionValues& values) {
     throw Error("unknown --layout '" + layout + "' (nn, nt, tn, tt: n = as stored, t = transposed; A first)");
   const std::string& math = single_option(values, "math");
   const auto parsed = parse_gemm_math(math);
-  if (!parsed) throw Error("unknown --math '" + math + "' (auto or simt)");
+  if (!parsed) throw Error("unknown --math '" + math + "' (auto, simt or tf32)");
   a.math = *parsed;
   // cuMemAlloc'd dense matrices: the tuning alignment class.
   return gemm_probe_args(gemm_dense_pitches(a));
@@ -36,9 +38,16 @@ OptionValues gemm_options_of(const TuningRecord& r, const KernelSpec& spec) {
   if (r.shape.size() != 3) throw Error("a gemm record has an MxNxK shape");
   OptionValues values{
       {"dtype", {r.dtype}}, {"shape", {shape_to_string(r.shape)}}, {"layout", {r.variant}}, {"math", {"auto"}}};
-  // A SIMT record of a dtype that tensor cores take by default was tuned with --math simt.
+  // A SIMT record of a dtype that tensor cores take by default was tuned with --math
+  // simt; a tensor-core record of f32, with --math tf32.
   GemmArgs probe{dtype_option(values)};
-  if (&gemm_spec(probe) != &spec) values["math"] = {"simt"};
+  for (GemmMath math : {GemmMath::automatic, GemmMath::simt, GemmMath::tf32}) {
+    probe.math = math;
+    if (&gemm_spec(probe) == &spec) {
+      values["math"] = {to_string(math)};
+      break;
+    }
+  }
   return values;
 }
 

@@ -9,10 +9,11 @@
 // CUstream (nullptr: the legacy default stream). Calls are thread-safe and
 // asynchronous like any kernel launch. After the first call for a problem, a call is
 // a hash lookup and a cuLaunchKernel.
-// Self-contained: it and the four vocabulary headers below are what `cmake --install`
+// Self-contained: it and the five vocabulary headers below are what `cmake --install`
 // puts in include/ktune/; nothing from the library's internal layers.
 #include <ktune/dtype.hpp>
 #include <ktune/error.hpp>
+#include <ktune/gemm_math.hpp>
 #include <ktune/match_level.hpp>
 #include <ktune/reduce_op.hpp>
 
@@ -157,10 +158,12 @@ class Runtime {
   // "nt", "tn", "tt". beta = 0 never reads C. Pointers or pitches that do not allow
   // 16-byte loads get a config with narrower loads or one that first copies A and B
   // into aligned buffers; split-K and such copies use a workspace per stream, grown on
-  // demand. Throws ktune::Error on bad arguments (nothing launched).
+  // demand. math: GemmMath::tf32 multiplies f32 on tensor cores as TF32 (inputs keep
+  // 10 mantissa bits; an opt-in), simt keeps halves on SIMT FMAs (gemm_math.hpp).
+  // Throws ktune::Error on bad arguments (nothing launched).
   const LaunchInfo& gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
                          std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
-                         Stream stream = nullptr, std::string_view layout = "nn");
+                         Stream stream = nullptr, std::string_view layout = "nn", GemmMath math = GemmMath::automatic);
 
   // An elementwise operation compiled from an expression (see Elementwise below), e.g.
   //   auto fma = rt.elementwise("out = a * b + c", DType::f16);

@@ -22,7 +22,8 @@ class GemmMmaPart : public FamilyPart {
   TuneTarget target(const OptionValues& values) const override {
     const GemmArgs args = gemm_args(values);
     if (&gemm_spec(args) != &spec())
-      throw Error("gemm_mma multiplies f16 and bf16 (--math auto); a " + std::string(to_string(args.dtype)) +
+      throw Error("gemm_mma multiplies f16 and bf16 (--math auto), and f32 with --math tf32; a " +
+                  std::string(to_string(args.dtype)) +
                   " gemm with --math " + to_string(args.math) + " is the '" + gemm_spec(args).family() +
                   "' family's (`ktune tune gemm` picks the family by itself)");
     return gemm_target(args);
@@ -41,6 +42,7 @@ class GemmMmaPart : public FamilyPart {
     const int warps = v("warps_m") * v("warps_n"), wm = bm / v("warps_m"), wn = bn / v("warps_n");
     const auto dim = [&](const char* name) { return static_cast<double>(p.get(name).value_or(0)); };
     const bool wgmma = text_tunable(s, c, "engine") == "wgmma";
+    const int elem = static_cast<int>(size_of(p.dtype));
     const SmemLayout layout = *parse_smem_layout(text_tunable(s, c, "layout"));
     double score = 0.5 * std::log2(static_cast<double>(bm * bn) / (bm + bn) / 32);
     if (wgmma) {
@@ -49,16 +51,18 @@ class GemmMmaPart : public FamilyPart {
       score += 3;
     } else {
       score += std::log2(static_cast<double>(wm / 16 * (wn / 8)) / (wm / 16 + wn / 16));
+      // (the model counts 2-byte columns: a float is two)
       const bool ta = dim("trans_a") != 0, tb = dim("trans_b") != 0;
-      const double conflicts = mma_bank_conflicts(layout, ta ? bm : bk, ta ? bk : bm).ldmatrix +
-                               mma_bank_conflicts(layout, tb ? bk : bn, tb ? bn : bk).ldmatrix;
+      const int w = elem / 2;
+      const double conflicts = mma_bank_conflicts(layout, (ta ? bm : bk) * w, ta ? bk : bm).ldmatrix +
+                               mma_bank_conflicts(layout, (tb ? bk : bn) * w, tb ? bn : bk).ldmatrix;
       score -= std::log2(conflicts / 2);
     }
     score += 0.3 * std::log2(std::min(stages, 4) - 1.0);
-    if (bk == 64) score += 0.1;  // half the barriers per k
+    if (bk * elem == 128) score += 0.1;  // half the barriers per k
     const double threads = 32.0 * warps;
     const double regs = wgmma ? bm * bn / threads + 40 : wm * wn / 32.0 + (wm / 16 + wn / 16) * 4 + 40;
-    const double smem = stages * (bm + bn) * (bk + (layout == SmemLayout::pad ? 8 : 0)) * 2.0 + 1024;
+    const double smem = stages * (bm + bn) * (bk + (layout == SmemLayout::pad ? 16 / elem : 0)) * elem + 1024.0;
     const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
                                                   std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));
     const double tiles = std::ceil(dim("m") / bm) * std::ceil(dim("n") / bn) * splitk;

@@ -1,6 +1,7 @@
 #pragma once
 // The C++ part of the GEMM family: C = alpha * op(A) * op(B) + beta * C, row-major,
 // op(X) = X or X^T (layouts nn, nt, tn, tt: the first letter is A's).
+#include <ktune/gemm_math.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 
 #include <cstdint>
@@ -10,14 +11,6 @@
 #include <utility>
 
 namespace ktune {
-
-// Which kernels multiply: `automatic` puts f16 and bf16 on tensor cores (the gemm_mma
-// family, mma.sync with f32 accumulation) and keeps f32 and f64 on exact SIMT FMAs (the
-// gemm family); `simt` keeps every dtype on SIMT FMAs.
-enum class GemmMath { automatic, simt };
-const char* to_string(GemmMath math);
-// "auto" or "simt"; nullopt for other text.
-std::optional<GemmMath> parse_gemm_math(std::string_view text);
 
 struct GemmArgs {
   DType dtype = DType::f32;  // of A, B and C; f16 and bf16 accumulate in f32
@@ -29,7 +22,7 @@ struct GemmArgs {
 };
 
 // The template that multiplies `args`: gemm_mma for f16 and bf16 unless math is simt,
-// else gemm.
+// and for f32 with math tf32; else gemm.
 const KernelSpec& gemm_spec(const GemmArgs& args);
 
 // Rows and columns of A and B as stored (A: m x k, or k x m when transposed).

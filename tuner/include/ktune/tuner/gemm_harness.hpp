@@ -44,6 +44,7 @@ class GemmHarness : public Harness {
   CUfunction check_ = nullptr, peak_ = nullptr;
   int sm_count_ = 0;
   bool tensor_cores() const;  // gemm_mma multiplies
+  int mma_k() const;          // the ceiling's mma.sync k: 16 (halves) or 8 (TF32)
   std::unique_ptr<Timer> timer_;
 };
 
