@@ -11,16 +11,19 @@
 // @tune    group   = 1, 8
 // @tune    vec     = 4, 8
 // @tune    engine  = mma, wgmma
+// @tune    kmajor  = 0, 1
 // @tune    splitk  = 1, 2, 4, 8
 // @runtime splitk
 // @derive  threads = 32 * warps_m * warps_n
 // @derive  warp_tile_m = bm / warps_m
 // @derive  warp_tile_n = bn / warps_n
 // @derive  pad = layout == "pad" ? 16 / elem_bytes : 0
-// @derive  a_rows = trans_a ? bk : bm
-// @derive  a_cols = trans_a ? bm : bk
-// @derive  b_rows = trans_b ? bn : bk
-// @derive  b_cols = trans_b ? bk : bn
+// @derive  ka = kmajor == 1 ? 0 : trans_a
+// @derive  kb = kmajor == 1 ? 1 : trans_b
+// @derive  a_rows = ka ? bk : bm
+// @derive  a_cols = ka ? bm : bk
+// @derive  b_rows = kb ? bn : bk
+// @derive  b_cols = kb ? bk : bn
 // @derive  wgmma = engine == "wgmma"
 // @derive  ring_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * elem_bytes
 // @derive  epilogue_bytes = bm * (bn + 4) * 4
@@ -32,7 +35,8 @@
 // @require wgmma || warp_tile_m * warp_tile_n <= 64 * 64
 // @require wgmma || (warp_tile_m <= 2 * warp_tile_n && warp_tile_n <= 2 * warp_tile_m)
 // @require !wgmma || (compute_capability == 90 && warps_m == 4 && bk * elem_bytes == 128 && layout == "xor" && stages >= 3)
-// @require !wgmma || elem_bytes == 2 || (trans_a == 0 && trans_b == 1)
+// @require !wgmma || elem_bytes == 2 || (ka == 0 && kb == 1)
+// @require kmajor == 0 || (elem_bytes == 4 && (trans_a == 1 || trans_b == 0))
 // @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
 // @require (bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0
 // @require smem_bytes <= max_smem_per_block
@@ -63,8 +67,10 @@
 //   m64 x bn x 16 straight from the tiles through matrix descriptors (layout xor, bk =
 //   64: the 128-byte swizzle atoms the descriptors name), one k-tile of them in flight;
 //   the ring runs stages - 2 tiles ahead, as a stage is free only once the wgmma
-//   reading it have completed. TF32 wgmma reads K-major operands only (layout nt), and
-//   ignores the low 13 bits of each float (truncation, as cuBLAS's TF32 kernels do).
+//   reading it have completed. TF32 wgmma reads K-major operands only (layout nt, or
+//   kmajor = 1: the launch first copies each MN-major operand transposed into a
+//   K-major workspace, with this kernel in its transpose mode), and ignores the low 13
+//   bits of each float (truncation, as cuBLAS's TF32 kernels do).
 // ldmatrix reads eight 16-byte rows of one 8x8 matrix per phase: layout none puts them
 // on the same banks when a row is 128 bytes or a multiple; pad adds 16 bytes a row; xor
 // permutes a row's 16-byte chunks by the row (CuTe's Swizzle<3,3,3> on 2-byte elements
@@ -272,8 +278,30 @@ template <> struct ktune_mma_store8<float> {
   }
 };
 
+// kmajor's transpose mode: X (rows x cols, pitch ld) to Y = X^T (cols x rows, pitch
+// ld_t) through a padded 32 x 32 shared tile (T: the kernel's shared memory), so both
+// sides move whole rows.
+template <class In, int threads>
+__device__ __forceinline__ void ktune_mma_transpose_copy(const In* X, In* Y, int rows, int cols, long long ld,
+                                                         long long ld_t, In* T) {
+  const int tiles_c = (cols + 31) / 32, tiles = (rows + 31) / 32 * tiles_c;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int r0 = tile / tiles_c * 32, c0 = tile % tiles_c * 32;
+    for (int i = threadIdx.x; i < 32 * 32; i += threads) {
+      const int r = r0 + i / 32, c = c0 + i % 32;
+      T[i / 32 * 33 + i % 32] = r < rows && c < cols ? X[r * ld + c] : In{};
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 32 * 32; i += threads) {
+      const int c = c0 + i / 32, r = r0 + i % 32;  // Y's row c, column r
+      if (c < cols && r < rows) Y[c * ld_t + r] = T[i % 32 * 33 + i / 32];
+    }
+    __syncthreads();
+  }
+}
+
 template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec,
-          int engine>
+          int engine, int kmajor>
 __global__ void __launch_bounds__(32 * warps_m * warps_n)
     ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B, typename T::in* C,
                    int m, int n, int k, long long lda, long long ldb, long long ldc, float alpha, float beta,
@@ -293,11 +321,17 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
     *c = ktune_io<In, float>::store(beta == 0.f ? alpha * v : fmaf(alpha, v, beta * ktune_io<In, float>::load(*c)));
   };
   const long long mn = (long long)m * n;
-  if (sum_slices > 0) return ktune_gemm_sum_slices(work, m, n, sum_slices, store);
-
-  using TileA = ktune_mma_tile<In, bm, bk, threads, layout, !T::ta>;
-  using TileB = ktune_mma_tile<In, bn, bk, threads, layout, T::tb>;
   extern __shared__ __align__(128) unsigned char ktune_mma_smem[];
+  if (sum_slices > 0) return ktune_gemm_sum_slices(work, m, n, sum_slices, store);
+  // Transpose mode (kmajor): A (m x n, pitch lda) to work (pitch ldc), transposed.
+  if (sum_slices < 0)
+    return ktune_mma_transpose_copy<In, threads>(A, reinterpret_cast<In*>(work), m, n, lda, ldc,
+                                                 reinterpret_cast<In*>(ktune_mma_smem));
+
+  // The operands as this kernel reads them: kmajor made both K-major.
+  constexpr bool ta = T::ta && !kmajor, tb = T::tb || kmajor;
+  using TileA = ktune_mma_tile<In, bm, bk, threads, layout, !ta>;
+  using TileB = ktune_mma_tile<In, bn, bk, threads, layout, tb>;
   // Shared-space byte addresses of the stage rings (what cp.async, ldmatrix and the
   // wgmma descriptors take); wgmma's swizzle atoms start at 1024-byte boundaries.
   const unsigned smem0 = ktune_smem_address(ktune_mma_smem);
@@ -346,14 +380,14 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
         // K-major tiles: rows of 128 bytes, 8-row atoms 1024 bytes apart, 32 bytes a k
         // step. MN-major ones: column blocks of 64 elements (8192 bytes each), 16 k rows
         // of 128 bytes a k step.
-        const unsigned long long db = T::tb ? ktune_wgmma_desc(b_s + s * 32, 16, 1024)
+        const unsigned long long db = tb ? ktune_wgmma_desc(b_s + s * 32, 16, 1024)
                                             : ktune_wgmma_desc(b_s + s * 2048, 8192, 1024);
 #pragma unroll
         for (int i = 0; i < mi_count; ++i) {
           const int r0 = wg * group_rows + i * 64;
-          const unsigned long long da = T::ta ? ktune_wgmma_desc(a_s + r0 / 64 * 8192 + s * 2048, 8192, 1024)
+          const unsigned long long da = ta ? ktune_wgmma_desc(a_s + r0 / 64 * 8192 + s * 2048, 8192, 1024)
                                               : ktune_wgmma_desc(a_s + r0 * 128 + s * 32, 16, 1024);
-          ktune_wgmma<In, bn>::template run<T::ta, !T::tb>(acc[i], da, db);
+          ktune_wgmma<In, bn>::template run<ta, !tb>(acc[i], da, db);
         }
       }
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");

@@ -124,7 +124,7 @@ Config gemm_default_config(const GemmArgs& a) {
   if (&spec == &KernelSpec::builtin("gemm_mma"))
     return config_from_json(spec, {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"warps_m", 2}, {"warps_n", 2}, {"stages", 3},
                                    {"layout", "xor"}, {"group", 8}, {"vec", 16 / size_of(a.dtype)}, {"engine", "mma"},
-                                   {"splitk", 1}});
+                                   {"kmajor", 0}, {"splitk", 1}});
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
                                  {"buffer", 1}, {"split", 0}, {"splitk", 1}, {"warp_n", 8}});
 }
@@ -136,17 +136,21 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
   plan.splitk = static_cast<int>(tunable(spec, inst, "splitk"));
   const auto round = [](std::int64_t bytes) { return static_cast<std::size_t>((bytes + 255) / 256 * 256); };
   std::size_t at = 0;
-  if (vec > gemm_alignment(a)) {
-    plan.pack = true;
-    const auto [a_rows, a_cols] = gemm_stored_a(a);
-    const auto [b_rows, b_cols] = gemm_stored_b(a);
-    plan.packed_lda = (a_cols + vec - 1) / vec * vec;
-    plan.packed_ldb = (b_cols + vec - 1) / vec * vec;
-    plan.a_offset = at;
-    at += round(a_rows * plan.packed_lda * elem);
-    plan.b_offset = at;
-    at += round(b_rows * plan.packed_ldb * elem);
-  }
+  const bool kmajor = spec.tunable_index("kmajor") >= 0 && tunable(spec, inst, "kmajor") == 1;
+  plan.transpose_a = kmajor && a.trans_a, plan.transpose_b = kmajor && !a.trans_b;
+  plan.pack = vec > gemm_alignment(a);
+  // An operand's copy: rows x ld elements (ld: cols rounded up to the vector), 256-byte aligned.
+  const auto place = [&](std::int64_t rows, std::int64_t cols, std::int64_t& ld, std::size_t& offset) {
+    ld = (cols + vec - 1) / vec * vec;
+    offset = at;
+    at += round(rows * ld * elem);
+  };
+  const auto [a_rows, a_cols] = gemm_stored_a(a);
+  const auto [b_rows, b_cols] = gemm_stored_b(a);
+  if (plan.transpose_a) place(a.m, a.k, plan.packed_lda, plan.a_offset);  // A^T stored k x m -> m x k
+  else if (plan.pack) place(a_rows, a_cols, plan.packed_lda, plan.a_offset);
+  if (plan.transpose_b) place(a.n, a.k, plan.packed_ldb, plan.b_offset);  // B stored k x n -> n x k
+  else if (plan.pack) place(b_rows, b_cols, plan.packed_ldb, plan.b_offset);
   if (plan.splitk > 1) {
     plan.work_offset = at;
     at += round(plan.splitk * a.m * a.n * size_of(gemm_accumulator(a.dtype)));

@@ -33,23 +33,32 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
   const std::int64_t elem = size_of(args.dtype);
   CUdeviceptr A = args.a, B = args.b, C = args.c, work = workspace + plan.work_offset;
   long long lda = args.lda, ldb = args.ldb, ldc = args.ldc;
-  if (plan.pack) {
-    A = workspace + plan.a_offset, B = workspace + plan.b_offset;
-    lda = plan.packed_lda, ldb = plan.packed_ldb;
-    const auto [a_rows, a_cols] = gemm_stored_a(args);
-    const auto [b_rows, b_cols] = gemm_stored_b(args);
-    copy_pitched(A, lda, args.a, args.lda, a_rows, a_cols, elem, stream);
-    copy_pitched(B, ldb, args.b, args.ldb, b_rows, b_cols, elem, stream);
-  }
   // Must match ktune_gemm(const In* A, const In* B, In* C, int m, int n, int k, long long lda,
   //   long long ldb, long long ldc, Acc alpha, Acc beta, Acc* work, int sum_slices).
   int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k), sum_slices = 0;
   float alpha32 = static_cast<float>(args.alpha), beta32 = static_cast<float>(args.beta);
   double alpha64 = args.alpha, beta64 = args.beta;
   const bool wide = gemm_accumulator(args.dtype) == DType::f64;
+  const auto& d = driver::api();
+  const auto operand = [&](bool transposed, CUdeviceptr src, std::int64_t src_ld, std::pair<std::int64_t, std::int64_t> stored,
+                           std::size_t offset, long long packed_ld, CUdeviceptr& to, long long& to_ld) {
+    if (!transposed && !plan.pack) return;
+    to = workspace + offset, to_ld = packed_ld;
+    if (!transposed) return copy_pitched(to, to_ld, src, src_ld, stored.first, stored.second, elem, stream);
+    // The kernel's transpose mode: src (rows x cols, pitch src_ld) -> to, transposed.
+    CUdeviceptr x = src, unused = 0;
+    int rows = static_cast<int>(stored.first), cols = static_cast<int>(stored.second), mode = -1;
+    long long ld = src_ld, ld_t = to_ld;
+    void* p[] = {&x, &x, &unused, &rows, &cols, &k, &ld, &ld, &ld_t, wide ? static_cast<void*>(&alpha64) : &alpha32,
+                 wide ? static_cast<void*>(&beta64) : &beta32, &to, &mode};
+    const auto tiles = static_cast<unsigned>((stored.first + 31) / 32 * ((stored.second + 31) / 32));
+    driver::check(d.cuLaunchKernel(f, tiles, 1, 1, inst.block[0], 1, 1, inst.smem_bytes, stream, p, nullptr),
+                  "cuLaunchKernel", inst.name_expression + " (transposing an operand)");
+  };
+  operand(plan.transpose_a, args.a, args.lda, gemm_stored_a(args), plan.a_offset, plan.packed_lda, A, lda);
+  operand(plan.transpose_b, args.b, args.ldb, gemm_stored_b(args), plan.b_offset, plan.packed_ldb, B, ldb);
   void* params[] = {&A,   &B,   &C,   &m,   &n,   &k,   &lda, &ldb, &ldc, wide ? static_cast<void*>(&alpha64) : &alpha32,
                     wide ? static_cast<void*>(&beta64) : &beta32, &work, &sum_slices};
-  const auto& d = driver::api();
   driver::check(d.cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
                                  inst.block[2], inst.smem_bytes, stream, params, nullptr),
                 "cuLaunchKernel", inst.name_expression);

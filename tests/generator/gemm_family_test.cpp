@@ -133,5 +133,52 @@ TEST(GemmFamily, AlignmentAndSpace) {
   EXPECT_DOUBLE_EQ(gemm_flops(args(10, 20, 30)), 12000);
 }
 
+// TF32 (--math tf32): f32 on the tensor-core family; its wgmma reads K-major operands
+// only, so kmajor = 1 plans a transposed copy of each MN-major operand (nn: B; tt: A;
+// tn: both), padded to whole vectors, and leaves an aligned K-major one in place.
+TEST(GemmFamily, Tf32KmajorPlansTransposedCopies) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
+  for (std::int64_t k : {1024, 1022})
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      GemmArgs a{DType::f32, 4096, 2048, k};
+      a.math = GemmMath::tf32;
+      ASSERT_TRUE(set_gemm_layout(a, layout));
+      a = gemm_probe_args(gemm_dense_pitches(a));
+      ASSERT_EQ(&gemm_spec(a), &spec);
+      // k = 1022 makes a pitch of k misaligned; tn keeps m and n as its pitches.
+      const bool misaligned = k == 1022 && std::string(layout) != "tn";
+      std::size_t kmajor = 0, wgmma = 0;
+      for (const auto& c : enumerate(spec, DeviceLimits{}, gemm_problem(a))) {
+        EXPECT_EQ(value(spec, c, "vec"), 4);
+        if (value(spec, c, "kmajor") == 0) {
+          wgmma += to_string(c[static_cast<std::size_t>(spec.tunable_index("engine"))]) == "wgmma";
+          continue;
+        }
+        ++kmajor;
+        const GemmPlan plan =
+            gemm_plan(spec, instantiate(spec, c, DeviceLimits{}, gemm_problem(a), gemm_type_argument(a)), a);
+        EXPECT_EQ(plan.transpose_a, a.trans_a);
+        EXPECT_EQ(plan.transpose_b, !a.trans_b);
+        EXPECT_EQ(plan.pack, misaligned) << layout << " k " << k;
+        // A transposed copy is m x k or n x k at a pitch of k rounded up to the vector.
+        if (plan.transpose_b) {
+          EXPECT_EQ(plan.packed_ldb, 1024);
+        }
+        if (plan.transpose_a) {
+          EXPECT_EQ(plan.packed_lda, 1024);
+        }
+        EXPECT_GE(plan.workspace_bytes,
+                  static_cast<std::size_t>((a.trans_a ? 4096 : 0) + (a.trans_b ? 0 : 2048)) * 1024 * 4);
+      }
+      // nt is K-major as stored: no kmajor configs, and its wgmma configs need none.
+      EXPECT_EQ(kmajor == 0, std::string(layout) == "nt") << layout;
+      EXPECT_EQ(wgmma > 0, std::string(layout) == "nt") << layout;
+    }
+  GemmArgs f64{DType::f64, 8, 8, 8};
+  f64.math = GemmMath::tf32;
+  EXPECT_NE(error_of([&] { validate(gemm_probe_args(gemm_dense_pitches(f64))); }).find("math tf32 multiplies f32"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ktune

@@ -53,13 +53,14 @@ std::vector<VerifyCase> verify_cases() {
       cases.push_back({dtype, layout, main_space ? 7u : 31u, main_space ? 11u : 37u, GemmMath::automatic});
       cases.push_back({dtype, layout, 1u, 1u, GemmMath::automatic, "wgmma"});
     }
-  // TF32: every 3rd mma config of its nn space (32-bit fragment loads of B), a sample of the
-  // others, and every wgmma config (nt: the one layout whose operands are both K-major).
+  // TF32: every 5th mma config of its nn space (32-bit fragment loads of B, or B
+  // transposed first: kmajor), a sample of the others, and every wgmma config (K-major
+  // operands: nt as stored, the others through kmajor's transposed copies).
   for (const char* layout : {"nn", "nt", "tn", "tt"}) {
     const bool main_space = std::string(layout) == "nn";
-    cases.push_back({DType::f32, layout, main_space ? 3u : 13u, main_space ? 3u : 29u, GemmMath::tf32, "mma"});
+    cases.push_back({DType::f32, layout, main_space ? 5u : 17u, main_space ? 5u : 29u, GemmMath::tf32, "mma"});
+    cases.push_back({DType::f32, layout, 1u, 1u, GemmMath::tf32, "wgmma"});
   }
-  cases.push_back({DType::f32, "nt", 1u, 1u, GemmMath::tf32, "wgmma"});
   return cases;
 }
 
@@ -187,8 +188,9 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
 }
 
 // The tensor-core pipelines at an odd shape (packed operands, partial tiles), each
-// layout: a wgmma config and a 4-stage mma one, for bf16 and TF32 (whose wgmma takes
-// layout nt only), few enough for compute-sanitizer.
+// layout: a wgmma config and a 4-stage mma one, for bf16 and TF32 (whose wgmma
+// configs of layouts other than nt transpose an operand first), few enough for
+// compute-sanitizer.
 TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
   std::size_t ran = 0;
   for (const auto& [dtype, math] : {std::pair{DType::bf16, GemmMath::automatic}, std::pair{DType::f32, GemmMath::tf32}})
@@ -204,11 +206,10 @@ TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
             picked.push_back(c);
             break;
           }
-      const bool wgmma = dtype == DType::bf16 || std::string(layout) == "nt";
-      ASSERT_EQ(picked.size(), wgmma ? 2u : 1u) << layout;
+      ASSERT_EQ(picked.size(), 2u) << layout;
       ran += verify_configs(h, picked, "gemm_mma pipelines");
     }
-  EXPECT_EQ(ran, 13u);
+  EXPECT_EQ(ran, 16u);
 }
 
 // Every layout through the public call, f32 (SIMT), f16 and bf16 (tensor cores), with

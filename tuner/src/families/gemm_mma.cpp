@@ -51,8 +51,9 @@ class GemmMmaPart : public FamilyPart {
       score += 3;
     } else {
       score += std::log2(static_cast<double>(wm / 16 * (wn / 8)) / (wm / 16 + wn / 16));
-      // (the model counts 2-byte columns: a float is two)
-      const bool ta = dim("trans_a") != 0, tb = dim("trans_b") != 0;
+      // (the model counts 2-byte columns: a float is two; kmajor: both K-major)
+      const bool kmajor = v("kmajor") == 1;
+      const bool ta = dim("trans_a") != 0 && !kmajor, tb = dim("trans_b") != 0 || kmajor;
       const int w = elem / 2;
       const double conflicts = mma_bank_conflicts(layout, (ta ? bm : bk) * w, ta ? bk : bm).ldmatrix +
                                mma_bank_conflicts(layout, (tb ? bk : bn) * w, tb ? bn : bk).ldmatrix;
@@ -71,6 +72,7 @@ class GemmMmaPart : public FamilyPart {
     score += 0.3 * std::log2(std::min(per_sm * warps, 8.0) / 8);  // warps to hide latency
     if (v("group") > 1 && std::ceil(dim("m") / bm) > 8) score += 0.1;  // L2 reuse across a group of tile rows
     if (splitk > 1) score -= 0.2 * std::log2(splitk);                   // partials written and re-read
+    if (v("kmajor") == 1) score -= 0.3;  // an operand read and written once more before the multiply
     return score;
   }
 };

@@ -72,7 +72,9 @@ Config gemm_default_config(const GemmArgs& args);
 // buffers first (when its vec is wider than the call's alignment), and split-K
 // partials.
 struct GemmPlan {
-  bool pack = false;
+  bool pack = false;  // both operands copied to pitches of whole vectors (a transposed one excepted)
+  // kmajor (gemm_mma): the MN-major operands copied transposed, K-major, first.
+  bool transpose_a = false, transpose_b = false;
   std::int64_t packed_lda = 0, packed_ldb = 0;  // elements
   std::size_t a_offset = 0, b_offset = 0, work_offset = 0, workspace_bytes = 0;
   int splitk = 1;
