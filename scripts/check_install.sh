@@ -16,7 +16,7 @@ mkdir -p "$work"
 fail() { echo "check_install: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
-expected="bin/ktune include/ktune/dtype.hpp include/ktune/error.hpp include/ktune/ktune.hpp
+expected="bin/ktune include/ktune/dtype.hpp include/ktune/error.hpp include/ktune/gemm_math.hpp include/ktune/ktune.hpp
 include/ktune/match_level.hpp include/ktune/reduce_op.hpp lib/cmake/ktune/ktune-config-version.cmake
 lib/cmake/ktune/ktune-config.cmake lib/cmake/ktune/ktune-targets-release.cmake lib/cmake/ktune/ktune-targets.cmake
 lib/libktune.so lib/libktune.so.0 lib/libktune.so.0.1.0 lib/pkgconfig/ktune.pc"

@@ -279,22 +279,33 @@ template <> struct ktune_mma_store8<float> {
 };
 
 // kmajor's transpose mode: X (rows x cols, pitch ld) to Y = X^T (cols x rows, pitch
-// ld_t) through a padded 32 x 32 shared tile (T: the kernel's shared memory), so both
-// sides move whole rows.
+// ld_t) through a padded 64 x 64 shared tile (T: the kernel's shared memory, 17 KB at
+// least), so both sides move whole rows. The kernel's registers and shared memory leave
+// an SM few warps, so each thread issues all its loads of a tile before it stores.
+constexpr int ktune_mma_transpose_tile = 64;
 template <class In, int threads>
 __device__ __forceinline__ void ktune_mma_transpose_copy(const In* X, In* Y, int rows, int cols, long long ld,
                                                          long long ld_t, In* T) {
-  const int tiles_c = (cols + 31) / 32, tiles = (rows + 31) / 32 * tiles_c;
-  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const int r0 = tile / tiles_c * 32, c0 = tile % tiles_c * 32;
-    for (int i = threadIdx.x; i < 32 * 32; i += threads) {
-      const int r = r0 + i / 32, c = c0 + i % 32;
-      T[i / 32 * 33 + i % 32] = r < rows && c < cols ? X[r * ld + c] : In{};
+  constexpr int tile = ktune_mma_transpose_tile, per = tile * tile / threads;
+  const int tiles_c = (cols + tile - 1) / tile, tiles = (rows + tile - 1) / tile * tiles_c;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int r0 = t / tiles_c * tile, c0 = t % tiles_c * tile;
+    In v[per];
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const int i = threadIdx.x + j * threads, r = r0 + i / tile, c = c0 + i % tile;
+      v[j] = r < rows && c < cols ? X[r * ld + c] : In{};
+    }
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const int i = threadIdx.x + j * threads;
+      T[i / tile * (tile + 1) + i % tile] = v[j];
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < 32 * 32; i += threads) {
-      const int c = c0 + i / 32, r = r0 + i % 32;  // Y's row c, column r
-      if (c < cols && r < rows) Y[c * ld_t + r] = T[i % 32 * 33 + i / 32];
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const int i = threadIdx.x + j * threads, c = c0 + i / tile, r = r0 + i % tile;  // Y's row c, column r
+      if (c < cols && r < rows) Y[c * ld_t + r] = T[i % tile * (tile + 1) + i / tile];
     }
     __syncthreads();
   }

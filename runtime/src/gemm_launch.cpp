@@ -51,7 +51,7 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
     long long ld = src_ld, ld_t = to_ld;
     void* p[] = {&x, &x, &unused, &rows, &cols, &k, &ld, &ld, &ld_t, wide ? static_cast<void*>(&alpha64) : &alpha32,
                  wide ? static_cast<void*>(&beta64) : &beta32, &to, &mode};
-    const auto tiles = static_cast<unsigned>((stored.first + 31) / 32 * ((stored.second + 31) / 32));
+    const auto tiles = static_cast<unsigned>((stored.first + 63) / 64 * ((stored.second + 63) / 64));  // 64 x 64 each
     driver::check(d.cuLaunchKernel(f, tiles, 1, 1, inst.block[0], 1, 1, inst.smem_bytes, stream, p, nullptr),
                   "cuLaunchKernel", inst.name_expression + " (transposing an operand)");
   };
