@@ -1,4 +1,4 @@
-#include "capture.hpp"
+#include <ktune/runtime/capture.hpp>
 
 #include <ktune/generator/log.hpp>
 

@@ -5,11 +5,10 @@
 // TuningProblem and a ProblemKey, and launches what prepared_for returns.
 #include <ktune/ktune.hpp>
 
-#include "capture.hpp"
-
 #include <ktune/cache/database.hpp>
 #include <ktune/cache/lookup.hpp>
 #include <ktune/generator/tuning_problem.hpp>
+#include <ktune/runtime/capture.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/l2_flush.hpp>
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `ktune tune --workload FILE` on the GPU: every problem tuned and stored, a problem with
 # no correct config reported while the others go on, and a second run skipping what is
-# already stored for the current template:
+# already stored for the current template; with --devices, a second workload on busy
+# GPUs refused, and a killed worker's problem redone by the next run:
 #   workload_gpu_test.sh PATH_TO_KTUNE SOURCE_DIR
 # Exits 77 (SKIPPED) without a GPU.
 set -uo pipefail
@@ -49,4 +50,28 @@ grep -q "line 2: --kernel .*all_wrong.cu.*: failed: " "$dir/third.txt" || fail "
 "$ktune" tune --workload "$dir/work.txt" --devices all --strategy random --budget-evals 40 > "$dir/fourth.txt" 2>&1
 cat "$dir/fourth.txt"
 grep -q "^workload: 4 problems, 0 tuned, 3 already stored, 1 failed" "$dir/fourth.txt" || fail "--devices resumes"
+
+# Two workloads at once on the same GPUs: the second one's workers are refused by the
+# first one's tuner locks, with the holder's pid. Then a worker killed mid-problem: the
+# run reports it and goes on; the next run redoes that problem only.
+export KTUNE_CACHE_DIR="$dir/cache-busy"
+printf 'transpose --dtype f32 --shape 16384x16384\ntranspose --dtype f16 --shape 16384x16384\n' > "$dir/long.txt"
+echo 'transpose --dtype f32 --shape 1024x1024' > "$dir/short.txt"
+"$ktune" tune --workload "$dir/long.txt" --devices all > "$dir/long1.txt" 2>&1 &
+first=$!
+sleep 8
+"$ktune" tune --workload "$dir/short.txt" --devices all > "$dir/busy.txt" 2>&1
+cat "$dir/busy.txt"
+grep -q "failed: .*another ktune tuner (pid [0-9]*) is tuning on this GPU" "$dir/busy.txt" ||
+  fail "a second workload on busy GPUs: refused with the holder's pid"
+worker=$(pgrep -P "$first" | head -1)
+[ -n "$worker" ] || fail "no worker process of the first workload"
+kill -9 "$worker"
+wait "$first"
+cat "$dir/long1.txt"
+grep -q "killed by signal 9 (its problem is redone by the next run)" "$dir/long1.txt" || fail "the killed worker reported"
+grep -q "^workload: 2 problems, 1 tuned, 0 already stored, 1 failed" "$dir/long1.txt" || fail "the other problem went on"
+"$ktune" tune --workload "$dir/long.txt" --devices all > "$dir/long2.txt" 2>&1
+cat "$dir/long2.txt"
+grep -q "^workload: 2 problems, 1 tuned, 1 already stored, 0 failed" "$dir/long2.txt" || fail "the killed problem redone"
 echo "workload_gpu_test: ok"
