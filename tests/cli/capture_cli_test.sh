@@ -99,4 +99,21 @@ echo "$out" | grep -q "^5 file(s) would be removed" || fail "prune --dry-run tot
 echo "$out" | grep -q "would remove z-copy.ktcap: a copy of scale.ktcap" || fail "the copy"
 "$ktune" capture prune "$caps" > /dev/null || fail "prune"
 [ "$(ls "$caps" | tr '\n' ' ')" = "edited.ktcap scale.ktcap " ] || fail "after prune: $(ls "$caps")"
+# prune --tuned: a bundle whose problem has a record (here imported, as if tuned on
+# another machine) goes too.
+variant=$(python3 -c "
+import json,struct
+d=open('$caps/scale.ktcap','rb').read(); n=struct.unpack('<I',d[12:16])[0]; print(json.loads(d[16:16+n])['variant'])")
+cat > "$dir/export.json" <<JSON
+{"ktune_schema": 3, "records": [{"device_key": "Some Other GPU|sm_80|108sm|40536MiB|40MiB", "device_name": "Some Other GPU",
+ "device_uuid": "", "family": "scale_test", "variant": "$variant", "dtype": "f32", "shape": [1000], "align": 4,
+ "config": {"threads": 64, "bug": 0}, "template_hash": "$variant", "median_us": 2.5, "spread_pct": 0.5, "rate": 3.2,
+ "rate_unit": "GB/s", "ceiling_fraction": 0.5, "tool_version": "ktune 0.1.0", "nvrtc_version": "13.0",
+ "driver_version": "580", "tuned_at": "2026-11-23T09:00:00Z"}]}
+JSON
+"$ktune" cache import "$dir/export.json" > /dev/null || fail "import the record"
+out=$("$ktune" capture prune "$caps" --tuned 2>&1) || fail "prune --tuned: $out"
+echo "$out" | grep -q "removed scale.ktcap: tuned (stored for Some Other GPU)" || fail "prune --tuned: $out"
+# (edited.ktcap carries the same key: it goes too)
+[ -z "$(ls "$caps")" ] || fail "after prune --tuned: $(ls "$caps")"
 echo "capture_cli_test: ok"
