@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -198,6 +199,11 @@ std::vector<fs::path> capture_files(const fs::path& file_or_folder) {
     if (e.is_regular_file() && e.path().extension() == ".ktcap") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+fs::path capture_folder(const fs::path& database) {
+  const char* dir = std::getenv("KTUNE_CAPTURE_DIR");
+  return dir && *dir ? fs::path(dir) : database.parent_path() / "captures";
 }
 
 std::string capture_file_name(const std::string& family, const std::string& variant, const std::string& dtype,

@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 
 namespace ktune {
@@ -16,6 +17,13 @@ std::shared_ptr<spdlog::logger> logger(const char* name) {
   const char* level = std::getenv("KTUNE_LOG_LEVEL");
   l->set_level(level && *level ? spdlog::level::from_str(level) : spdlog::level::info);
   return l;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return text;
 }
 
 }  // namespace ktune

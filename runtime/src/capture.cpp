@@ -5,7 +5,6 @@
 #include <fnmatch.h>
 
 #include <cstdlib>
-#include <ctime>
 #include <sstream>
 
 namespace ktune {
@@ -36,13 +35,6 @@ std::size_t limit_bytes() {
     }
   }
   return static_cast<std::size_t>(mb * 1024 * 1024);
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return text;
 }
 
 // Every live Capture, so that bundles queued by a runtime that is never destroyed
@@ -83,8 +75,7 @@ std::unique_ptr<Capture> Capture::from_environment(const fs::path& database) {
   if (!patterns || split_patterns(patterns).empty()) return nullptr;
   auto c = std::make_unique<Capture>();
   c->patterns_ = split_patterns(patterns);
-  const char* dir = std::getenv("KTUNE_CAPTURE_DIR");
-  c->dir_ = dir && *dir ? fs::path(dir) : database.parent_path() / "captures";
+  c->dir_ = capture_folder(database);
   c->limit_ = limit_bytes();
   logger("ktune.runtime")->info("capturing the first call of each problem of {} into {} (at most {} MB of buffers)",
                                 patterns, c->dir_.string(), c->limit_ >> 20);

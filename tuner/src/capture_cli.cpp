@@ -24,11 +24,9 @@ struct CaptureArgs {
   bool tuned = false, dry_run = false, source = false;
 };
 
-// Where the runtime writes bundles: $KTUNE_CAPTURE_DIR, else the database's folder.
+// The folder given, else where the runtime writes bundles.
 fs::path default_folder(const CaptureArgs& a) {
-  if (!a.path.empty()) return a.path;
-  const char* dir = std::getenv("KTUNE_CAPTURE_DIR");
-  return dir && *dir ? fs::path(dir) : Database::path_or_default(a.database).parent_path() / "captures";
+  return a.path.empty() ? capture_folder(Database::path_or_default(a.database)) : fs::path(a.path);
 }
 
 std::string megabytes(std::uintmax_t bytes) {
@@ -74,17 +72,16 @@ bool abandoned_temporary(const fs::path& file) {
 }
 
 // Why a bundle can go, or empty: unusable (proven: it does not read), a copy of an
-// earlier one (same content hash), or (--tuned) its problem has a record.
-std::string prune_reason(const fs::path& file, const CaptureArgs& a, std::map<std::string, fs::path>& seen,
-                         const Database* db) {
+// earlier one (same content hash), or its problem has one of `stored` (--tuned).
+std::string prune_reason(const fs::path& file, std::map<std::string, fs::path>& seen,
+                         const std::vector<TuningRecord>& stored) {
   try {
     const CaptureBundle b = read_capture(file);
     const std::string content = b.header.value("content_hash", std::string());
     const auto [it, first] = seen.emplace(content, file);
     if (!first) return "a copy of " + it->second.filename().string();
-    if (!a.tuned || !db) return "";
     const auto& h = b.header;
-    for (const auto& r : db->all())
+    for (const auto& r : stored)
       if (r.family == h.value("family", "") && r.variant == h.value("variant", "") && r.dtype == h.value("dtype", "") &&
           r.shape == h.value("shape", std::vector<std::int64_t>{}))
         return "tuned (stored for " + r.device_name + ")";
@@ -97,8 +94,8 @@ std::string prune_reason(const fs::path& file, const CaptureArgs& a, std::map<st
 void prune(const CaptureArgs& a) {
   const fs::path folder = default_folder(a);
   if (!fs::is_directory(folder)) throw Error("capture prune: " + folder.string() + " is not a folder of bundles");
-  std::unique_ptr<Database> db;
-  if (a.tuned) db = std::make_unique<Database>(Database::path_or_default(a.database), true);
+  std::vector<TuningRecord> stored;  // read once, only read
+  if (a.tuned) stored = Database(Database::path_or_default(a.database), true).all();
   std::map<std::string, fs::path> seen;
   std::size_t removed = 0;
   std::vector<fs::path> files;  // in name order: "a copy of" names the first of equal bundles
@@ -108,7 +105,7 @@ void prune(const CaptureArgs& a) {
   for (const auto& file : files) {
     std::string why;
     if (abandoned_temporary(file)) why = "left by a capture that was killed";
-    else if (file.extension() == ".ktcap") why = prune_reason(file, a, seen, db.get());
+    else if (file.extension() == ".ktcap") why = prune_reason(file, seen, stored);
     if (why.empty()) continue;
     std::printf("%s %s: %s\n", a.dry_run ? "would remove" : "removed", file.filename().c_str(), why.c_str());
     if (!a.dry_run) fs::remove(file);

@@ -51,13 +51,6 @@ bool interrupted() { return g_interrupted.load(); }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 nlohmann::json timing_json(const TimingStats& s) {
   return {{"median_us", s.median_us}, {"min_us", s.min_us}, {"max_us", s.max_us}, {"ci_pct", s.ci_pct},
           {"samples", s.samples}, {"batch", s.batch}};

@@ -53,6 +53,10 @@ CaptureBundle read_capture(const std::filesystem::path& path, bool with_data = t
 // The bundle files of a folder (*.ktcap, sorted), or the one file given.
 std::vector<std::filesystem::path> capture_files(const std::filesystem::path& file_or_folder);
 
+// Where bundles go and are looked for: $KTUNE_CAPTURE_DIR, else captures/ beside the
+// database.
+std::filesystem::path capture_folder(const std::filesystem::path& database);
+
 // "jacobi-1f2e3d4c-f32-8192x8192.ktcap": what the application looks up, so a problem
 // is captured once.
 std::string capture_file_name(const std::string& family, const std::string& variant, const std::string& dtype,
