@@ -139,6 +139,11 @@ void launch_prepared(const Prepared& p, Stream stream, const LaunchArg* args, st
                 "cuLaunchKernel", inst.name_expression);
 }
 
+// Bytes of pointer argument i, from its element count (arg_values).
+std::size_t arg_bytes(const UserKernel& k, const UserProblem& up, const std::vector<double>& counts, std::size_t i) {
+  return static_cast<std::size_t>(counts[i]) * static_cast<std::size_t>(size_of(arg_dtype(k, k.args[i], up)));
+}
+
 // The bytes of every pointer argument in one phase: "input" before the launch (what it
 // reads, and what an accumulating `zeroed` output starts from), "expected" after it.
 std::vector<CaptureBuffer> copy_buffers(const UserKernel& k, const UserProblem& up, const LaunchArg* args,
@@ -152,7 +157,7 @@ std::vector<CaptureBuffer> copy_buffers(const UserKernel& k, const UserProblem& 
     const bool reads = a.role != KernelArg::Role::out || a.zeroed, writes = a.role != KernelArg::Role::in;
     if (before ? !reads : !writes) continue;
     CaptureBuffer b{a.name, phase, {}};
-    b.bytes.resize(static_cast<std::size_t>(counts[i]) * static_cast<std::size_t>(size_of(arg_dtype(k, a, up))));
+    b.bytes.resize(arg_bytes(k, up, counts, i));
     driver::check(driver::api().cuMemcpyDtoH(b.bytes.data(), reinterpret_cast<CUdeviceptr>(args[i].pointer),
                                              b.bytes.size()),
                   "cuMemcpyDtoH", "capturing " + a.name);
@@ -166,8 +171,7 @@ std::size_t captured_bytes(const UserKernel& k, const UserProblem& up) {
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < k.args.size(); ++i)
     if (k.args[i].pointer())
-      bytes += static_cast<std::size_t>(counts[i]) * static_cast<std::size_t>(size_of(arg_dtype(k, k.args[i], up))) *
-               (k.args[i].role == KernelArg::Role::inout || k.args[i].zeroed ? 2 : 1);
+      bytes += arg_bytes(k, up, counts, i) * (k.args[i].role == KernelArg::Role::inout || k.args[i].zeroed ? 2 : 1);
   return bytes;
 }
 
