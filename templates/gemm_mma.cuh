@@ -10,11 +10,13 @@
 // @tune    layout  = none, pad, xor
 // @tune    group   = 1, 8
 // @tune    vec     = 4, 8
-// @tune    engine  = mma, wgmma
+// @tune    engine  = mma, wgmma, tma
 // @tune    kmajor  = 0, 1
 // @tune    splitk  = 1, 2, 4, 8
 // @runtime splitk
-// @derive  threads = 32 * warps_m * warps_n
+// @derive  wgmma = engine != "mma"
+// @derive  tma = engine == "tma"
+// @derive  threads = 32 * warps_m * warps_n + (tma ? 128 : 0)
 // @derive  warp_tile_m = bm / warps_m
 // @derive  warp_tile_n = bn / warps_n
 // @derive  pad = layout == "pad" ? 16 / elem_bytes : 0
@@ -24,13 +26,12 @@
 // @derive  a_cols = ka ? bm : bk
 // @derive  b_rows = kb ? bn : bk
 // @derive  b_cols = kb ? bk : bn
-// @derive  wgmma = engine == "wgmma"
 // @derive  ring_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * elem_bytes
 // @derive  epilogue_bytes = bm * (bn + 4) * 4
-// @derive  smem_bytes = (ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes) + (wgmma ? 1024 : 0)
+// @derive  smem_bytes = (ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes) + (wgmma ? 1024 : 0) + (tma ? 16 * stages : 0)
 // @derive  group_rows = bm / warps_n
 // @require (elem_bytes == 2 || elem_bytes == 4) && vec * elem_bytes == 16 && compute_capability >= 80
-// @require threads >= 64 && threads <= 256
+// @require threads >= 64 && threads <= (tma ? 384 : 256)
 // @require wgmma || (warp_tile_m % 16 == 0 && warp_tile_n % 16 == 0 && warp_tile_m * warp_tile_n >= 32 * 32)
 // @require wgmma || warp_tile_m * warp_tile_n <= 64 * 64
 // @require wgmma || (warp_tile_m <= 2 * warp_tile_n && warp_tile_n <= 2 * warp_tile_m)
@@ -38,7 +39,7 @@
 // @require !wgmma || elem_bytes == 2 || (ka == 0 && kb == 1)
 // @require kmajor == 0 || (elem_bytes == 4 && (trans_a == 1 || trans_b == 0))
 // @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
-// @require (bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0
+// @require tma || ((bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0)
 // @require smem_bytes <= max_smem_per_block
 // @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 2 * sm_count && k >= 256 * splitk)
 // @launch  block = (threads, 1, 1)
@@ -71,6 +72,14 @@
 //   kmajor = 1: the launch first copies each MN-major operand transposed into a
 //   K-major workspace, with this kernel in its transpose mode), and ignores the low 13
 //   bits of each float (truncation, as cuBLAS's TF32 kernels do).
+// - tma (sm_90a): wgmma as above, fed by warp specialization: a producer warpgroup in
+//   front of the warps_n consumer warpgroups issues the Tensor Memory Accelerator's
+//   copies of whole tiles (one thread; tensor maps the launch encodes, whose 128-byte
+//   swizzle is layout xor and whose out-of-bounds zero fill is the edges) and gives its
+//   registers to the consumers (setmaxnreg). Each stage has two mbarriers: `full`
+//   completes when the copies' bytes have landed, `empty` when every consumer thread's
+//   wgmma reading the stage completed; no block-wide barrier in the main loop, and
+//   the ring runs stages - 1 tiles ahead of the multiply.
 // ldmatrix reads eight 16-byte rows of one 8x8 matrix per phase: layout none puts them
 // on the same banks when a row is 128 bytes or a multiple; pad adds 16 bytes a row; xor
 // permutes a row's 16-byte chunks by the row (CuTe's Swizzle<3,3,3> on 2-byte elements
@@ -86,7 +95,43 @@
 // vectors.
 
 enum ktune_mma_layout { layout_none, layout_pad, layout_xor };
-enum ktune_mma_engine { engine_mma, engine_wgmma };
+enum ktune_mma_engine { engine_mma, engine_wgmma, engine_tma };
+
+// A CUtensorMap as the host's cuTensorMapEncodeTiled wrote it, passed by value
+// (__grid_constant__: the TMA unit reads it where the launch put it).
+struct __align__(64) ktune_tensor_map {
+  unsigned long long bits[16];
+};
+
+// mbarriers (shared-space addresses) and the TMA copy that completes on one.
+__device__ __forceinline__ void ktune_mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void ktune_mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void ktune_mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives and makes the current phase also wait for `bytes` of copies.
+__device__ __forceinline__ void ktune_mbar_expect(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// The box of `map` at (inner, outer) elements to shared memory at dst.
+__device__ __forceinline__ void ktune_tma_load(unsigned dst, const ktune_tensor_map& map, int inner, int outer,
+                                               unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          dst),
+      "l"(&map), "r"(inner), "r"(outer), "r"(bar)
+      : "memory");
+}
 
 // Element offset of the 16-byte chunk `chunk` of row `row` in a tile of rows x cols
 // elements of E per chunk.
@@ -140,6 +185,17 @@ template <class In, int mn, int bk, int threads, int layout, bool k_contig> stru
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address(S, row, chunk * E)), "l"(src),
                    "r"(bytes));
     }
+  }
+
+  // The tma engine's copy of the tile at (mn0, k0), completing on `bar`: boxes of
+  // 128-byte rows (the tensor map's 128-byte swizzle is layout xor), one for a K-major
+  // tile, one per column block of 128 bytes for an MN-major one.
+  static __device__ __forceinline__ void tma_load(unsigned S, const ktune_tensor_map& map, int mn0, int k0,
+                                                  unsigned bar) {
+    constexpr int block = 128 / sizeof(In);  // elements of a 128-byte row
+    if (k_contig) return ktune_tma_load(S, map, k0, mn0, bar);
+#pragma unroll
+    for (int c = 0; c < cols / block; ++c) ktune_tma_load(S + c * rows * 128, map, mn0 + c * block, k0, bar);
   }
 
   // The fragment of a 16 (m or n) x 32-byte (k) block at (mn0, k0) into r[0..3]: four
@@ -282,51 +338,87 @@ template <> struct ktune_mma_store8<float> {
 // ld_t) through a padded 64 x 64 shared tile (T: the kernel's shared memory, 17 KB at
 // least), so both sides move whole rows. The kernel's registers and shared memory leave
 // an SM few warps, so each thread issues all its loads of a tile before it stores.
+// The first `workers` threads move data (a tile's 4096 elements divide among them);
+// the others only meet the barriers.
 constexpr int ktune_mma_transpose_tile = 64;
-template <class In, int threads>
+template <class In, int workers>
 __device__ __forceinline__ void ktune_mma_transpose_copy(const In* X, In* Y, int rows, int cols, long long ld,
                                                          long long ld_t, In* T) {
-  constexpr int tile = ktune_mma_transpose_tile, per = tile * tile / threads;
+  constexpr int tile = ktune_mma_transpose_tile, per = tile * tile / workers;
+  static_assert(per * workers == tile * tile, "whole tiles per worker");
   const int tiles_c = (cols + tile - 1) / tile, tiles = (rows + tile - 1) / tile * tiles_c;
+  const bool works = threadIdx.x < workers;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     const int r0 = t / tiles_c * tile, c0 = t % tiles_c * tile;
-    In v[per];
+    if (works) {
+      In v[per];
 #pragma unroll
-    for (int j = 0; j < per; ++j) {
-      const int i = threadIdx.x + j * threads, r = r0 + i / tile, c = c0 + i % tile;
-      v[j] = r < rows && c < cols ? X[r * ld + c] : In{};
-    }
+      for (int j = 0; j < per; ++j) {
+        const int i = threadIdx.x + j * workers, r = r0 + i / tile, c = c0 + i % tile;
+        v[j] = r < rows && c < cols ? X[r * ld + c] : In{};
+      }
 #pragma unroll
-    for (int j = 0; j < per; ++j) {
-      const int i = threadIdx.x + j * threads;
-      T[i / tile * (tile + 1) + i % tile] = v[j];
+      for (int j = 0; j < per; ++j) {
+        const int i = threadIdx.x + j * workers;
+        T[i / tile * (tile + 1) + i % tile] = v[j];
+      }
     }
     __syncthreads();
+    if (works)
 #pragma unroll
-    for (int j = 0; j < per; ++j) {
-      const int i = threadIdx.x + j * threads, c = c0 + i / tile, r = r0 + i % tile;  // Y's row c, column r
-      if (c < cols && r < rows) Y[c * ld_t + r] = T[i % tile * (tile + 1) + i / tile];
-    }
+      for (int j = 0; j < per; ++j) {
+        const int i = threadIdx.x + j * workers, c = c0 + i / tile, r = r0 + i % tile;  // Y's row c, column r
+        if (c < cols && r < rows) Y[c * ld_t + r] = T[i % tile * (tile + 1) + i / tile];
+      }
     __syncthreads();
   }
 }
 
+// Issues wgmma over one k-tile of the stages at a_s and b_s (shared-space addresses)
+// into acc: the m64 slabs of warpgroup wg's group_rows rows by all bn columns.
+// ta, tb: the operands as this kernel reads them (MN-major A, K-major B).
+template <class In, int bn, int bk, int group_rows, bool ta, bool tb>
+__device__ __forceinline__ void ktune_wgmma_tile(float (&acc)[group_rows / 64][bn / 8][4], unsigned a_s, unsigned b_s,
+                                                 int wg) {
+  constexpr int KS = 32 / sizeof(In);  // elements of one k step (32 bytes)
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+  for (int s = 0; s < bk / KS; ++s) {
+    // K-major tiles: rows of 128 bytes, 8-row atoms 1024 bytes apart, 32 bytes a k
+    // step. MN-major ones: column blocks of 64 elements (8192 bytes each), 16 k rows
+    // of 128 bytes a k step.
+    const unsigned long long db =
+        tb ? ktune_wgmma_desc(b_s + s * 32, 16, 1024) : ktune_wgmma_desc(b_s + s * 2048, 8192, 1024);
+#pragma unroll
+    for (int i = 0; i < group_rows / 64; ++i) {
+      const int r0 = wg * group_rows + i * 64;
+      const unsigned long long da = ta ? ktune_wgmma_desc(a_s + r0 / 64 * 8192 + s * 2048, 8192, 1024)
+                                          : ktune_wgmma_desc(a_s + r0 * 128 + s * 32, 16, 1024);
+      ktune_wgmma<In, bn>::template run<ta, !tb>(acc[i], da, db);
+    }
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
 template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec,
           int engine, int kmajor>
-__global__ void __launch_bounds__(32 * warps_m * warps_n)
+__global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma ? 128 : 0))
     ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B, typename T::in* C,
                    int m, int n, int k, long long lda, long long ldb, long long ldc, float alpha, float beta,
-                   float* work, int sum_slices) {
+                   float* work, int sum_slices, const __grid_constant__ ktune_tensor_map tma_a,
+                   const __grid_constant__ ktune_tensor_map tma_b) {
   using In = typename T::in;
   static_assert(vec * sizeof(In) == 16, "16-byte copies");
   constexpr int KS = 32 / sizeof(In);  // elements of one k step: 16 halves (k16) or 8 floats (k8)
-  constexpr bool use_wgmma = engine == engine_wgmma;
-  constexpr int threads = 32 * warps_m * warps_n, wm = bm / warps_m, wn = bn / warps_n;
+  constexpr bool use_wgmma = engine != engine_mma, use_tma = engine == engine_tma;
+  // tma: warpgroup 0 produces, the others (the warps_m x warps_n warps) multiply.
+  constexpr int producers = use_tma ? 128 : 0, consumers = 32 * warps_m * warps_n;
+  constexpr int wm = bm / warps_m, wn = bn / warps_n;
   // Accumulator tiles (i, j) of 4: mma.sync m16 x n8 tiles of the warp tile, or the
   // m64 slabs of the warpgroup's bm / warps_n rows by the n8 tiles of all bn columns.
   constexpr int group_rows = bm / warps_n, i_step = use_wgmma ? 64 : 16;
   constexpr int mi_count = use_wgmma ? group_rows / 64 : wm / 16, ni_count = use_wgmma ? bn / 8 : wn / 8;
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int tid = threadIdx.x, lane = tid % 32;
   const auto store = [&](int gm, int gn, float v) {
     In* c = C + gm * ldc + gn;
     *c = ktune_io<In, float>::store(beta == 0.f ? alpha * v : fmaf(alpha, v, beta * ktune_io<In, float>::load(*c)));
@@ -336,27 +428,32 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
   if (sum_slices > 0) return ktune_gemm_sum_slices(work, m, n, sum_slices, store);
   // Transpose mode (kmajor): A (m x n, pitch lda) to work (pitch ldc), transposed.
   if (sum_slices < 0)
-    return ktune_mma_transpose_copy<In, threads>(A, reinterpret_cast<In*>(work), m, n, lda, ldc,
-                                                 reinterpret_cast<In*>(ktune_mma_smem));
+    return ktune_mma_transpose_copy<In, consumers>(A, reinterpret_cast<In*>(work), m, n, lda, ldc,
+                                                   reinterpret_cast<In*>(ktune_mma_smem));
 
   // The operands as this kernel reads them: kmajor made both K-major.
   constexpr bool ta = T::ta && !kmajor, tb = T::tb || kmajor;
-  using TileA = ktune_mma_tile<In, bm, bk, threads, layout, !ta>;
-  using TileB = ktune_mma_tile<In, bn, bk, threads, layout, tb>;
-  // Shared-space byte addresses of the stage rings (what cp.async, ldmatrix and the
-  // wgmma descriptors take); wgmma's swizzle atoms start at 1024-byte boundaries.
+  using TileA = ktune_mma_tile<In, bm, bk, consumers, layout, !ta>;
+  using TileB = ktune_mma_tile<In, bn, bk, consumers, layout, tb>;
+  // Shared-space byte addresses of the stage rings (what cp.async, ldmatrix, TMA and
+  // the wgmma descriptors take); wgmma's swizzle atoms start at 1024-byte boundaries.
+  // tma's mbarriers follow the ring or the epilogue's tile, whichever is larger.
+  constexpr unsigned ring_bytes = sizeof(In) * stages * (TileA::size + TileB::size), epilogue_bytes = bm * (bn + 4) * 4;
   const unsigned smem0 = ktune_smem_address(ktune_mma_smem);
   const unsigned As = use_wgmma ? (smem0 + 1023) & ~1023u : smem0, Bs = As + sizeof(In) * stages * TileA::size;
+  const unsigned bars = As + (ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes);
 
   const ktune_gemm_block<bm, bn, bk> this_block(group, k);
   const int m0 = this_block.m0, n0 = this_block.n0, k_begin = this_block.k_begin, k_end = this_block.k_end;
   const int splitk = int(gridDim.z);
   const int tiles = k_begin < k_end ? (k_end - k_begin + bk - 1) / bk : 0;
+  const auto a_stage = [&](int t) { return As + unsigned(sizeof(In) * (t % stages) * TileA::size); };
+  const auto b_stage = [&](int t) { return Bs + unsigned(sizeof(In) * (t % stages) * TileB::size); };
   const auto load = [&](int t) {
     if (t < tiles) {
-      const int k0 = k_begin + t * bk, s = t % stages;
-      TileA::load(As + sizeof(In) * s * TileA::size, A, lda, m0, m, k0, k_end);
-      TileB::load(Bs + sizeof(In) * s * TileB::size, B, ldb, n0, n, k0, k_end);
+      const int k0 = k_begin + t * bk;
+      TileA::load(a_stage(t), A, lda, m0, m, k0, k_end);
+      TileB::load(b_stage(t), B, ldb, n0, n, k0, k_end);
     }
     asm volatile("cp.async.commit_group;\n" ::);  // empty groups keep the count uniform
   };
@@ -369,10 +466,45 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
 
-  // This thread's accumulator (i, j, 2h + e) is C's row0 + i * i_step + lane / 4 + 8h,
-  // column col0 + 8j + 2 (lane % 4) + e, for either engine.
+  // This (consumer) thread's accumulator (i, j, 2h + e) is C's row row0 + i * i_step +
+  // lane / 4 + 8h, column col0 + 8j + 2 (lane % 4) + e, for every engine.
+  const int ctid = tid - producers, warp = ctid / 32;
   int row0, col0;
-  if constexpr (use_wgmma) {
+  if constexpr (use_tma) {
+    // full(s), empty(s): the mbarriers of stage s.
+    const auto full = [&](int s) { return bars + 8u * s; };
+    const auto empty = [&](int s) { return bars + 8u * (stages + s); };
+    if (tid == 0) {
+#pragma unroll
+      for (int s = 0; s < stages; ++s) ktune_mbar_init(full(s), 1), ktune_mbar_init(empty(s), consumers);
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    // Registers: the producers need few; 2 consumer warpgroups (384 threads, 168 a
+    // thread at launch) take 232 each.
+    constexpr bool rebalance = warps_n == 2;
+    if (tid < producers) {
+      if constexpr (rebalance) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+      if (tid == 0)
+        for (int t = 0; t < tiles; ++t) {
+          const int s = t % stages, k0 = k_begin + t * bk;
+          if (t >= stages) ktune_mbar_wait(empty(s), (t / stages + 1) % 2);  // tile t - stages consumed
+          ktune_mbar_expect(full(s), ring_bytes / stages);
+          TileA::tma_load(a_stage(t), tma_a, m0, k0, full(s));
+          TileB::tma_load(b_stage(t), tma_b, n0, k0, full(s));
+        }
+      return;  // the consumers' epilogue needs none of this warpgroup
+    }
+    if constexpr (rebalance) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int wg = warp / 4;
+    row0 = wg * group_rows + warp % 4 * 16, col0 = 0;
+    for (int t = 0; t < tiles; ++t) {
+      ktune_mbar_wait(full(t % stages), (t / stages) % 2);
+      ktune_wgmma_tile<In, bn, bk, group_rows, ta, tb>(acc, a_stage(t), b_stage(t), wg);
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (t > 0) ktune_mbar_arrive(empty((t - 1) % stages));  // this thread's wgmma of tile t - 1 completed
+    }
+  } else if constexpr (use_wgmma) {
     const int wg = warp / 4;
     row0 = wg * group_rows + warp % 4 * 16, col0 = 0;
     const auto wait_for_tile = [] {
@@ -384,37 +516,13 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
     for (int t = 0; t < stages - 2; ++t) load(t);
     for (int t = 0; t < tiles; ++t) {
       wait_for_tile();
-      const unsigned a_s = As + sizeof(In) * (t % stages) * TileA::size, b_s = Bs + sizeof(In) * (t % stages) * TileB::size;
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-      for (int s = 0; s < bk / KS; ++s) {
-        // K-major tiles: rows of 128 bytes, 8-row atoms 1024 bytes apart, 32 bytes a k
-        // step. MN-major ones: column blocks of 64 elements (8192 bytes each), 16 k rows
-        // of 128 bytes a k step.
-        const unsigned long long db = tb ? ktune_wgmma_desc(b_s + s * 32, 16, 1024)
-                                            : ktune_wgmma_desc(b_s + s * 2048, 8192, 1024);
-#pragma unroll
-        for (int i = 0; i < mi_count; ++i) {
-          const int r0 = wg * group_rows + i * 64;
-          const unsigned long long da = ta ? ktune_wgmma_desc(a_s + r0 / 64 * 8192 + s * 2048, 8192, 1024)
-                                              : ktune_wgmma_desc(a_s + r0 * 128 + s * 32, 16, 1024);
-          ktune_wgmma<In, bn>::template run<ta, !tb>(acc[i], da, db);
-        }
-      }
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      ktune_wgmma_tile<In, bn, bk, group_rows, ta, tb>(acc, a_stage(t), b_stage(t), wg);
       // While those run: every warpgroup's wgmma of tile t - 2 completed before the
       // barrier above (wait_group 1 below, one iteration ago), so its stage takes the
       // copies of tile t + stages - 2.
       load(t + stages - 2);
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#pragma unroll
-    for (int i = 0; i < mi_count; ++i)  // the epilogue reads the accumulators only now
-#pragma unroll
-      for (int j = 0; j < ni_count; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(acc[i][j][e])::"memory");
   } else {
     const int wm0 = warp / warps_n * wm, wn0 = warp % warps_n * wn;
     row0 = wm0, col0 = wn0;
@@ -423,11 +531,10 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
     constexpr int steps = bk / KS;
     unsigned a[2][mi_count][4], b[2][ni_count / 2][4];
     const auto read = [&](int buf, int t, int kk) {
-      const unsigned a_s = As + sizeof(In) * (t % stages) * TileA::size, b_s = Bs + sizeof(In) * (t % stages) * TileB::size;
 #pragma unroll
-      for (int i = 0; i < mi_count; ++i) TileA::template fragment<1, 2>(a_s, wm0 + i * 16, kk, a[buf][i]);
+      for (int i = 0; i < mi_count; ++i) TileA::template fragment<1, 2>(a_stage(t), wm0 + i * 16, kk, a[buf][i]);
 #pragma unroll
-      for (int j = 0; j < ni_count / 2; ++j) TileB::template fragment<2, 1>(b_s, wn0 + j * 16, kk, b[buf][j]);
+      for (int j = 0; j < ni_count / 2; ++j) TileB::template fragment<2, 1>(b_stage(t), wn0 + j * 16, kk, b[buf][j]);
     };
     const auto wait_for_next_tile = [] {
       asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 2));
@@ -456,12 +563,26 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
       }
     }
   }
-  asm volatile("cp.async.wait_group 0;\n" ::);
+  if constexpr (use_wgmma) {
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+    for (int i = 0; i < mi_count; ++i)  // the epilogue reads the accumulators only now
+#pragma unroll
+      for (int j = 0; j < ni_count; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(acc[i][j][e])::"memory");
+  }
+  if constexpr (!use_tma) asm volatile("cp.async.wait_group 0;\n" ::);
 
-  // Epilogue through shared memory: the accumulators go to an f32 tile (rows padded by 4
+  // Epilogue through shared memory, by the consumers (tma's producers are gone: they
+  // meet on named barrier 1): the accumulators go to an f32 tile (rows padded by 4
   // floats against bank conflicts), then each thread takes 8 consecutive columns of a
   // row, so C is read and written in 16-byte vectors by warps covering whole rows.
-  __syncthreads();  // every warp is done with the ring
+  const auto sync_consumers = [] {
+    if constexpr (use_tma) asm volatile("bar.sync 1, %0;\n" ::"n"(consumers) : "memory");
+    else __syncthreads();
+  };
+  sync_consumers();  // every warp is done with the ring
   float* const S = reinterpret_cast<float*>(ktune_mma_smem + (As - smem0));
   constexpr int ld_s = bn + 4;
 #pragma unroll
@@ -475,9 +596,9 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n)
         const int r = row0 + i * i_step + lane / 4 + h * 8, c = col0 + j * 8 + lane % 4 * 2;
         *reinterpret_cast<ktune_vec<float, 2>*>(&S[r * ld_s + c]) = ktune_vec<float, 2>{{acc[i][j][2 * h], acc[i][j][2 * h + 1]}};
       }
-  __syncthreads();
+  sync_consumers();
   const bool vectors = ldc % vec == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
-  for (int q = tid; q < bm * bn / 8; q += threads) {
+  for (int q = ctid; q < bm * bn / 8; q += consumers) {
     const int r = q / (bn / 8), c = q % (bn / 8) * 8, gm = m0 + r, gn = n0 + c;
     if (gm >= m || gn >= n) continue;
     float v[8];

@@ -151,6 +151,17 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
   else if (plan.pack) place(a_rows, a_cols, plan.packed_lda, plan.a_offset);
   if (plan.transpose_b) place(a.n, a.k, plan.packed_ldb, plan.b_offset);  // B stored k x n -> n x k
   else if (plan.pack) place(b_rows, b_cols, plan.packed_ldb, plan.b_offset);
+  if (spec.tunable_index("engine") >= 0 && std::get<std::string>(inst.config.at(static_cast<std::size_t>(
+                                                 spec.tunable_index("engine")))) == "tma") {
+    // K-major operands (rows along m or n) come in one box of bm or bn rows, MN-major
+    // ones in boxes of bk rows and 128 bytes, one per column block.
+    const auto row = static_cast<std::uint32_t>(128 / elem), bk = static_cast<std::uint32_t>(tunable(spec, inst, "bk"));
+    const bool a_kmajor = plan.transpose_a || !a.trans_a, b_kmajor = plan.transpose_b || a.trans_b;
+    const auto [ar, ac] = plan.transpose_a ? std::pair{a.m, a.k} : gemm_stored_a(a);
+    const auto [br, bc] = plan.transpose_b ? std::pair{a.n, a.k} : gemm_stored_b(a);
+    plan.map_a = {ar, ac, a_kmajor ? static_cast<std::uint32_t>(tunable(spec, inst, "bm")) : bk, row};
+    plan.map_b = {br, bc, b_kmajor ? static_cast<std::uint32_t>(tunable(spec, inst, "bn")) : bk, row};
+  }
   if (plan.splitk > 1) {
     plan.work_offset = at;
     at += round(plan.splitk * a.m * a.n * size_of(gemm_accumulator(a.dtype)));

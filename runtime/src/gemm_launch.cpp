@@ -23,6 +23,26 @@ void copy_pitched(CUdeviceptr dst, std::int64_t dst_ld, CUdeviceptr src, std::in
   driver::check(driver::api().cuMemcpy2DAsync(&copy, stream), "cuMemcpy2DAsync", "gemm operand packing");
 }
 
+// The tensor map of an operand at `base` (pitch ld elements) that `shape` describes:
+// 128-byte swizzle (layout xor), zeros past its edges.
+CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t ld, const GemmTensorMap& shape,
+                              const std::string& what) {
+  CUtensorMap map{};
+  if (shape.box_cols == 0) return map;
+  const CUtensorMapDataType type = dtype == DType::f16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(shape.cols), static_cast<cuuint64_t>(shape.rows)};
+  const cuuint64_t pitch[1] = {static_cast<cuuint64_t>(ld * size_of(dtype))};
+  const cuuint32_t box[2] = {shape.box_cols, shape.box_rows}, unit[2] = {1, 1};
+  driver::check(driver::api().cuTensorMapEncodeTiled(&map, type, 2, reinterpret_cast<void*>(base), dims, pitch, box, unit,
+                                                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                "cuTensorMapEncodeTiled", what);
+  return map;
+}
+
 }  // namespace
 
 void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan,
@@ -34,7 +54,9 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
   CUdeviceptr A = args.a, B = args.b, C = args.c, work = workspace + plan.work_offset;
   long long lda = args.lda, ldb = args.ldb, ldc = args.ldc;
   // Must match ktune_gemm(const In* A, const In* B, In* C, int m, int n, int k, long long lda,
-  //   long long ldb, long long ldc, Acc alpha, Acc beta, Acc* work, int sum_slices).
+  //   long long ldb, long long ldc, Acc alpha, Acc beta, Acc* work, int sum_slices) and
+  // ktune_gemm_mma's two tensor maps after those (a kernel reads only the parameters
+  // it declares).
   int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k), sum_slices = 0;
   float alpha32 = static_cast<float>(args.alpha), beta32 = static_cast<float>(args.beta);
   double alpha64 = args.alpha, beta64 = args.beta;
@@ -49,16 +71,19 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
     CUdeviceptr x = src, unused = 0;
     int rows = static_cast<int>(stored.first), cols = static_cast<int>(stored.second), mode = -1;
     long long ld = src_ld, ld_t = to_ld;
+    CUtensorMap none{};
     void* p[] = {&x, &x, &unused, &rows, &cols, &k, &ld, &ld, &ld_t, wide ? static_cast<void*>(&alpha64) : &alpha32,
-                 wide ? static_cast<void*>(&beta64) : &beta32, &to, &mode};
+                 wide ? static_cast<void*>(&beta64) : &beta32, &to, &mode, &none, &none};
     const auto tiles = static_cast<unsigned>((stored.first + 63) / 64 * ((stored.second + 63) / 64));  // 64 x 64 each
     driver::check(d.cuLaunchKernel(f, tiles, 1, 1, inst.block[0], 1, 1, inst.smem_bytes, stream, p, nullptr),
                   "cuLaunchKernel", inst.name_expression + " (transposing an operand)");
   };
   operand(plan.transpose_a, args.a, args.lda, gemm_stored_a(args), plan.a_offset, plan.packed_lda, A, lda);
   operand(plan.transpose_b, args.b, args.ldb, gemm_stored_b(args), plan.b_offset, plan.packed_ldb, B, ldb);
+  CUtensorMap map_a = encode_tensor_map(args.dtype, A, lda, plan.map_a, inst.name_expression + " (A)");
+  CUtensorMap map_b = encode_tensor_map(args.dtype, B, ldb, plan.map_b, inst.name_expression + " (B)");
   void* params[] = {&A,   &B,   &C,   &m,   &n,   &k,   &lda, &ldb, &ldc, wide ? static_cast<void*>(&alpha64) : &alpha32,
-                    wide ? static_cast<void*>(&beta64) : &beta32, &work, &sum_slices};
+                    wide ? static_cast<void*>(&beta64) : &beta32, &work, &sum_slices, &map_a, &map_b};
   driver::check(d.cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
                                  inst.block[2], inst.smem_bytes, stream, params, nullptr),
                 "cuLaunchKernel", inst.name_expression);

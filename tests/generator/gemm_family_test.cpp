@@ -151,7 +151,7 @@ TEST(GemmFamily, Tf32KmajorPlansTransposedCopies) {
       for (const auto& c : enumerate(spec, DeviceLimits{}, gemm_problem(a))) {
         EXPECT_EQ(value(spec, c, "vec"), 4);
         if (value(spec, c, "kmajor") == 0) {
-          wgmma += to_string(c[static_cast<std::size_t>(spec.tunable_index("engine"))]) == "wgmma";
+          wgmma += to_string(c[static_cast<std::size_t>(spec.tunable_index("engine"))]) != "mma";
           continue;
         }
         ++kmajor;
@@ -178,6 +178,43 @@ TEST(GemmFamily, Tf32KmajorPlansTransposedCopies) {
   f64.math = GemmMath::tf32;
   EXPECT_NE(error_of([&] { validate(gemm_probe_args(gemm_dense_pitches(f64))); }).find("math tf32 multiplies f32"),
             std::string::npos);
+}
+
+// The tma engine's tensor maps cover each operand as the kernel reads it: as stored
+// (K-major: boxes of bm or bn rows; MN-major: boxes of bk rows of 128 bytes), or the
+// transposed copy kmajor makes (TF32); other engines encode none.
+TEST(GemmFamily, TmaPlansTensorMapsOfTheOperandsAsRead) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
+  for (const auto& [dtype, math] : {std::pair{DType::bf16, GemmMath::automatic}, std::pair{DType::f32, GemmMath::tf32}})
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      GemmArgs a{dtype, 4096, 2048, 1024};
+      a.math = math;
+      ASSERT_TRUE(set_gemm_layout(a, layout));
+      a = gemm_probe_args(gemm_dense_pitches(a));
+      const std::uint32_t row = dtype == DType::bf16 ? 64 : 32;  // elements of 128 bytes
+      std::size_t tma = 0;
+      for (const auto& c : enumerate(spec, DeviceLimits{}, gemm_problem(a))) {
+        const GemmPlan plan =
+            gemm_plan(spec, instantiate(spec, c, DeviceLimits{}, gemm_problem(a), gemm_type_argument(a)), a);
+        if (to_string(c[static_cast<std::size_t>(spec.tunable_index("engine"))]) != "tma") {
+          EXPECT_EQ(plan.map_a.box_cols + plan.map_b.box_cols, 0u);
+          continue;
+        }
+        ++tma;
+        EXPECT_EQ(value(spec, c, "bk"), row);
+        const bool a_kmajor = !a.trans_a || plan.transpose_a, b_kmajor = a.trans_b || plan.transpose_b;
+        EXPECT_TRUE(dtype == DType::bf16 || (a_kmajor && b_kmajor)) << layout;  // TF32 wgmma reads K-major only
+        const std::pair<std::int64_t, std::int64_t> a_read = a_kmajor ? std::pair{a.m, a.k} : std::pair{a.k, a.m};
+        const std::pair<std::int64_t, std::int64_t> b_read = b_kmajor ? std::pair{a.n, a.k} : std::pair{a.k, a.n};
+        EXPECT_EQ(std::pair(plan.map_a.rows, plan.map_a.cols), a_read) << layout;
+        EXPECT_EQ(std::pair(plan.map_b.rows, plan.map_b.cols), b_read) << layout;
+        EXPECT_EQ(plan.map_a.box_cols, row);
+        EXPECT_EQ(plan.map_b.box_cols, row);
+        EXPECT_EQ(plan.map_a.box_rows, a_kmajor ? value(spec, c, "bm") : row) << layout;
+        EXPECT_EQ(plan.map_b.box_rows, b_kmajor ? value(spec, c, "bn") : row) << layout;
+      }
+      EXPECT_GT(tma, 0u) << to_string(dtype) << " " << layout;
+    }
 }
 
 }  // namespace

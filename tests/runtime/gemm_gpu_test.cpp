@@ -31,7 +31,7 @@ GemmArgs shape_of(DType dtype, const char* layout, std::int64_t m, std::int64_t 
 // first), 4-aligned but no multiple of any tile, and one with few tiles and a long k
 // (split-K 2 and 4).
 // The SIMT spaces (math simt: f16 and bf16 too), then the tensor-core ones (gemm_mma):
-// a sample of each, and every config of its wgmma engine.
+// a sample of each, and every config of its wgmma and tma engines.
 struct VerifyCase {
   DType dtype;
   const char* layout;
@@ -52,14 +52,16 @@ std::vector<VerifyCase> verify_cases() {
       const bool main_space = dtype == DType::bf16 && std::string(layout) == "nn";
       cases.push_back({dtype, layout, main_space ? 7u : 31u, main_space ? 11u : 37u, GemmMath::automatic});
       cases.push_back({dtype, layout, 1u, 1u, GemmMath::automatic, "wgmma"});
+      cases.push_back({dtype, layout, 1u, 1u, GemmMath::automatic, "tma"});
     }
   // TF32: every 5th mma config of its nn space (32-bit fragment loads of B, or B
-  // transposed first: kmajor), a sample of the others, and every wgmma config (K-major
-  // operands: nt as stored, the others through kmajor's transposed copies).
+  // transposed first: kmajor), a sample of the others, and every wgmma and tma config
+  // (K-major operands: nt as stored, the others through kmajor's transposed copies).
   for (const char* layout : {"nn", "nt", "tn", "tt"}) {
     const bool main_space = std::string(layout) == "nn";
     cases.push_back({DType::f32, layout, main_space ? 5u : 17u, main_space ? 5u : 29u, GemmMath::tf32, "mma"});
     cases.push_back({DType::f32, layout, 1u, 1u, GemmMath::tf32, "wgmma"});
+    cases.push_back({DType::f32, layout, 1u, 1u, GemmMath::tf32, "tma"});
   }
   return cases;
 }
@@ -188,9 +190,9 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
 }
 
 // The tensor-core pipelines at an odd shape (packed operands, partial tiles), each
-// layout: a wgmma config and a 4-stage mma one, for bf16 and TF32 (whose wgmma
-// configs of layouts other than nt transpose an operand first), few enough for
-// compute-sanitizer.
+// layout: a 4-stage config of each engine (mma, wgmma, tma: the warp-specialized one's
+// mbarriers and TMA copies), for bf16 and TF32 (whose wgmma and tma configs of layouts
+// other than nt transpose an operand first), few enough for compute-sanitizer.
 TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
   std::size_t ran = 0;
   for (const auto& [dtype, math] : {std::pair{DType::bf16, GemmMath::automatic}, std::pair{DType::f32, GemmMath::tf32}})
@@ -200,16 +202,16 @@ TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
       ASSERT_EQ(spec.family(), "gemm_mma");
       const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
       std::vector<Config> picked;
-      for (const char* engine : {"wgmma", "mma"})
+      for (const char* engine : {"wgmma", "mma", "tma"})
         for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
           if (value(c, "engine") == engine && value(c, "stages") == "4" && value(c, "bm") == "128") {
             picked.push_back(c);
             break;
           }
-      ASSERT_EQ(picked.size(), 2u) << layout;
+      ASSERT_EQ(picked.size(), 3u) << layout;
       ran += verify_configs(h, picked, "gemm_mma pipelines");
     }
-  EXPECT_EQ(ran, 16u);
+  EXPECT_EQ(ran, 24u);
 }
 
 // Every layout through the public call, f32 (SIMT), f16 and bf16 (tensor cores), with

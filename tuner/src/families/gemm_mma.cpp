@@ -41,7 +41,8 @@ class GemmMmaPart : public FamilyPart {
     const int bm = v("bm"), bn = v("bn"), bk = v("bk"), stages = v("stages"), splitk = v("splitk");
     const int warps = v("warps_m") * v("warps_n"), wm = bm / v("warps_m"), wn = bn / v("warps_n");
     const auto dim = [&](const char* name) { return static_cast<double>(p.get(name).value_or(0)); };
-    const bool wgmma = text_tunable(s, c, "engine") == "wgmma";
+    const std::string engine = text_tunable(s, c, "engine");
+    const bool wgmma = engine != "mma", tma = engine == "tma";
     const int elem = static_cast<int>(size_of(p.dtype));
     const SmemLayout layout = *parse_smem_layout(text_tunable(s, c, "layout"));
     double score = 0.5 * std::log2(static_cast<double>(bm * bn) / (bm + bn) / 32);
@@ -49,6 +50,9 @@ class GemmMmaPart : public FamilyPart {
       // Operands straight from shared memory, no fragment reads: the Hopper generation,
       // ranked ahead of mma.sync (one warpgroup instruction per m64 x bn x 16).
       score += 3;
+      // TMA copies by one producer thread instead of cp.async by all, and no block-wide
+      // barrier per k-tile: the pipeline CUTLASS's fastest Hopper kernels use.
+      if (tma) score += 1;
     } else {
       score += std::log2(static_cast<double>(wm / 16 * (wn / 8)) / (wm / 16 + wn / 16));
       // (the model counts 2-byte columns: a float is two; kmajor: both K-major)
@@ -61,8 +65,8 @@ class GemmMmaPart : public FamilyPart {
     }
     score += 0.3 * std::log2(std::min(stages, 4) - 1.0);
     if (bk * elem == 128) score += 0.1;  // half the barriers per k
-    const double threads = 32.0 * warps;
-    const double regs = wgmma ? bm * bn / threads + 40 : wm * wn / 32.0 + (wm / 16 + wn / 16) * 4 + 40;
+    const double threads = 32.0 * warps + (tma ? 128 : 0);  // tma: a producer warpgroup more
+    const double regs = wgmma ? bm * bn / (32.0 * warps) + 40 : wm * wn / 32.0 + (wm / 16 + wn / 16) * 4 + 40;
     const double smem = stages * (bm + bn) * (bk + (layout == SmemLayout::pad ? 16 / elem : 0)) * elem + 1024.0;
     const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
                                                   std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));

@@ -68,9 +68,18 @@ double gemm_flops(const GemmArgs& args);  // 2 m n k
 // stages, xor layout.
 Config gemm_default_config(const GemmArgs& args);
 
+// An operand as a config of gemm_mma's tma engine reads it (a transposed copy where
+// the plan makes one): a rows x cols row-major matrix, loaded in boxes of box_rows x
+// box_cols elements (rows of 128 bytes, the 128-byte swizzle); box_cols 0: no tensor
+// map (other configs).
+struct GemmTensorMap {
+  std::int64_t rows = 0, cols = 0;
+  std::uint32_t box_rows = 0, box_cols = 0;
+};
+
 // What a launch of `inst` needs besides the kernel: A and B copied into pitch-aligned
-// buffers first (when its vec is wider than the call's alignment), and split-K
-// partials.
+// buffers first (when its vec is wider than the call's alignment), split-K partials,
+// and the tma engine's tensor maps.
 struct GemmPlan {
   bool pack = false;  // both operands copied to pitches of whole vectors (a transposed one excepted)
   // kmajor (gemm_mma): the MN-major operands copied transposed, K-major, first.
@@ -78,6 +87,7 @@ struct GemmPlan {
   std::int64_t packed_lda = 0, packed_ldb = 0;  // elements
   std::size_t a_offset = 0, b_offset = 0, work_offset = 0, workspace_bytes = 0;
   int splitk = 1;
+  GemmTensorMap map_a, map_b;
 };
 GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs& args);
 
