@@ -49,7 +49,8 @@
 // @include gemm_types
 //
 // C (m x n, pitch ldc) = alpha * op(A) * op(B) + beta * C on tensor cores: f16 or bf16
-// inputs and output, f32 accumulation, row-major, layouts nn/nt/tn/tt as the SIMT gemm;
+// inputs, output of the same type or f32 (T = ktune_gemm_out<types, float>), f32
+// accumulation, row-major, layouts nn/nt/tn/tt as the SIMT gemm;
 // or f32 inputs and output multiplied as TF32 (--math tf32, an opt-in: inputs keep 10
 // mantissa bits), k steps of 8 instead of 16. Every size below is in 16-byte chunks
 // (8 halves or 4 floats), so both element sizes share the tiles and their layouts.
@@ -93,6 +94,17 @@
 // launch with sum_slices = splitk adds them in order. The epilogue goes through shared
 // memory (the larger of the ring and a padded f32 bm x bn tile), so C moves in 16-byte
 // vectors.
+
+// The operation type of a GEMM whose C is Out instead of T::in, and C's type of either.
+template <class T, class Out> struct ktune_gemm_out : T {
+  using out = Out;
+};
+template <class T> struct ktune_gemm_out_of {
+  using type = typename T::in;
+};
+template <class T, class Out> struct ktune_gemm_out_of<ktune_gemm_out<T, Out>> {
+  using type = Out;
+};
 
 enum ktune_mma_layout { layout_none, layout_pad, layout_xor };
 enum ktune_mma_engine { engine_mma, engine_wgmma, engine_tma };
@@ -403,11 +415,13 @@ __device__ __forceinline__ void ktune_wgmma_tile(float (&acc)[group_rows / 64][b
 template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec,
           int engine, int kmajor>
 __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma ? 128 : 0))
-    ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B, typename T::in* C,
+    ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B,
+                   typename ktune_gemm_out_of<T>::type* C,
                    int m, int n, int k, long long lda, long long ldb, long long ldc, float alpha, float beta,
                    float* work, int sum_slices, const __grid_constant__ ktune_tensor_map tma_a,
                    const __grid_constant__ ktune_tensor_map tma_b) {
   using In = typename T::in;
+  using Out = typename ktune_gemm_out_of<T>::type;
   static_assert(vec * sizeof(In) == 16, "16-byte copies");
   constexpr int KS = 32 / sizeof(In);  // elements of one k step: 16 halves (k16) or 8 floats (k8)
   constexpr bool use_wgmma = engine != engine_mma, use_tma = engine == engine_tma;
@@ -420,8 +434,8 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
   constexpr int mi_count = use_wgmma ? group_rows / 64 : wm / 16, ni_count = use_wgmma ? bn / 8 : wn / 8;
   const int tid = threadIdx.x, lane = tid % 32;
   const auto store = [&](int gm, int gn, float v) {
-    In* c = C + gm * ldc + gn;
-    *c = ktune_io<In, float>::store(beta == 0.f ? alpha * v : fmaf(alpha, v, beta * ktune_io<In, float>::load(*c)));
+    Out* c = C + gm * ldc + gn;
+    *c = ktune_io<Out, float>::store(beta == 0.f ? alpha * v : fmaf(alpha, v, beta * ktune_io<Out, float>::load(*c)));
   };
   const long long mn = (long long)m * n;
   extern __shared__ __align__(128) unsigned char ktune_mma_smem[];
@@ -597,7 +611,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
         *reinterpret_cast<ktune_vec<float, 2>*>(&S[r * ld_s + c]) = ktune_vec<float, 2>{{acc[i][j][2 * h], acc[i][j][2 * h + 1]}};
       }
   sync_consumers();
-  const bool vectors = ldc % vec == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
+  const bool vectors = ldc * sizeof(Out) % 16 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
   for (int q = ctid; q < bm * bn / 8; q += consumers) {
     const int r = q / (bn / 8), c = q % (bn / 8) * 8, gm = m0 + r, gn = n0 + c;
     if (gm >= m || gn >= n) continue;
@@ -614,7 +628,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
       for (int e = 0; e < 8; ++e)
         if (gn + e < n) w[e] = v[e];
     } else if (vectors && gn + 8 <= n) {
-      ktune_mma_store8<In>::run(C + gm * ldc + gn, v, alpha, beta);
+      ktune_mma_store8<Out>::run(C + gm * ldc + gn, v, alpha, beta);
     } else {
 #pragma unroll
       for (int e = 0; e < 8; ++e)

@@ -118,4 +118,8 @@ std::int64_t vector_width(DType dtype, std::initializer_list<std::uintptr_t> add
   return width;
 }
 
+std::string dtype_key(DType in, DType out) {
+  return in == out ? std::string(to_string(in)) : std::string(to_string(in)) + ">" + std::string(to_string(out));
+}
+
 }  // namespace ktune

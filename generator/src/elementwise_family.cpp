@@ -52,7 +52,7 @@ TuningProblem elementwise_tuning_problem(const ElementwiseOp& op, std::int64_t n
 }
 
 std::string elementwise_dtype_key(const ElementwiseOp& op) {
-  return op.in == op.out ? std::string(to_string(op.in)) : std::string(to_string(op.in)) + ">" + std::string(to_string(op.out));
+  return dtype_key(op.in, op.out);
 }
 
 std::int64_t elementwise_alignment(const ElementwiseOp& op, const ElementwiseArgs& args) {

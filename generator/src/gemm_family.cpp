@@ -3,13 +3,14 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
 
+#include <algorithm>
 #include <limits>
 
 namespace ktune {
 namespace {
 
 [[noreturn]] void fail(const GemmArgs& a, const std::string& what) {
-  throw Error("gemm " + std::string(to_string(a.dtype)) + " " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
+  throw Error("gemm " + dtype_key(a.dtype, gemm_out(a)) + " " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
               std::to_string(a.k) + " " + gemm_layout(a) + ": " + what);
 }
 
@@ -33,6 +34,8 @@ std::optional<GemmMath> parse_gemm_math(std::string_view text) {
     if (text == to_string(m)) return m;
   return std::nullopt;
 }
+
+DType gemm_out(const GemmArgs& a) { return a.out.value_or(a.dtype); }
 
 const KernelSpec& gemm_spec(const GemmArgs& a) {
   static const KernelSpec& simt = KernelSpec::builtin("gemm");  // looked up once: the runtime asks per call
@@ -68,6 +71,11 @@ void validate(const GemmArgs& a) {
   if (a.dtype != DType::f32 && a.dtype != DType::f64 && a.dtype != DType::f16 && a.dtype != DType::bf16)
     fail(a, "dtype not supported (f32, f64, f16, bf16)");
   if (a.math == GemmMath::tf32 && a.dtype == DType::f64) fail(a, "math tf32 multiplies f32 (and halves), not f64");
+  if (gemm_out(a) != a.dtype) {
+    if (gemm_out(a) != DType::f32 || (a.dtype != DType::f16 && a.dtype != DType::bf16))
+      fail(a, "the output type is the inputs', or f32 for f16 and bf16 inputs");
+    if (a.math == GemmMath::simt) fail(a, "f32 output for f16 and bf16 inputs runs on tensor cores, not with math simt");
+  }
   constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
   if (a.m < 1 || a.n < 1 || a.k < 1) fail(a, "sizes must be positive");
   if (a.m > int_max || a.n > int_max || a.k > int_max) fail(a, "m, n and k must each be below 2^31");
@@ -76,16 +84,16 @@ void validate(const GemmArgs& a) {
   if (a.lda < a_cols) fail(a, "lda " + std::to_string(a.lda) + " is smaller than " + (a.trans_a ? "m" : "k"));
   if (a.ldb < b_cols) fail(a, "ldb " + std::to_string(a.ldb) + " is smaller than " + (a.trans_b ? "k" : "n"));
   if (a.ldc < a.n) fail(a, "ldc " + std::to_string(a.ldc) + " is smaller than n");
-  const std::int64_t elem = size_of(a.dtype);
+  const std::int64_t elem = size_of(a.dtype), c_elem = size_of(gemm_out(a));
   for (const auto& [rows, ld] : {std::pair{a_rows, a.lda}, std::pair{b_rows, a.ldb}, std::pair{a.m, a.ldc}}) {
     std::int64_t bytes = 0;
-    if (__builtin_mul_overflow(rows, ld, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes))
+    if (__builtin_mul_overflow(rows, ld, &bytes) || __builtin_mul_overflow(bytes, std::max(elem, c_elem), &bytes))
       fail(a, "matrix size overflows 64 bits");
   }
   if (!a.a || !a.b || !a.c) fail(a, "null pointer");
   const auto e = static_cast<std::uintptr_t>(elem);
-  if (a.a % e || a.b % e || a.c % e) fail(a, "pointers must be aligned to the element size");
-  const std::uintptr_t c_end = a.c + extent(a.m, a.n, a.ldc, elem);
+  if (a.a % e || a.b % e || a.c % static_cast<std::uintptr_t>(c_elem)) fail(a, "pointers must be aligned to the element size");
+  const std::uintptr_t c_end = a.c + extent(a.m, a.n, a.ldc, c_elem);
   if (a.c < a.a + extent(a_rows, a_cols, a.lda, elem) && a.a < c_end) fail(a, "C overlaps A");
   if (a.c < a.b + extent(b_rows, b_cols, a.ldb, elem) && a.b < c_end) fail(a, "C overlaps B");
 }
@@ -103,15 +111,16 @@ Problem gemm_problem(const GemmArgs& a) {
 }
 
 std::string gemm_type_argument(const GemmArgs& a) {
-  return "ktune_gemm_types<" + element_value_type(a.dtype) + ", " + element_value_type(gemm_accumulator(a.dtype)) +
-         ", " + (a.trans_a ? "1" : "0") + ", " +
-         (a.trans_b ? "1" : "0") + ">";
+  const std::string types = "ktune_gemm_types<" + element_value_type(a.dtype) + ", " +
+                            element_value_type(gemm_accumulator(a.dtype)) + ", " + (a.trans_a ? "1" : "0") + ", " +
+                            (a.trans_b ? "1" : "0") + ">";
+  return gemm_out(a) == a.dtype ? types : "ktune_gemm_out<" + types + ", " + element_value_type(gemm_out(a)) + ">";
 }
 
 TuningProblem gemm_tuning_problem(const GemmArgs& a) {
   validate(a);
   const KernelSpec& spec = gemm_spec(a);
-  return TuningProblem{&spec,           gemm_layout(a),        std::string(to_string(a.dtype)), {a.m, a.n, a.k},
+  return TuningProblem{&spec,           gemm_layout(a),        dtype_key(a.dtype, gemm_out(a)), {a.m, a.n, a.k},
                        gemm_problem(a), spec.source(),         gemm_type_argument(a),           gemm_default_config(a), {}};
 }
 

@@ -98,16 +98,18 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
 
 const LaunchInfo& Runtime::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
-                                Stream stream, std::string_view layout, GemmMath math) {
+                                Stream stream, std::string_view layout, GemmMath math, std::optional<DType> out_dtype) {
   GemmArgs args{dtype, m, n, k, lda, ldb, ldc, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b),
                 reinterpret_cast<std::uintptr_t>(c), alpha, beta};
   args.math = math;
+  if (out_dtype != dtype) args.out = out_dtype;
   if (!set_gemm_layout(args, layout))
     throw Error("gemm: unknown layout '" + std::string(layout) + "' (nn, nt, tn or tt: n = as stored, t = transposed)");
   validate(args);  // throws before anything launches
   const CUcontext ctx = impl_->current_context();
   const KernelSpec* const family = &gemm_spec(args);
-  const int variant = (args.trans_a ? 2 : 0) + (args.trans_b ? 1 : 0);
+  // The layout, and whether C is f32 for half inputs: each a kernel of its own.
+  const int variant = (args.trans_a ? 2 : 0) + (args.trans_b ? 1 : 0) + (args.out ? 4 : 0);
   const ProblemKey key{ctx, family, variant, dtype, m, n, gemm_alignment(args), k};
   const Prepared& p = impl_->prepared_for(key, [&] { return gemm_tuning_problem(args); });
   const auto s = reinterpret_cast<CUstream>(stream);

@@ -180,6 +180,40 @@ TEST(GemmFamily, Tf32KmajorPlansTransposedCopies) {
             std::string::npos);
 }
 
+// f32 output for f16 and bf16 inputs: tensor cores only, its own records ("bf16>f32")
+// and kernels (C's type wraps the operation type); any other output type is refused.
+TEST(GemmFamily, F32OutputForHalves) {
+  GemmArgs a = args(64, 48, 32);
+  a.dtype = DType::bf16, a.out = DType::f32;
+  EXPECT_EQ(error_of([&] { validate(a); }), "");
+  EXPECT_EQ(gemm_out(a), DType::f32);
+  EXPECT_EQ(&gemm_spec(a), &KernelSpec::builtin("gemm_mma"));
+  EXPECT_EQ(gemm_type_argument(a), "ktune_gemm_out<ktune_gemm_types<ktune_bfloat, float, 0, 0>, float>");
+  const TuningProblem p = gemm_tuning_problem(a);
+  EXPECT_EQ(p.dtype_key, "bf16>f32");
+  a.out.reset();
+  EXPECT_EQ(gemm_tuning_problem(a).dtype_key, "bf16");
+  EXPECT_EQ(gemm_type_argument(a), "ktune_gemm_types<ktune_bfloat, float, 0, 0>");
+  // C's extent is counted in floats: 64 x 48 floats from c overlap B 8 KB further on.
+  a.out = DType::f32, a.c = 0x10000000, a.b = a.c + 8192;
+  EXPECT_NE(error_of([&] { validate(a); }).find("C overlaps B"), std::string::npos);
+  a = args(64, 48, 32);
+  a.dtype = DType::f16, a.out = DType::f32, a.c += 2;  // aligned for halves, not for floats
+  EXPECT_NE(error_of([&] { validate(a); }).find("aligned to the element size"), std::string::npos);
+  const std::pair<DType, DType> refused[] = {{DType::f32, DType::f16}, {DType::bf16, DType::f16},
+                                             {DType::f64, DType::f32}, {DType::f16, DType::f64}};
+  for (const auto& [in, out] : refused) {
+    a = args(8, 8, 8);
+    a.dtype = in, a.out = out;
+    EXPECT_NE(error_of([&] { validate(a); }).find("the output type is the inputs', or f32 for f16 and bf16 inputs"),
+              std::string::npos)
+        << to_string(in) << ">" << to_string(out);
+  }
+  a = args(8, 8, 8);
+  a.dtype = DType::f16, a.out = DType::f32, a.math = GemmMath::simt;
+  EXPECT_NE(error_of([&] { validate(a); }).find("not with math simt"), std::string::npos);
+}
+
 // The tma engine's tensor maps cover each operand as the kernel reads it: as stored
 // (K-major: boxes of bm or bn rows; MN-major: boxes of bk rows of 128 bytes), or the
 // transposed copy kmajor makes (TF32); other engines encode none.

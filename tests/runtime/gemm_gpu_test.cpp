@@ -16,10 +16,11 @@ namespace ktune {
 namespace {
 
 GemmArgs shape_of(DType dtype, const char* layout, std::int64_t m, std::int64_t n, std::int64_t k,
-                  GemmMath math = GemmMath::simt) {
+                  GemmMath math = GemmMath::simt, std::optional<DType> out = std::nullopt) {
   GemmArgs a{dtype, m, n, k};
   EXPECT_TRUE(set_gemm_layout(a, layout)) << layout;
   a.math = math;
+  a.out = out;
   return a;
 }
 
@@ -38,6 +39,7 @@ struct VerifyCase {
   std::size_t stride, split_stride;
   GemmMath math = GemmMath::simt;
   const char* engine = nullptr;  // only the configs of this gemm_mma engine
+  std::optional<DType> out = std::nullopt;  // C's type, if not dtype
 };
 
 std::vector<VerifyCase> verify_cases() {
@@ -63,6 +65,10 @@ std::vector<VerifyCase> verify_cases() {
     cases.push_back({DType::f32, layout, 1u, 1u, GemmMath::tf32, "wgmma"});
     cases.push_back({DType::f32, layout, 1u, 1u, GemmMath::tf32, "tma"});
   }
+  // f32 output for half inputs: a sample of two spaces, and every tma config of one.
+  cases.push_back({DType::bf16, "nn", 13u, 17u, GemmMath::automatic, nullptr, DType::f32});
+  cases.push_back({DType::f16, "tt", 13u, 17u, GemmMath::automatic, nullptr, DType::f32});
+  cases.push_back({DType::bf16, "tn", 1u, 1u, GemmMath::automatic, "tma", DType::f32});
   return cases;
 }
 
@@ -76,13 +82,13 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
   const std::size_t stride = all ? 1 : c.stride, split_stride = all ? 1 : c.split_stride;
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
-  const KernelSpec& spec = gemm_spec(shape_of(c.dtype, c.layout, 1, 1, 1, c.math));
+  const KernelSpec& spec = gemm_spec(shape_of(c.dtype, c.layout, 1, 1, 1, c.math, c.out));
   const std::int64_t shapes[][3] = {{1, 1, 1},      {3, 5, 7},     {33, 65, 17}, {129, 127, 131},
                                     {100, 36, 260}, {260, 132, 68}, {72, 40, 1100}};
   std::vector<std::unique_ptr<GemmHarness>> harnesses;
   for (const auto& s : shapes)
     harnesses.push_back(
-        std::make_unique<GemmHarness>(dev, shape_of(c.dtype, c.layout, s[0], s[1], s[2], c.math), TimingProtocol{}));
+        std::make_unique<GemmHarness>(dev, shape_of(c.dtype, c.layout, s[0], s[1], s[2], c.math, c.out), TimingProtocol{}));
   std::set<Config> valid, chosen;  // valid: at any of the shapes
   const int splitk_at = spec.tunable_index("splitk");
   for (const auto& h : harnesses) {
@@ -137,7 +143,8 @@ INSTANTIATE_TEST_SUITE_P(AllSpaces, GemmSpaceGpu, ::testing::ValuesIn(verify_cas
                                               : p.param.math == GemmMath::tf32 ? "tf32_"
                                                                                : "mma_") +
                                   std::string(to_string(p.param.dtype)) + "_" + p.param.layout +
-                                  (p.param.engine ? std::string("_") + p.param.engine : "");
+                                  (p.param.engine ? std::string("_") + p.param.engine : "") +
+                                  (p.param.out ? std::string("_") + std::string(to_string(*p.param.out)) + "_out" : "");
                          });
 
 // scripts/gpu-check.sh runs compute-sanitizer over GemmRuntimeGpu.*.
@@ -221,27 +228,32 @@ TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
   Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
   const std::int64_t m = 37, n = 29, k = 45;
   const auto& d = driver::api();
-  const std::pair<DType, GemmMath> kinds[] = {
-      {DType::f32, GemmMath::automatic}, {DType::f32, GemmMath::tf32}, {DType::f16, GemmMath::automatic},
-      {DType::bf16, GemmMath::automatic}};
-  for (const auto& [dtype, math] : kinds)
+  struct Kind {
+    DType dtype;
+    GemmMath math;
+    DType out;  // C's type
+  };
+  const Kind kinds[] = {{DType::f32, GemmMath::automatic, DType::f32}, {DType::f32, GemmMath::tf32, DType::f32},
+                        {DType::f16, GemmMath::automatic, DType::f16}, {DType::bf16, GemmMath::automatic, DType::bf16},
+                        {DType::f16, GemmMath::automatic, DType::f32}, {DType::bf16, GemmMath::automatic, DType::f32}};
+  for (const auto& [dtype, math, out] : kinds)
     for (const char* layout : {"nn", "nt", "tn", "tt"}) {
       GemmArgs a = shape_of(dtype, layout, m, n, k);
       const auto [a_rows, a_cols] = gemm_stored_a(a);
       const auto [b_rows, b_cols] = gemm_stored_b(a);
       a.lda = a_cols + 3, a.ldb = b_cols + 5, a.ldc = n + 1;
-      const std::int64_t elem = size_of(dtype);
+      const std::int64_t elem = size_of(dtype), c_elem = size_of(out);
       std::vector<unsigned char> ha(static_cast<std::size_t>(a_rows * a.lda * elem)),
-          hb(static_cast<std::size_t>(b_rows * a.ldb * elem)), hc(static_cast<std::size_t>(m * a.ldc * elem));
-      const auto put = [&](std::vector<unsigned char>& h, std::int64_t i, double v) {
-        double_to_element(dtype, v, &h[static_cast<std::size_t>(i * elem)]);
+          hb(static_cast<std::size_t>(b_rows * a.ldb * elem)), hc(static_cast<std::size_t>(m * a.ldc * c_elem));
+      const auto put = [](DType t, std::vector<unsigned char>& h, std::int64_t i, double v) {
+        double_to_element(t, v, &h[static_cast<std::size_t>(i * size_of(t))]);
       };
-      const auto get = [&](const std::vector<unsigned char>& h, std::int64_t i) {
-        return element_to_double(dtype, &h[static_cast<std::size_t>(i * elem)]);
+      const auto get = [](DType t, const std::vector<unsigned char>& h, std::int64_t i) {
+        return element_to_double(t, &h[static_cast<std::size_t>(i * size_of(t))]);
       };
-      for (std::int64_t i = 0; i < a_rows * a.lda; ++i) put(ha, i, static_cast<double>(i % 7) - 3);
-      for (std::int64_t i = 0; i < b_rows * a.ldb; ++i) put(hb, i, static_cast<double>(i % 5) - 2);
-      for (std::int64_t i = 0; i < m * a.ldc; ++i) put(hc, i, static_cast<double>(i % 3));
+      for (std::int64_t i = 0; i < a_rows * a.lda; ++i) put(dtype, ha, i, static_cast<double>(i % 7) - 3);
+      for (std::int64_t i = 0; i < b_rows * a.ldb; ++i) put(dtype, hb, i, static_cast<double>(i % 5) - 2);
+      for (std::int64_t i = 0; i < m * a.ldc; ++i) put(out, hc, i, static_cast<double>(i % 3));
       DeviceBuffer da(ha.size()), db(hb.size()), dc(hc.size());
       driver::check(d.cuMemcpyHtoD(da.get(), ha.data(), ha.size()), "HtoD");
       driver::check(d.cuMemcpyHtoD(db.get(), hb.data(), hb.size()), "HtoD");
@@ -249,7 +261,7 @@ TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
       const LaunchInfo& info =
           rt.gemm(reinterpret_cast<void*>(dc.get()), reinterpret_cast<const void*>(da.get()),
                   reinterpret_cast<const void*>(db.get()), m, n, k, a.lda, a.ldb, a.ldc, 1.0, 2.0, dtype, nullptr, layout,
-                  math);
+                  math, out);
       // Halves multiply on tensor cores (gemm_mma's tunables), f32 on SIMT FMAs unless
       // asked for TF32 (small integers: exact in TF32 too).
       EXPECT_EQ(info.config.find("warps_m=") != std::string::npos, dtype != DType::f32 || math == GemmMath::tf32)
@@ -260,24 +272,27 @@ TEST_F(GemmRuntimeGpu, LayoutsAndHalvesThroughTheRuntime) {
       std::size_t wrong = 0;
       for (std::int64_t i = 0; i < m; ++i)
         for (std::int64_t j = 0; j < a.ldc; ++j) {
-          double want = get(hc, i * a.ldc + j);  // the pitch padding stays
+          double want = get(out, hc, i * a.ldc + j);  // the pitch padding stays
           if (j < n) {
             double s = 0;
             for (std::int64_t q = 0; q < k; ++q)
-              s += get(ha, a.trans_a ? q * a.lda + i : i * a.lda + q) * get(hb, a.trans_b ? j * a.ldb + q : q * a.ldb + j);
+              s += get(dtype, ha, a.trans_a ? q * a.lda + i : i * a.lda + q) *
+                   get(dtype, hb, a.trans_b ? j * a.ldb + q : q * a.ldb + j);
             want = s + 2 * want;
           }
-          unsigned char rounded[8];  // the exact result, rounded once to the dtype (bf16 from 256 on)
-          double_to_element(dtype, want, rounded);
-          wrong += get(got, i * a.ldc + j) != element_to_double(dtype, rounded);
+          unsigned char rounded[8];  // the exact result, rounded once to C's type (bf16 from 256 on)
+          double_to_element(out, want, rounded);
+          wrong += get(out, got, i * a.ldc + j) != element_to_double(out, rounded);
         }
-      EXPECT_EQ(wrong, 0u) << to_string(dtype) << " " << layout << " math " << to_string(math);
+      EXPECT_EQ(wrong, 0u) << to_string(dtype) << ">" << to_string(out) << " " << layout << " math " << to_string(math);
     }
   DeviceBuffer buf(4096);
   void* p = reinterpret_cast<void*>(buf.get());
   expect_error([&] { rt.gemm(p, p, p, 4, 4, 4, 4, 4, 4, 1, 0, DType::f32, nullptr, "nx"); }, "unknown layout 'nx'");
   expect_error([&] { rt.gemm(p, p, p, 4, 4, 4, 4, 4, 4, 1, 0, DType::f64, nullptr, "nn", GemmMath::tf32); },
                "math tf32 multiplies f32");
+  expect_error([&] { rt.gemm(p, p, p, 4, 4, 4, 4, 4, 4, 1, 0, DType::f32, nullptr, "nn", GemmMath::automatic, DType::f16); },
+               "the output type is the inputs', or f32 for f16 and bf16 inputs");
 }
 
 TEST_F(GemmRuntimeGpu, PitchedAlphaBetaAndBadInput) {

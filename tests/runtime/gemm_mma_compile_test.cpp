@@ -1,8 +1,9 @@
 // Compiles the tensor-core GEMM (gemm_mma) with NVRTC for sm_90: needs no GPU. By
 // default a pairwise covering sample of four half spaces that take each dtype and each
 // operand orientation (k- or m/n-contiguous tiles, ldmatrix with and without .trans)
-// twice, and two TF32 spaces (nn: 32-bit fragment loads of B; nt: the wgmma one);
-// KTUNE_COMPILE_SWEEP=1 compiles every config of all twelve.
+// twice, two TF32 spaces (nn: 32-bit fragment loads of B; nt: the wgmma one) and one
+// with f32 output (bf16 tn); KTUNE_COMPILE_SWEEP=1 compiles every config of all 20.
+#include <ktune/generator/dtype.hpp>
 #include <ktune/generator/gemm_family.hpp>
 
 #include <gtest/gtest.h>
@@ -14,12 +15,13 @@ namespace {
 
 // Dense pitches, and pitches one element longer (16-byte copies from packed operands:
 // the same kernels, a different problem).
-CompileSpace mma_space(DType dtype, const char* layout) {
+CompileSpace mma_space(DType dtype, const char* layout, DType out) {
   const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
-  CompileSpace space{"gemm_mma " + std::string(to_string(dtype)) + " " + layout, &spec, spec.source(), {}, {}};
+  CompileSpace space{"gemm_mma " + dtype_key(dtype, out) + " " + layout, &spec, spec.source(), {}, {}};
   for (std::int64_t extra : {0, 1}) {
     GemmArgs a{dtype, 4096, 4096, 4096};
     a.math = GemmMath::tf32;  // f32 on tensor cores; halves take them anyway
+    if (out != dtype) a.out = out;
     EXPECT_TRUE(set_gemm_layout(a, layout));
     a = gemm_dense_pitches(a);
     a.lda += extra, a.ldb += extra;
@@ -32,15 +34,23 @@ CompileSpace mma_space(DType dtype, const char* layout) {
 }
 
 TEST(GemmMmaCompile, SpacesCompileForSm90) {
-  std::vector<std::pair<DType, const char*>> spaces{
-      {DType::bf16, "nn"}, {DType::bf16, "tt"}, {DType::f16, "nt"}, {DType::f16, "tn"}, {DType::f32, "nn"},
-      {DType::f32, "nt"}};
+  struct Space {
+    DType dtype;
+    const char* layout;
+    DType out;
+  };
+  std::vector<Space> spaces{{DType::bf16, "nn", DType::bf16}, {DType::bf16, "tt", DType::bf16},
+                            {DType::f16, "nt", DType::f16},   {DType::f16, "tn", DType::f16},
+                            {DType::f32, "nn", DType::f32},   {DType::f32, "nt", DType::f32},
+                            {DType::bf16, "tn", DType::f32}};
   if (compile_sweep()) {
     spaces.clear();
     for (DType dtype : {DType::bf16, DType::f16, DType::f32})
-      for (const char* layout : {"nn", "nt", "tn", "tt"}) spaces.emplace_back(dtype, layout);
+      for (const char* layout : {"nn", "nt", "tn", "tt"}) spaces.push_back({dtype, layout, dtype});
+    for (DType dtype : {DType::bf16, DType::f16})
+      for (const char* layout : {"nn", "nt", "tn", "tt"}) spaces.push_back({dtype, layout, DType::f32});
   }
-  for (const auto& [dtype, layout] : spaces) EXPECT_GE(expect_space_compiles(mma_space(dtype, layout)), 10u);
+  for (const auto& [dtype, layout, out] : spaces) EXPECT_GE(expect_space_compiles(mma_space(dtype, layout, out)), 10u);
 }
 
 }  // namespace

@@ -15,8 +15,8 @@ namespace {
 // The float64 reference and its bound, the comparison, and the FMA-peak kernel (after
 // templates/common.cuh for the element conversions).
 constexpr const char* k_helpers = R"(
-template <class T>
-__global__ void ktune_gemm_reference(const T* A, const T* B, const T* C0, double* ref, double* bound, int m, int n,
+template <class T, class O>
+__global__ void ktune_gemm_reference(const T* A, const T* B, const O* C0, double* ref, double* bound, int m, int n,
                                      int k, long long lda, long long ldb, long long ldc, double alpha, double beta,
                                      int ta, int tb) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -29,7 +29,7 @@ __global__ void ktune_gemm_reference(const T* A, const T* B, const T* C0, double
     s += x;
     a += fabs(x);
   }
-  const double c0 = ktune_io<T, double>::load(C0[r * ldc + c]);
+  const double c0 = ktune_io<O, double>::load(C0[r * ldc + c]);
   ref[i] = alpha * s + beta * c0;
   bound[i] = fabs(alpha) * a + fabs(beta * c0);
 }
@@ -93,14 +93,14 @@ std::string helpers_source() {
 
 GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const TimingProtocol& protocol)
     : context_(device.device), sm_count_(device.fingerprint.sm_count) {
-  const DType dtype = shape.dtype;
-  const std::int64_t m = shape.m, n = shape.n, k = shape.k, elem = size_of(dtype);
+  const DType dtype = shape.dtype, c_type = gemm_out(shape);
+  const std::int64_t m = shape.m, n = shape.n, k = shape.k, elem = size_of(dtype), c_elem = size_of(c_type);
   args_ = gemm_dense_pitches(shape);
   args_.alpha = 1.25, args_.beta = -0.75;  // beta != 0: C is read
   // Sizes first, with stand-in pointers far apart; the real ones are checked below.
   tuning_ = gemm_tuning_problem(gemm_probe_args(args_));
   // A, B, their packed copies, C and its saved copy; the reference and its bound.
-  const double bytes = static_cast<double>(2 * (m * k + k * n) + 2 * m * n) * static_cast<double>(elem) +
+  const double bytes = static_cast<double>(2 * (m * k + k * n) * elem + 2 * m * n * c_elem) +
                        static_cast<double>(m * n) * 16.0;
   std::size_t free = 0, total = 0;
   driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
@@ -111,18 +111,19 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   const auto& d = driver::api();
   driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   std::uint64_t s = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-  const auto upload = [&](DeviceBuffer& buf, std::int64_t count) {
-    std::vector<unsigned char> host(static_cast<std::size_t>(count * elem));
+  const auto upload = [&](DeviceBuffer& buf, std::int64_t count, DType type) {
+    const std::int64_t size = size_of(type);
+    std::vector<unsigned char> host(static_cast<std::size_t>(count * size));
     for (std::int64_t i = 0; i < count; ++i) {
       const double v = static_cast<double>(splitmix64(s) >> 11) * 0x1.0p-52 - 1;  // [-1, 1)
-      double_to_element(dtype, v, &host[static_cast<std::size_t>(i * elem)]);
+      double_to_element(type, v, &host[static_cast<std::size_t>(i * size)]);
     }
     buf = DeviceBuffer(host.size() + 16);
     driver::check(d.cuMemcpyHtoD(buf.get(), host.data(), host.size()), "cuMemcpyHtoD");
   };
-  upload(a_, m * k);
-  upload(b_, k * n);
-  upload(c0_, m * n);
+  upload(a_, m * k, dtype);
+  upload(b_, k * n, dtype);
+  upload(c0_, m * n, c_type);
   c_ = DeviceBuffer(c0_.size());
   ref_ = DeviceBuffer(static_cast<std::size_t>(m * n) * 8);
   bound_ = DeviceBuffer(static_cast<std::size_t>(m * n) * 8);
@@ -130,8 +131,9 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   args_.a = a_.get(), args_.b = b_.get(), args_.c = c_.get();
   tuning_ = gemm_tuning_problem(args_);
 
-  const std::string t = element_value_type(dtype), acc = element_value_type(gemm_accumulator(dtype));
-  const std::vector<std::string> names{"ktune_gemm_reference<" + t + ">", "ktune_gemm_check<" + t + ">",
+  const std::string t = element_value_type(dtype), o = element_value_type(c_type),
+                    acc = element_value_type(gemm_accumulator(dtype));
+  const std::vector<std::string> names{"ktune_gemm_reference<" + t + ", " + o + ">", "ktune_gemm_check<" + o + ">",
                                        tensor_cores() ? "ktune_mma_peak<" + std::to_string(mma_k()) + ">" : "ktune_fma_peak<" + acc + ">"};
   const CompileOutput out = compile_cubin(helpers_source(), names, device.arch, "gemm helpers");
   helpers_ = std::make_unique<Module>(out.cubin, "gemm helpers");
@@ -207,7 +209,8 @@ std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& ins
   driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
   // Accumulation error, then one rounding to the output type.
   const double eps = gemm_accumulator(args_.dtype) == DType::f64 ? 0x1.0p-53 : 0x1.0p-24;
-  const double out_eps = args_.dtype == DType::f16 ? 0x1.0p-11 : args_.dtype == DType::bf16 ? 0x1.0p-8 : eps;
+  const DType out = gemm_out(args_);
+  const double out_eps = out == DType::f16 ? 0x1.0p-11 : out == DType::bf16 ? 0x1.0p-8 : eps;
   double tol = 8 * std::sqrt(static_cast<double>(args_.k)) * eps, ulp = 2 * out_eps;
   // TF32: each input keeps 10 mantissa bits (rounded, or truncated by wgmma: under 2^-10
   // relative each), so every product is off by under 2^-9 of |a b|, whatever k.

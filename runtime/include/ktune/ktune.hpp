@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -160,10 +161,13 @@ class Runtime {
   // into aligned buffers; split-K and such copies use a workspace per stream, grown on
   // demand. math: GemmMath::tf32 multiplies f32 on tensor cores as TF32 (inputs keep
   // 10 mantissa bits; an opt-in), simt keeps halves on SIMT FMAs (gemm_math.hpp).
-  // Throws ktune::Error on bad arguments (nothing launched).
+  // out_dtype: C's type, dtype unless given; DType::f32 for f16 and bf16 inputs keeps
+  // the f32 accumulators unrounded (tensor cores). Throws ktune::Error on bad
+  // arguments (nothing launched).
   const LaunchInfo& gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
                          std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
-                         Stream stream = nullptr, std::string_view layout = "nn", GemmMath math = GemmMath::automatic);
+                         Stream stream = nullptr, std::string_view layout = "nn", GemmMath math = GemmMath::automatic,
+                         std::optional<DType> out_dtype = std::nullopt);
 
   // An elementwise operation compiled from an expression (see Elementwise below), e.g.
   //   auto fma = rt.elementwise("out = a * b + c", DType::f16);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 
 namespace ktune {
 
@@ -15,5 +16,9 @@ void double_to_element(DType dtype, double value, void* element);
 // (bytes) and every pitch (elements) allows: a family's alignment class.
 std::int64_t vector_width(DType dtype, std::initializer_list<std::uintptr_t> addresses,
                           std::initializer_list<std::int64_t> pitches);
+
+// A problem's dtype as records key it: "f16", or "f16>f32" when outputs differ from
+// inputs.
+std::string dtype_key(DType in, DType out);
 
 }  // namespace ktune

@@ -13,13 +13,17 @@
 namespace ktune {
 
 struct GemmArgs {
-  DType dtype = DType::f32;  // of A, B and C; f16 and bf16 accumulate in f32
+  DType dtype = DType::f32;  // of A and B, and of C unless `out` says otherwise; f16 and bf16 accumulate in f32
   std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   std::uintptr_t a = 0, b = 0, c = 0;
   double alpha = 1, beta = 0;
   bool trans_a = false, trans_b = false;  // A stored k x m, B stored n x k
   GemmMath math = GemmMath::automatic;
+  std::optional<DType> out{};  // C's type: f32 for f16 and bf16 on tensor cores; unset: dtype
 };
+
+// C's element type: args.out, or dtype.
+DType gemm_out(const GemmArgs& args);
 
 // The template that multiplies `args`: gemm_mma for f16 and bf16 unless math is simt,
 // and for f32 with math tf32; else gemm.
@@ -40,7 +44,8 @@ std::string gemm_layout(const GemmArgs& args);
 bool set_gemm_layout(GemmArgs& args, std::string_view layout);
 
 // Throws ktune::Error (nothing launched) on dtypes other than f32, f64, f16 and bf16,
-// sizes outside 1 .. 2^31 - 1, pitches smaller than the stored rows, null or
+// an output type other than the inputs' (f32 for f16 and bf16 on tensor cores
+// only), sizes outside 1 .. 2^31 - 1, pitches smaller than the stored rows, null or
 // element-misaligned pointers, and C overlapping A or B.
 void validate(const GemmArgs& args);
 
@@ -56,9 +61,11 @@ std::int64_t gemm_alignment(const GemmArgs& args);
 // {m, n, k, align, trans_a, trans_b} for the constraints and the model; validate first.
 Problem gemm_problem(const GemmArgs& args);
 
-// The template's operation type, e.g. "ktune_gemm_types<ktune_half, float, 0, 1>".
+// The template's operation type, e.g. "ktune_gemm_types<ktune_half, float, 0, 1>", or
+// "ktune_gemm_out<ktune_gemm_types<ktune_half, float, 0, 1>, float>" for f32 output.
 std::string gemm_type_argument(const GemmArgs& args);
-// The problem's one description: variant = the layout; validates.
+// The problem's one description: variant = the layout, dtype key "bf16" or
+// "bf16>f32" (f32 output); validates.
 TuningProblem gemm_tuning_problem(const GemmArgs& args);
 
 double gemm_flops(const GemmArgs& args);  // 2 m n k
