@@ -122,6 +122,9 @@ expect_refused "name a kernel family" space --dtype f32
 expect_refused "is a family's option" space --kernel "$dir/none.cu" --dtype f32
 expect_refused "^--budget-evals: Value -1 not in range" tune transpose --budget-evals -1 --dry-run
 expect_refused "finite number of seconds" tune transpose --budget-seconds nan --dry-run
+expect_refused "^--config-timeout: must be a finite number of seconds" tune transpose --config-timeout -1 --dry-run
+expect_refused "the output type is the inputs', or f32 for f16 and bf16 inputs" space gemm --dtype f32 --out-dtype f16
+expect_refused "not with math simt" tune gemm --dtype bf16 --out-dtype f32 --math simt --dry-run
 expect_refused "^--device: Value -1 not in range" tune transpose --device -1
 expect_refused "--expr does not apply to transpose" space transpose --expr add
 expect_refused "--op does not apply to transpose" space transpose --op max

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Users' own kernels tuned on the GPU (issue 15): planted bugs are caught and never
 # stored, a kernel whose every config fails stores nothing, winners are stored under the
-# kernel's keys and found again, the search log reads like a built-in's:
+# kernel's keys and found again, the search log reads like a built-in's, a config that
+# faults or hangs is logged and the run goes on without it:
 #   user_kernel_gpu_test.sh PATH_TO_KTUNE SOURCE_DIR
 # Exits 77 (SKIPPED) without a GPU.
 set -uo pipefail
@@ -46,6 +47,18 @@ cat "$dir/wild.txt"
 grep -q "2 launch_error (e.g. bug=1 threads=128: the kernel faulted (the run went on in a fresh process)" "$dir/wild.txt" || fail "no reset reported: $(grep failures "$dir/wild.txt")"
 grep -q '^1  .*bug=0' "$dir/wild.txt" || fail "wild.cu: the winner is not a correct config"
 "$ktune" cache list | grep -q "wild_test" || fail "wild.cu: winner not stored"
+
+# A config that never finishes: the watchdog logs it after --config-timeout seconds and
+# the run goes on in a fresh process without it, as after a fault.
+start=$SECONDS
+"$ktune" tune --kernel "$data/hang.cu" --problem n=100000 --config-timeout 3 > "$dir/hang.txt" 2>&1 \
+  || fail "hang.cu: $(tail -8 "$dir/hang.txt")"
+cat "$dir/hang.txt"
+grep -q "2 launch_error (e.g. hang=1 threads=128: hung: still running after 3 s" "$dir/hang.txt" \
+  || fail "no hang reported: $(grep failures "$dir/hang.txt")"
+grep -q '^1  .*hang=0' "$dir/hang.txt" || fail "hang.cu: the winner is not a finishing config"
+"$ktune" cache list | grep -q "hang_test" || fail "hang.cu: winner not stored"
+[ $((SECONDS - start)) -lt 60 ] || fail "hang.cu took $((SECONDS - start)) s for two 3 s timeouts"
 
 # A kernel whose every config fails verification: a clear error, nothing stored.
 if "$ktune" tune --kernel "$data/all_wrong.cu" --problem n=5000 > "$dir/wrong.txt" 2>&1; then

@@ -132,8 +132,20 @@ TuneResult tune_one(const TuneTarget& problem, const ProblemArgs& args, const Tu
                     const std::string& summary, char** argv) {
   const TimingProtocol timing = opt.timing;
   TuneResult result;
+  TuneOptions run = opt;
+  // A hung config: the same as a faulted one (called on the watchdog's thread, where an
+  // exception would end the process unexplained).
+  run.on_hang = [&](const ContextLost& lost) {
+    try {
+      restart_without(lost, opt.excluded, argv);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "ktune: error: %s\n", e.what());
+      std::fflush(nullptr);
+      std::_Exit(3);
+    }
+  };
   try {
-    result = ktune::tune(opt, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
+    result = ktune::tune(run, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
   } catch (const ContextLost& lost) {
     restart_without(lost, opt.excluded, argv);
   }
@@ -211,14 +223,20 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember(strategy_names()));
   tune->add_option("--budget-evals", opt.budget.evals, "stop after this many candidates (0: no limit)")
       ->check(CLI::Range(0.0, 1e12));  // checked as text: "-1" must not wrap to a huge unsigned
+  const CLI::Validator seconds(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        return !text.empty() && !*end && std::isfinite(v) && v >= 0 ? "" : "must be a finite number of seconds >= 0";
+      },
+      "SECONDS");
   tune->add_option("--budget-seconds", opt.budget.seconds, "stop searching after this many seconds (0: no limit)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            char* end = nullptr;
-            const double v = std::strtod(text.c_str(), &end);
-            return !text.empty() && !*end && std::isfinite(v) && v >= 0 ? "" : "must be a finite number of seconds >= 0";
-          },
-          "SECONDS"));
+      ->check(seconds);
+  tune->add_option("--config-timeout", opt.config_timeout_s,
+                   "a config still verifying or timing after this many seconds hangs: logged, and the run goes on in "
+                   "a fresh process without it (0: no limit)")
+      ->capture_default_str()
+      ->check(seconds);
   tune->add_option("--seed", opt.seed, "seed of the random and anneal strategies")->capture_default_str();
   tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
   tune->add_flag("--dry-run", dry_run, "no GPU needed: enumerate and compile every config for sm_90");

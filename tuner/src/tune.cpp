@@ -11,6 +11,7 @@
 #include <ktune/tuner/search.hpp>
 #include <ktune/tuner/search_log.hpp>
 #include <ktune/tuner/verifier.hpp>
+#include <ktune/tuner/watchdog.hpp>
 
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 namespace ktune {
@@ -209,6 +211,21 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     return Evaluation{i, t ? std::optional<double>(t->median_us) : std::nullopt};
   };
 
+  // A candidate that hangs: logged from the watchdog's thread (the search's is stuck in
+  // the driver), then the process is replaced or ends.
+  std::size_t current = 0;
+  double current_compile_ms = 0;
+  Watchdog watchdog([&](const std::string& config) {
+    const std::string why = "hung: still running after " + std::to_string(static_cast<long long>(o.config_timeout_s)) +
+                            " s (--config-timeout); the process had to end";
+    record(current, "launch_error", why, current_compile_ms, nullptr, nullptr);
+    slog.write({{"type", "closing"}, {"context_lost", true}, {"config", config}});
+    if (o.on_hang) o.on_hang(ContextLost(config, why));
+    std::fprintf(stderr, "ktune: config {%s} %s\n", config.c_str(), why.c_str());
+    std::fflush(nullptr);
+    std::_Exit(3);
+  });
+
   // Resource checks, verification, timing of one compiled candidate.
   const auto evaluate_one = [&](std::size_t i, CUfunction f, double compile_ms) {
     const KernelResources res = kernel_resources(f);
@@ -225,6 +242,8 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     if (res.local_bytes > 0)
       return record(i, "rejected", "spills " + std::to_string(res.local_bytes) + " bytes to local memory", compile_ms,
                     &res, nullptr);
+    current = i, current_compile_ms = compile_ms;
+    const WatchdogScope deadline(watchdog, std::chrono::duration<double>(o.config_timeout_s), config_to_string(spec, space[i]));
     try {
       if (const auto wrong = harness.verify(f, inst)) return record(i, "wrong", *wrong, compile_ms, &res, nullptr);
       const TimingStats t = harness.timer().measure([&, f] { harness.launch(f, inst); }, best_us * 1.25);

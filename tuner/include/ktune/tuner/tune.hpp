@@ -16,6 +16,14 @@
 
 namespace ktune {
 
+// Thrown by tune() after a kernel faulted (an illegal address, a trap, ...): the CUDA
+// context is then unusable for the rest of the process. The run is logged up to there;
+// `ktune tune` starts it again in a fresh process with `config` in TuneOptions::excluded.
+struct ContextLost : Error {
+  ContextLost(std::string faulted, std::string why) : Error(why), config(std::move(faulted)), reason(std::move(why)) {}
+  std::string config, reason;
+};
+
 struct TuneOptions {
   int device = 0;
   int top_k = 5;
@@ -31,14 +39,13 @@ struct TuneOptions {
   // Configs (config_to_string) that faulted in an earlier process of this run, and why:
   // recorded as launch errors, never launched again.
   std::map<std::string, std::string> excluded;
-};
-
-// Thrown by tune() after a kernel faulted (an illegal address, a trap, ...): the CUDA
-// context is then unusable for the rest of the process. The run is logged up to there;
-// `ktune tune` starts it again in a fresh process with `config` in TuneOptions::excluded.
-struct ContextLost : Error {
-  ContextLost(std::string faulted, std::string why) : Error(why), config(std::move(faulted)), reason(std::move(why)) {}
-  std::string config, reason;
+  // A config still verifying or timing after this many seconds hangs (a deadlock, an
+  // endless loop): its thread is stuck in the driver for good, so the run is logged up
+  // to there and on_hang gets it as a ContextLost (`ktune tune`: a fresh process
+  // without it, as after a fault); without on_hang the process exits with status 3.
+  // 0: no limit.
+  double config_timeout_s = 120;
+  std::function<void(const ContextLost&)> on_hang;
 };
 
 struct CandidateResult {
