@@ -208,6 +208,26 @@ TEST(MmaLayoutModel, LayoutsArePermutationsOfChunks) {
   EXPECT_THROW(mma_smem_offset(SmemLayout::shift, 64, 64, 0, 0), Error);
 }
 
+// gemm_mma's tma engine fills its tiles with TMA boxes of 128-byte rows, 128-byte
+// swizzle (CU_TENSOR_MAP_SWIZZLE_128B: 16-byte chunk j of a box's row r lands at chunk
+// j ^ (r % 8) of that row, the box starting at a 1024-byte boundary), one box per
+// K-major tile (rows x 64 halves) and one per 64 columns of an MN-major one (64 k rows
+// each, box c at c * 64 * 128 bytes): exactly the xor layout the wgmma descriptors and
+// the other engines use.
+TEST(MmaLayoutModel, TmaBoxesFillTheXorLayout) {
+  for (int rows : {64, 128, 256})
+    for (int cols : {64, 128, 256}) {
+      if (cols > 64 && rows != 64) continue;  // MN-major tiles have bk = 64 rows
+      for (int row = 0; row < rows; ++row)
+        for (int chunk = 0; chunk < cols / 8; ++chunk) {
+          const int box = chunk / 8, j = chunk % 8;  // a box is 128 bytes (8 chunks) wide
+          const std::int64_t tma_bytes = box * rows * 128 + row * 128 + (j ^ (row % 8)) * 16;
+          EXPECT_EQ(mma_smem_offset(SmemLayout::xor_swizzle, rows, cols, row, chunk) * 2, tma_bytes)
+              << rows << " x " << cols << " row " << row << " chunk " << chunk;
+        }
+    }
+}
+
 TEST(MmaLayoutModel, LdmatrixConflictsUnlessSwizzledOrPadded) {
   for (int cols : {32, 64, 128, 256}) {
     const MmaBankConflicts none = mma_bank_conflicts(SmemLayout::none, cols, 64);
