@@ -216,8 +216,9 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   std::size_t current = 0;
   double current_compile_ms = 0;
   Watchdog watchdog([&](const std::string& config) {
-    const std::string why = "hung: still running after " + std::to_string(static_cast<long long>(o.config_timeout_s)) +
-                            " s (--config-timeout); the process had to end";
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", o.config_timeout_s);
+    const std::string why = "hung: still running after " + std::string(limit) + " s (--config-timeout); the process had to end";
     record(current, "launch_error", why, current_compile_ms, nullptr, nullptr);
     slog.write({{"type", "closing"}, {"context_lost", true}, {"config", config}});
     if (o.on_hang) o.on_hang(ContextLost(config, why));
