@@ -267,6 +267,11 @@ class Statement {
     sqlite3_bind_blob(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
     return *this;
   }
+  // Ready to run again with new bindings.
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
   // True while rows come; throws on errors.
   bool step() {
     const int rc = sqlite3_step(stmt_);
@@ -300,7 +305,9 @@ class Statement {
 constexpr const char* k_schema =
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);" KTUNE_RESULTS_TABLE("results")
     "CREATE TABLE IF NOT EXISTS binaries(key TEXT PRIMARY KEY, content_hash TEXT NOT NULL, entry TEXT NOT NULL, "
-    "bytes BLOB NOT NULL);";
+    "bytes BLOB NOT NULL);"
+    // Added without a schema change: earlier ktunes never read it.
+    "CREATE TABLE IF NOT EXISTS kernels(key TEXT PRIMARY KEY, binary_key TEXT NOT NULL, entry TEXT NOT NULL);";
 
 std::string now_tag() {
   return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
@@ -952,6 +959,38 @@ void Database::put_binary(const std::string& key, const StoredBinary& binary) {
   ins.bind(1, key).bind(2, hex64(fnv1a64(binary.entry + '\n' + binary.bytes))).bind(3, binary.entry);
   ins.bind_blob(4, binary.bytes);
   ins.step();
+}
+
+void Database::put_kernel_locations(const std::string& binary_key,
+                                    const std::vector<std::pair<std::string, std::string>>& kernels) {
+  std::lock_guard<std::mutex> lock(db_->mutex);
+  if (read_only_) return;
+  db_->exec("BEGIN IMMEDIATE");  // one commit (one sync) for the whole program
+  try {
+    Statement ins(db_->db, "INSERT OR REPLACE INTO kernels VALUES(?,?,?)");
+    for (const auto& [key, entry] : kernels) {
+      ins.reset();
+      ins.bind(1, key).bind(2, binary_key).bind(3, entry);
+      ins.step();
+    }
+    db_->exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_->db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::optional<KernelLocation> Database::kernel_location(const std::string& kernel_key) {
+  std::lock_guard<std::mutex> lock(db_->mutex);
+  {
+    // A file opened read-only may predate the table.
+    Statement table(db_->db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='kernels'");
+    if (!table.step() || table.int64(0) == 0) return std::nullopt;
+  }
+  Statement q(db_->db, "SELECT binary_key, entry FROM kernels WHERE key=?");
+  q.bind(1, kernel_key);
+  if (!q.step()) return std::nullopt;
+  return KernelLocation{q.text(0), q.text(1)};
 }
 
 std::optional<StoredBinary> Database::get_binary(const std::string& key) {

@@ -409,6 +409,35 @@ TEST_F(DatabaseTest, BinaryWithBadHashIsDiscarded) {
   EXPECT_FALSE(db.get_binary("k1"));  // deleted, recompiled next time
 }
 
+// Kernel locations: each kernel of a stored program is found under its own key; a
+// read-only database reads them and learns none; a file from before they existed (the
+// schema-1 golden file, opened read-only, as it is) simply has none.
+TEST_F(DatabaseTest, KernelLocations) {
+  {
+    Database db(db_path());
+    EXPECT_FALSE(db.kernel_location("ka"));
+    db.put_binary("program", {std::string("\x7f" "ELF two kernels", 15), "_Z1av\n_Z1bv"});
+    db.put_kernel_locations("program", {{"ka", "_Z1av"}, {"kb", "_Z1bv"}});
+    const auto b = db.kernel_location("kb");
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->binary_key, "program");
+    EXPECT_EQ(b->entry, "_Z1bv");
+    db.put_kernel_locations("other", {{"kb", "_Z1bv"}});  // compiled again elsewhere: the newest wins
+    EXPECT_EQ(db.kernel_location("kb")->binary_key, "other");
+    EXPECT_EQ(db.kernel_location("ka")->binary_key, "program");
+  }
+  Database read_only(db_path(), true);
+  EXPECT_TRUE(read_only.kernel_location("ka"));
+  read_only.put_kernel_locations("third", {{"kc", "_Z1cv"}});
+  EXPECT_FALSE(read_only.kernel_location("kc"));
+}
+
+TEST_F(MigrationTest, FilesFromBeforeKernelLocationsHaveNone) {
+  const fs::path path = golden_copy();
+  Database read_only(path, true);
+  EXPECT_FALSE(read_only.kernel_location("fixture-binary-key"));
+}
+
 // Eight processes writing different records at once: none is lost.
 TEST_F(DatabaseTest, ConcurrentWritersLoseNothing) {
   { Database db(db_path()); }

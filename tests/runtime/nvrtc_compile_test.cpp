@@ -3,6 +3,7 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/transpose_family.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/program_store.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 
 #include <gtest/gtest.h>
@@ -39,6 +40,52 @@ TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
   EXPECT_EQ(compiled, names.size());  // first pass compiles everything...
   EXPECT_EQ(stored, names.size());    // ...the second compiles nothing
   EXPECT_EQ(first, second);
+  std::filesystem::remove_all(dir);
+}
+
+// A kernel compiled in one program serves whatever needs it later (another problem's
+// batch, the runtime's single instance): load_stored finds the program that holds it,
+// and a batch mixing compiled and new kernels compiles only the new ones, together.
+TEST(NvrtcCompile, KernelsCompiledInOneProgramServeLaterBatches) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ktune-kernels-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  Database db(dir / "programs.db");
+  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}, {"copy_align", 0}}};
+  const auto configs = enumerate(spec(), DeviceLimits{}, p);
+  std::vector<std::string> n;  // six distinct kernels
+  for (std::size_t i = 0; n.size() < 6; i += configs.size() / 7)
+    n.push_back(instantiate(spec(), configs[i], DeviceLimits{}, p).name_expression);
+  const std::string& source = spec().source();
+  const Program first = load_or_compile(&db, source, {n[0], n[1], n[2]}, 90, "transpose");
+  EXPECT_FALSE(first.stored);
+  const auto one = load_stored(&db, source, {n[1]}, 90);
+  ASSERT_TRUE(one);
+  EXPECT_TRUE(one->stored);
+  EXPECT_EQ(one->entries, std::vector<std::string>{first.entries[1]});
+  EXPECT_EQ(one->cubin, first.cubin);
+  EXPECT_FALSE(load_stored(&db, source, {n[5]}, 90));  // never compiled
+  EXPECT_FALSE(load_stored(nullptr, source, {n[1]}, 90));
+
+  CompilePool pool(source, {n[1], n[3], n[2], n[4]}, 90, 1, "transpose", &db, 4);
+  const auto batch = pool.next();
+  ASSERT_TRUE(batch);
+  EXPECT_FALSE(pool.next());
+  EXPECT_TRUE(batch->errors.empty());
+  ASSERT_EQ(batch->units.size(), 2u);  // the first program once, and one new program
+  std::map<std::size_t, std::string> lowered;
+  for (const auto& u : batch->units) {
+    std::set<std::size_t> candidates;
+    for (const auto& [i, l] : u.entries) candidates.insert(i), lowered[i] = l;
+    const std::set<std::size_t> expected = u.stored ? std::set<std::size_t>{0, 2} : std::set<std::size_t>{1, 3};
+    EXPECT_EQ(candidates, expected);
+    EXPECT_EQ(u.stored, u.cubin == first.cubin);
+  }
+  EXPECT_EQ(lowered.at(0), first.entries[1]);
+  EXPECT_EQ(lowered.at(2), first.entries[2]);
+  // The new program's kernels are located too, and a batch of exactly its kernels
+  // reads it whole.
+  EXPECT_TRUE(load_stored(&db, source, {n[4]}, 90));
+  EXPECT_TRUE(load_stored(&db, source, {n[3], n[4]}, 90));
   std::filesystem::remove_all(dir);
 }
 

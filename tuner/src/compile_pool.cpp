@@ -53,33 +53,56 @@ void CompilePool::work() {
       if (stop_ || next_batch_ == batches_.size()) return;
       batch = batches_[next_batch_++];
     }
-    CompiledBatch result;
-    const auto compile = [&](const std::vector<std::size_t>& indices) {
-      std::vector<std::string> names;
-      for (auto i : indices) names.push_back(names_[i]);
-      Program p = load_or_compile(store_, source_, names, arch_, program_name_);
-      CompiledBatch::Unit unit{std::move(p.cubin), {}, p.compile_ms, p.stored};
-      for (std::size_t k = 0; k < indices.size(); ++k)
-        for (auto user : users_[indices[k]]) unit.entries.emplace_back(user, p.entries[k]);
-      result.units.push_back(std::move(unit));
-    };
-    try {
-      compile(batch);
-    } catch (const std::exception&) {
-      for (auto i : batch) {
-        try {
-          compile({i});
-        } catch (const std::exception& e) {
-          for (auto user : users_[i]) result.errors.emplace_back(user, e.what());
-        }
-      }
-    }
+    CompiledBatch result = build(batch);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       done_.push_back(std::move(result));
     }
     ready_.notify_one();
   }
+}
+
+// The batch's program as stored, else each kernel that other batches (other problems,
+// earlier runs) compiled from its program, and the rest compiled together; a failing
+// program is retried one instance at a time.
+CompiledBatch CompilePool::build(const std::vector<std::size_t>& batch) {
+  CompiledBatch result;
+  std::map<std::string, std::size_t> unit_of;  // CUBIN -> its unit: one module per program
+  const auto add = [&](Program p, const std::vector<std::size_t>& indices) {
+    const auto [at, added] = unit_of.emplace(p.cubin, result.units.size());
+    if (added) result.units.push_back({std::move(p.cubin), {}, p.compile_ms, p.stored});
+    CompiledBatch::Unit& unit = result.units[at->second];
+    for (std::size_t k = 0; k < indices.size(); ++k)
+      for (auto user : users_[indices[k]]) unit.entries.emplace_back(user, p.entries[k]);
+  };
+  const auto names_of = [&](const std::vector<std::size_t>& indices) {
+    std::vector<std::string> names;
+    for (auto i : indices) names.push_back(names_[i]);
+    return names;
+  };
+  if (auto whole = load_stored(store_, source_, names_of(batch), arch_)) {
+    add(std::move(*whole), batch);
+    return result;
+  }
+  std::vector<std::size_t> rest;
+  for (auto i : batch) {
+    auto stored = batch.size() > 1 ? load_stored(store_, source_, {names_[i]}, arch_) : std::nullopt;
+    if (stored) add(std::move(*stored), {i});
+    else rest.push_back(i);
+  }
+  if (rest.empty()) return result;
+  try {
+    add(load_or_compile(store_, source_, names_of(rest), arch_, program_name_), rest);
+  } catch (const std::exception&) {
+    for (auto i : rest) {
+      try {
+        add(load_or_compile(store_, source_, {names_[i]}, arch_, program_name_), {i});
+      } catch (const std::exception& e) {
+        for (auto user : users_[i]) result.errors.emplace_back(user, e.what());
+      }
+    }
+  }
+  return result;
 }
 
 std::optional<CompiledBatch> CompilePool::next() {

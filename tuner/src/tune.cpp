@@ -380,8 +380,13 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     rec.driver_version = dev.driver_version;
     rec.tuned_at = utc_now();
     result.stored = db.put(rec);
-    // Keep the winner's CUBIN so an application's first call loads it without NVRTC.
-    load_or_compile(&db, source, {instances[w.index].name_expression}, dev.arch, spec.family());
+    // Keep the winner's CUBIN so an application's first call loads it without NVRTC:
+    // the program the search compiled it in, or compiled now.
+    const std::vector<std::string> winner{instances[w.index].name_expression};
+    if (const auto compiled = load_stored(&programs, source, winner, dev.arch))
+      store_program(db, source, winner, dev.arch, *compiled);
+    else
+      load_or_compile(&db, source, winner, dev.arch, spec.family());
     closing["stored"] = result.stored;
   }
   slog.write(closing);

@@ -86,6 +86,12 @@ struct StoredBinary {
   std::string entry;
 };
 
+// Where a compiled kernel is: the stored binary (its key) that holds it, and its entry
+// (mangled name) there.
+struct KernelLocation {
+  std::string binary_key, entry;
+};
+
 // The tuning database: SQLite in WAL mode (atomic, crash-safe, several writers),
 // schema-versioned. A file proven not to be a healthy ktune database (corrupt, not a
 // database, not ktune's schema) is renamed aside under a name no one has, after its
@@ -156,6 +162,13 @@ class Database {
   // hash no longer matches is reported (returns nullopt) and deleted.
   void put_binary(const std::string& key, const StoredBinary& binary);
   std::optional<StoredBinary> get_binary(const std::string& key);
+  // Kernel locations: every kernel of a binary compiled for several instances is
+  // findable under its own key (kernel_key -> entry pairs, located in binary_key), so
+  // whatever needs one of them later loads that binary instead of compiling it again.
+  // nullopt where none is known (also in files written before locations existed).
+  void put_kernel_locations(const std::string& binary_key,
+                            const std::vector<std::pair<std::string, std::string>>& kernels);
+  std::optional<KernelLocation> kernel_location(const std::string& kernel_key);
 
   // 2: records carry "rate" and "rate_unit" (schema 1: "gbps", which held GFLOP/s
   // for GEMM). 3: family and variant are separate fields and key columns.

@@ -27,6 +27,8 @@ struct CompiledBatch {
 // Compiles candidates on worker threads, several instances per NVRTC program, and
 // hands batches back in completion order so timing overlaps compilation. A failing
 // program is retried one instance at a time, so each candidate gets its own error.
+// With a store, a kernel compiled before in any program (another problem's batch, an
+// earlier run) is loaded from that program instead of compiled again.
 // Candidates with equal name expressions are compiled once and all delivered.
 class CompilePool {
  public:
@@ -48,6 +50,7 @@ class CompilePool {
 
  private:
   void work();
+  CompiledBatch build(const std::vector<std::size_t>& batch);
   std::string source_, program_name_;
   std::vector<std::string> names_;               // distinct name expressions
   std::vector<std::vector<std::size_t>> users_;  // per distinct name: the candidates
