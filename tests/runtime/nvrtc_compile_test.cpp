@@ -86,6 +86,9 @@ TEST(NvrtcCompile, KernelsCompiledInOneProgramServeLaterBatches) {
   // reads it whole.
   EXPECT_TRUE(load_stored(&db, source, {n[4]}, 90));
   EXPECT_TRUE(load_stored(&db, source, {n[3], n[4]}, 90));
+  // A location whose program no longer holds the kernel (replaced, say) is a miss.
+  db.put_binary(binary_key(source, {n[0], n[1], n[2]}, 90), {"not that program", "_Z5otherv"});
+  EXPECT_FALSE(load_stored(&db, source, {n[1]}, 90));
   std::filesystem::remove_all(dir);
 }
 
