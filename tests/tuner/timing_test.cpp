@@ -26,5 +26,19 @@ TEST(Timing, ConfidenceIntervalShrinksWithTightSamples) {
   EXPECT_DOUBLE_EQ(summarize(outlier).median_us, 10.0);
 }
 
+// The probe: 3 samples rule a candidate out only when their median is past 1.5 x the
+// hopeless mark, one slow sample (a clock ramp, a page fault) does not, nothing is
+// ruled out before there is a best to compare with, nor below the floor (short
+// kernels, whose single launches carry overhead the best's batches do not).
+TEST(Timing, ProbeRulesOutOnlyFarSlowerCandidates) {
+  const double hopeless = 125, floor = 40;  // 1.25 x a best of 100 us
+  EXPECT_TRUE(far_behind(summarize({200, 195, 205}), hopeless, floor));
+  EXPECT_FALSE(far_behind(summarize({180, 185, 182}), hopeless, floor));   // 1.8x: timed in full
+  EXPECT_FALSE(far_behind(summarize({100, 101, 5000}), hopeless, floor));  // one outlier
+  EXPECT_FALSE(far_behind(summarize({200, 195, 205}), 0, floor));          // no best yet
+  EXPECT_FALSE(far_behind(summarize({400, 400}), hopeless, floor));        // fewer than 3 samples
+  EXPECT_FALSE(far_behind(summarize({30, 31, 30}), 12.5, floor));           // short: batches decide
+}
+
 }  // namespace
 }  // namespace ktune

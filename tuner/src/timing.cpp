@@ -118,9 +118,19 @@ std::vector<float> Timer::sample(const std::function<void()>& launch, int reps, 
   return out;
 }
 
+bool far_behind(const TimingStats& probe, double hopeless_us, double floor_us) {
+  return hopeless_us > 0 && probe.samples >= k_probe_reps && probe.median_us >= floor_us &&
+         probe.median_us > 1.5 * hopeless_us;
+}
+
 TimingStats Timer::measure(const std::function<void()>& launch, double hopeless_us) {
   sample(launch, protocol_.warmup);
-  std::vector<float> all = sample(launch, protocol_.min_reps);
+  std::vector<float> all = sample(launch, std::min(k_probe_reps, protocol_.min_reps));
+  if (far_behind(summarize(all), hopeless_us, 2 * protocol_.batch_below_us)) return summarize(all);
+  if (protocol_.min_reps > k_probe_reps) {
+    const auto rest = sample(launch, protocol_.min_reps - k_probe_reps);
+    all.insert(all.end(), rest.begin(), rest.end());
+  }
   TimingStats s = summarize(all);
   int batch = 1;
   if (s.median_us < protocol_.batch_below_us) {

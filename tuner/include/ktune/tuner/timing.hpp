@@ -17,6 +17,14 @@ struct TimingStats {
 
 TimingStats summarize(std::vector<float> samples_us);
 
+// Timer::measure's first samples, and whether they already rule a candidate out: their
+// median more than 1.5 x hopeless_us (hopeless_us 0: never), i.e. about twice the best
+// so far, where the median of 3 is robust to one outlier and a 1% noise moves nothing.
+// Only at floor_us or more: single launches of shorter kernels carry launch and event
+// overhead that the best's batched timing does not.
+constexpr int k_probe_reps = 3;
+bool far_behind(const TimingStats& probe, double hopeless_us, double floor_us);
+
 struct TimingProtocol {
   bool cold = true;         // flush L2 before each repetition
   int warmup = 2;
@@ -37,7 +45,9 @@ class Timer {
 
   // `launch` enqueues the work on the stream. Repeats until the CI target or the cap;
   // a candidate whose median is already above `hopeless_us` stops at min_reps (its
-  // exact time cannot change the outcome).
+  // exact time cannot change the outcome), and one whose first 3 samples' median is
+  // half again past it (far_behind) stops there: at large shapes most of a search's
+  // GPU time went to timing such configs 10 times.
   TimingStats measure(const std::function<void()>& launch, double hopeless_us = 0);
   // Exactly `reps` timed samples (no warm-up), each the time of one kernel: for
   // interleaved re-timing. With batch > 1 a sample is a CUDA graph of `batch`
