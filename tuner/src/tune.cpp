@@ -218,7 +218,9 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   Watchdog watchdog([&](const std::string& config) {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%g", o.config_timeout_s);
-    const std::string why = "hung: still running after " + std::string(limit) + " s (--config-timeout); the process had to end";
+    const std::string why = "hung: still running after " + std::string(limit) +
+                            " s (--config-timeout; raise it for problems whose launches take seconds); the process "
+                            "had to end";
     record(current, "launch_error", why, current_compile_ms, nullptr, nullptr);
     slog.write({{"type", "closing"}, {"context_lost", true}, {"config", config}});
     if (o.on_hang) o.on_hang(ContextLost(config, why));
