@@ -19,7 +19,17 @@ grep -q '"count": 9' "$dir/space.txt" || fail "scale space count"
 "$ktune" space --kernel "$stencil" --problem nx=100,ny=50,T=f64 | tail -1 | grep -q '"count": 334' || fail "stencil f64 space (f64 tiles are larger)"
 # Its kernels compile for sm_90 with NVRTC (the type argument substituted).
 "$ktune" tune --kernel "$data/scale.cu" --problem n=1000,T=i32 --dry-run > "$dir/dry.txt" || fail "dry run: $(cat "$dir/dry.txt")"
-grep -q "9 compiled for sm_90" "$dir/dry.txt" || fail "dry run count: $(cat "$dir/dry.txt")"
+grep -q "9 compiled for sm_90 (0 of them found in the program store)" "$dir/dry.txt" || fail "dry run count: $(cat "$dir/dry.txt")"
+# The dry run stored its programs: a second one (or a tuning run on an sm_90 GPU with
+# this cache) compiles none of them.
+"$ktune" tune --kernel "$data/scale.cu" --problem n=1000,T=i32 --dry-run > "$dir/dry.txt" || fail "dry run 2: $(cat "$dir/dry.txt")"
+grep -q "9 compiled for sm_90 (9 of them found in the program store)" "$dir/dry.txt" || fail "precompiled: $(cat "$dir/dry.txt")"
+# A program store that cannot be opened costs only the storing.
+chmod 0666 "$KTUNE_CACHE_DIR/programs.db"
+"$ktune" tune --kernel "$data/scale.cu" --problem n=1000,T=i32 --dry-run > "$dir/dry.txt" 2>&1 || fail "dry run 3: $(cat "$dir/dry.txt")"
+grep -q "compiling without storing the programs: .*writable by other users" "$dir/dry.txt" && grep -q "9 compiled for sm_90 (0 of" "$dir/dry.txt" \
+  || fail "unusable store: $(cat "$dir/dry.txt")"
+chmod 0600 "$KTUNE_CACHE_DIR/programs.db"
 # Without a GPU, tune says so and what to do instead.
 if ! "$ktune" tune --kernel "$data/scale.cu" --problem n=1000 > /dev/null 2> "$dir/err"; then
   grep -q "cannot tune here" "$dir/err" && grep -q -- "--kernel .*scale.cu --problem n=1000 --dry-run" "$dir/err" \

@@ -101,11 +101,19 @@ std::map<std::string, std::string> faulted_configs() {
 }
 
 // Compiles a problem's whole space for sm_90 (no GPU needed); 0 when all of it compiled.
+// The programs go to the tuning run's programs.db, so tuning on an sm_90 GPU with this
+// cache later compiles nothing; a store that cannot be opened costs only that.
 int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
-  const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program);
-  std::printf("dry run (no GPU): %zu configs for %s, %zu compiled for sm_90 in %.1f s (%.1f ms per config "
-              "on %u threads), %zu failed\n",
-              r.configs, problem.problem.describe().c_str(), r.compiled, r.seconds,
+  std::unique_ptr<Database> programs;
+  try {
+    programs = std::make_unique<Database>(programs_path(Database::path_or_default(opt.database)));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ktune: compiling without storing the programs: %s\n", e.what());
+  }
+  const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program, programs.get());
+  std::printf("dry run (no GPU): %zu configs for %s, %zu compiled for sm_90 (%zu of them found in the program "
+              "store) in %.1f s (%.1f ms per config on %u threads), %zu failed\n",
+              r.configs, problem.problem.describe().c_str(), r.compiled, r.stored, r.seconds,
               1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.configs, 1)),
               opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
               r.failures.size());

@@ -91,7 +91,7 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   Database db(db_path);  // opened first: a broken file is set aside before any work
   // Every candidate's program goes to a store of its own: tuning.db stays small, so an
   // application's first call opens and checks it in a few milliseconds.
-  Database programs(db_path.parent_path() / "programs.db");
+  Database programs(programs_path(db_path));
   const SigintGuard sigint;
   const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
   const std::unique_ptr<Harness> owned = make_harness(dev);
@@ -395,7 +395,11 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   return result;
 }
 
-DryRunResult dry_run(const TuningProblem& tp, int arch, int threads, int instances_per_program) {
+std::filesystem::path programs_path(const std::filesystem::path& database) {
+  return database.parent_path() / "programs.db";
+}
+
+DryRunResult dry_run(const TuningProblem& tp, int arch, int threads, int instances_per_program, Database* store) {
   const KernelSpec& spec = *tp.spec;
   const Problem& problem = tp.problem;
   const auto t0 = Clock::now();
@@ -406,9 +410,12 @@ DryRunResult dry_run(const TuningProblem& tp, int arch, int threads, int instanc
   for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem, tp.type_argument).name_expression);
   DryRunResult r;
   r.configs = space.size();
-  CompilePool pool(tp.source, names, arch, threads, spec.family(), nullptr, instances_per_program);
+  CompilePool pool(tp.source, names, arch, threads, spec.family(), store, instances_per_program);
   while (auto batch = pool.next()) {
-    for (const auto& u : batch->units) r.compiled += u.entries.size();
+    for (const auto& u : batch->units) {
+      r.compiled += u.entries.size();
+      if (u.stored) r.stored += u.entries.size();
+    }
     for (const auto& [i, e] : batch->errors) r.failures.push_back(config_to_string(spec, space[i]) + ": " + e);
   }
   r.seconds = seconds_since(t0);

@@ -82,14 +82,21 @@ using HarnessFactory = std::function<std::unique_ptr<Harness>(const DeviceInfo&)
 // best so far.
 TuneResult tune(const TuneOptions& options, const HarnessFactory& make_harness);
 
+// Where a tuning run stores every candidate's program: programs.db beside `database`.
+std::filesystem::path programs_path(const std::filesystem::path& database);
+
 struct DryRunResult {
   std::size_t configs = 0, compiled = 0;
+  std::size_t stored = 0;  // of compiled: read back from the store, not compiled now
   std::vector<std::string> failures;  // "config: error"
   double seconds = 0;
 };
 
 // No GPU needed: compile every config of `problem` for a device model (sm_<arch>
-// limits) with NVRTC, `threads` in parallel.
-DryRunResult dry_run(const TuningProblem& problem, int arch, int threads, int instances_per_program = 0);
+// limits) with NVRTC, `threads` in parallel. With `store` (a tuning run's
+// programs.db) the programs go there, so a later run on an sm_<arch> GPU with the
+// same NVRTC finds every kernel compiled.
+DryRunResult dry_run(const TuningProblem& problem, int arch, int threads, int instances_per_program = 0,
+                     Database* store = nullptr);
 
 }  // namespace ktune
