@@ -107,7 +107,7 @@ int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
   std::unique_ptr<Database> programs;
   try {
     programs = std::make_unique<Database>(programs_path(Database::path_or_default(opt.database)));
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "ktune: compiling without storing the programs: %s\n", e.what());
   }
   const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program, programs.get());
