@@ -1,7 +1,7 @@
 // hang = 1 never finishes (an endless loop, as a deadlocked config would): the tuner's
 // watchdog (--config-timeout) must log it, go on in a fresh process and store hang = 0.
 // @kernel  hang_test
-// @entry   hang
+// @entry   spin
 // @problem n
 // @arg     out y : f32[n]
 // @arg     in  x : f32[n]
@@ -14,7 +14,7 @@
 // @verify  tolerance = exact
 
 template <int hang, int threads>
-__global__ void hang(float* y, const float* x, int n) {
+__global__ void spin(float* y, const float* x, int n) {
   const int i = blockIdx.x * threads + threadIdx.x;
   if (i >= n) return;
   if (hang == 1)
