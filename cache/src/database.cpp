@@ -982,8 +982,7 @@ void Database::put_kernel_locations(const std::string& binary_key,
 
 std::optional<KernelLocation> Database::kernel_location(const std::string& kernel_key) {
   std::lock_guard<std::mutex> lock(db_->mutex);
-  {
-    // A file opened read-only may predate the table.
+  if (read_only_) {  // a writable open created the table; a file opened read-only may predate it
     Statement table(db_->db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='kernels'");
     if (!table.step() || table.int64(0) == 0) return std::nullopt;
   }

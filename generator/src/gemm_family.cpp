@@ -18,6 +18,12 @@ std::int64_t tunable(const KernelSpec& spec, const Instance& inst, const char* n
   return std::get<std::int64_t>(inst.config.at(static_cast<std::size_t>(spec.tunable_index(name))));
 }
 
+// A text tunable's value, or "" where the spec has no such tunable (the SIMT gemm).
+std::string text_tunable(const KernelSpec& spec, const Instance& inst, const char* name) {
+  const int at = spec.tunable_index(name);
+  return at < 0 ? std::string() : std::get<std::string>(inst.config.at(static_cast<std::size_t>(at)));
+}
+
 // Bytes from the first to one past the last element of a rows x cols matrix.
 std::uintptr_t extent(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t elem) {
   return static_cast<std::uintptr_t>(((rows - 1) * ld + cols) * elem);
@@ -160,16 +166,16 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
   else if (plan.pack) place(a_rows, a_cols, plan.packed_lda, plan.a_offset);
   if (plan.transpose_b) place(a.n, a.k, plan.packed_ldb, plan.b_offset);  // B stored k x n -> n x k
   else if (plan.pack) place(b_rows, b_cols, plan.packed_ldb, plan.b_offset);
-  if (spec.tunable_index("engine") >= 0 && std::get<std::string>(inst.config.at(static_cast<std::size_t>(
-                                                 spec.tunable_index("engine")))) == "tma") {
-    // K-major operands (rows along m or n) come in one box of bm or bn rows, MN-major
-    // ones in boxes of bk rows and 128 bytes, one per column block.
-    const auto row = static_cast<std::uint32_t>(128 / elem), bk = static_cast<std::uint32_t>(tunable(spec, inst, "bk"));
+  if (text_tunable(spec, inst, "engine") == "tma") {
+    // Boxes of 128-byte rows, which tma's bk is (64 halves, 32 floats): K-major operands
+    // (rows along m or n) in one box of bm or bn rows, MN-major ones in boxes of bk
+    // rows, one per column block.
+    const auto bk = static_cast<std::uint32_t>(tunable(spec, inst, "bk"));
     const bool a_kmajor = plan.transpose_a || !a.trans_a, b_kmajor = plan.transpose_b || a.trans_b;
     const auto [ar, ac] = plan.transpose_a ? std::pair{a.m, a.k} : gemm_stored_a(a);
     const auto [br, bc] = plan.transpose_b ? std::pair{a.n, a.k} : gemm_stored_b(a);
-    plan.map_a = {ar, ac, a_kmajor ? static_cast<std::uint32_t>(tunable(spec, inst, "bm")) : bk, row};
-    plan.map_b = {br, bc, b_kmajor ? static_cast<std::uint32_t>(tunable(spec, inst, "bn")) : bk, row};
+    plan.map_a = {ar, ac, a_kmajor ? static_cast<std::uint32_t>(tunable(spec, inst, "bm")) : bk, bk};
+    plan.map_b = {br, bc, b_kmajor ? static_cast<std::uint32_t>(tunable(spec, inst, "bn")) : bk, bk};
   }
   if (plan.splitk > 1) {
     plan.work_offset = at;

@@ -18,15 +18,27 @@ namespace {
 
 const KernelSpec& spec() { return KernelSpec::builtin("transpose"); }
 
-TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ktune-store-test-" + std::to_string(::getpid()));
+// An empty folder of this process for a test's databases.
+std::filesystem::path fresh_dir(const std::string& tag) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ktune-" + tag + "-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
+  return dir;
+}
+
+// A 512 x 512 f32 transpose and its space.
+const Problem k_square{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}, {"copy_align", 0}}};
+const std::vector<Config>& square_configs() {
+  static const std::vector<Config> configs = enumerate(spec(), DeviceLimits{}, k_square);
+  return configs;
+}
+
+TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
+  const auto dir = fresh_dir("store");
   Database db(dir / "tuning.db");
-  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}, {"copy_align", 0}}};
-  const auto configs = enumerate(spec(), DeviceLimits{}, p);
+  const auto& configs = square_configs();
   std::vector<std::string> names;
   for (std::size_t i = 0; i < configs.size(); i += configs.size() / 12)
-    names.push_back(instantiate(spec(), configs[i], DeviceLimits{}, p).name_expression);
+    names.push_back(instantiate(spec(), configs[i], DeviceLimits{}, k_square).name_expression);
   std::map<std::size_t, std::string> first, second;
   std::size_t compiled = 0, stored = 0;
   for (auto* lowered : {&first, &second}) {
@@ -47,14 +59,12 @@ TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {
 // batch, the runtime's single instance): load_stored finds the program that holds it,
 // and a batch mixing compiled and new kernels compiles only the new ones, together.
 TEST(NvrtcCompile, KernelsCompiledInOneProgramServeLaterBatches) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ktune-kernels-test-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const auto dir = fresh_dir("kernels");
   Database db(dir / "programs.db");
-  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}, {"copy_align", 0}}};
-  const auto configs = enumerate(spec(), DeviceLimits{}, p);
+  const auto& configs = square_configs();
   std::vector<std::string> n;  // six distinct kernels
   for (std::size_t i = 0; n.size() < 6; i += configs.size() / 7)
-    n.push_back(instantiate(spec(), configs[i], DeviceLimits{}, p).name_expression);
+    n.push_back(instantiate(spec(), configs[i], DeviceLimits{}, k_square).name_expression);
   const std::string& source = spec().source();
   const Program first = load_or_compile(&db, source, {n[0], n[1], n[2]}, 90, "transpose");
   EXPECT_FALSE(first.stored);
@@ -96,9 +106,8 @@ TEST(NvrtcCompile, KernelsCompiledInOneProgramServeLaterBatches) {
 // are compiled once and each is delivered with that kernel; a failing name fails all
 // of its candidates.
 TEST(NvrtcCompile, EqualNamesCompileOnce) {
-  const Problem p{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}, {"copy_align", 0}}};
-  const std::string a = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, p).name_expression;
-  const std::string b = instantiate(spec(), enumerate(spec(), DeviceLimits{}, p).back(), DeviceLimits{}, p).name_expression;
+  const std::string a = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, k_square).name_expression;
+  const std::string b = instantiate(spec(), square_configs().back(), DeviceLimits{}, k_square).name_expression;
   ASSERT_NE(a, b);
   const std::string bad = "ktune_transpose<unsigned int, 3>";
   const std::vector<std::string> names{a, b, a, bad, a, bad};
@@ -121,8 +130,7 @@ TEST(NvrtcCompile, EqualNamesCompileOnce) {
 // The runtime's path: one instance, loaded from the store once it is there, compiled
 // without a store, and a read-only store that cannot take it costs nothing but a compile.
 TEST(NvrtcCompile, LoadOrCompileSingleInstance) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ktune-program-test-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const auto dir = fresh_dir("program");
   const Problem p{DType::f32, {{"rows", 100}, {"cols", 100}, {"align", 4}, {"copy_align", 0}}};
   const std::string name = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, p).name_expression;
   const Program plain = load_or_compile(nullptr, spec().source(), {name}, 90, "transpose");

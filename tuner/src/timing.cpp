@@ -126,12 +126,13 @@ bool far_behind(const TimingStats& probe, double hopeless_us, double floor_us) {
 TimingStats Timer::measure(const std::function<void()>& launch, double hopeless_us) {
   sample(launch, protocol_.warmup);
   std::vector<float> all = sample(launch, std::min(k_probe_reps, protocol_.min_reps));
-  if (far_behind(summarize(all), hopeless_us, 2 * protocol_.batch_below_us)) return summarize(all);
+  TimingStats s = summarize(all);
+  if (far_behind(s, hopeless_us, 2 * protocol_.batch_below_us)) return s;
   if (protocol_.min_reps > k_probe_reps) {
     const auto rest = sample(launch, protocol_.min_reps - k_probe_reps);
     all.insert(all.end(), rest.begin(), rest.end());
+    s = summarize(all);
   }
-  TimingStats s = summarize(all);
   int batch = 1;
   if (s.median_us < protocol_.batch_below_us) {
     // Short kernel: about 200 us of work per sample, from scratch in batches.

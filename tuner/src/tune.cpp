@@ -211,20 +211,28 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
     return Evaluation{i, t ? std::optional<double>(t->median_us) : std::nullopt};
   };
 
-  // A candidate that hangs: logged from the watchdog's thread (the search's is stuck in
-  // the driver), then the process is replaced or ends.
+  // A candidate that left the context unusable (a fault, or a hang): logged as a launch
+  // error and the log closed, for the caller to go on in a fresh process without it.
+  const auto lose_context = [&](std::size_t i, const std::string& why, double compile_ms, const KernelResources* res) {
+    const std::string config = config_to_string(spec, space[i]);
+    record(i, "launch_error", why, compile_ms, res, nullptr);
+    slog.write({{"type", "closing"}, {"context_lost", true}, {"config", config}});
+    return ContextLost(config, why);
+  };
+  // A hang: the search's thread is stuck in the driver, so this runs on the watchdog's,
+  // then the process is replaced (on_hang) or ends.
   std::size_t current = 0;
   double current_compile_ms = 0;
-  Watchdog watchdog([&](const std::string& config) {
+  Watchdog watchdog([&](const std::string&) {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%g", o.config_timeout_s);
-    const std::string why = "hung: still running after " + std::string(limit) +
-                            " s (--config-timeout; raise it for problems whose launches take seconds); the process "
-                            "had to end";
-    record(current, "launch_error", why, current_compile_ms, nullptr, nullptr);
-    slog.write({{"type", "closing"}, {"context_lost", true}, {"config", config}});
-    if (o.on_hang) o.on_hang(ContextLost(config, why));
-    std::fprintf(stderr, "ktune: config {%s} %s\n", config.c_str(), why.c_str());
+    const ContextLost lost = lose_context(current,
+                                          "hung: still running after " + std::string(limit) +
+                                              " s (--config-timeout; raise it for problems whose launches take "
+                                              "seconds); the process had to end",
+                                          current_compile_ms, nullptr);
+    if (o.on_hang) o.on_hang(lost);
+    std::fprintf(stderr, "ktune: config {%s} %s\n", lost.config.c_str(), lost.reason.c_str());
     std::fflush(nullptr);
     std::_Exit(3);
   });
@@ -258,10 +266,8 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
       // starts it again in a fresh process with this config excluded.
       if (driver::api().cuCtxSynchronize() == CUDA_SUCCESS)
         return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
-      const std::string why = std::string("the kernel faulted (the run went on in a fresh process): ") + e.what();
-      record(i, "launch_error", why, compile_ms, &res, nullptr);
-      slog.write({{"type", "closing"}, {"context_lost", true}, {"config", config_to_string(spec, space[i])}});
-      throw ContextLost(config_to_string(spec, space[i]), why);
+      throw lose_context(i, std::string("the kernel faulted (the run went on in a fresh process): ") + e.what(),
+                         compile_ms, &res);
     }
   };
 
