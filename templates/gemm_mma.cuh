@@ -12,6 +12,7 @@
 // @tune    vec     = 4, 8
 // @tune    engine  = mma, wgmma, tma
 // @tune    kmajor  = 0, 1
+// @tune    persistent = 0, 1
 // @tune    splitk  = 1, 2, 4, 8
 // @runtime splitk
 // @derive  wgmma = engine != "mma"
@@ -28,7 +29,7 @@
 // @derive  b_cols = kb ? bk : bn
 // @derive  ring_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * elem_bytes
 // @derive  epilogue_bytes = bm * (bn + 4) * 4
-// @derive  smem_bytes = (ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes) + (wgmma ? 1024 : 0) + (tma ? 16 * stages : 0)
+// @derive  smem_bytes = (persistent || ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes) + (wgmma ? 1024 : 0) + (tma ? 16 * stages : 0) + (persistent ? 2560 * warps_m * warps_n : 0)
 // @derive  group_rows = bm / warps_n
 // @require (elem_bytes == 2 || elem_bytes == 4) && vec * elem_bytes == 16 && compute_capability >= 80
 // @require threads >= 64 && threads <= (tma ? 384 : 256)
@@ -39,11 +40,12 @@
 // @require !wgmma || elem_bytes == 2 || (ka == 0 && kb == 1)
 // @require kmajor == 0 || (elem_bytes == 4 && (trans_a == 1 || trans_b == 0))
 // @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
+// @require persistent == 0 || (tma && splitk == 1)
 // @require tma || ((bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0)
 // @require smem_bytes <= max_smem_per_block
 // @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 2 * sm_count && k >= 256 * splitk)
 // @launch  block = (threads, 1, 1)
-// @launch  grid  = (ceil_div(n, bn), ceil_div(m, bm), splitk)
+// @launch  grid  = (persistent ? min(ceil_div(m, bm) * ceil_div(n, bn), sm_count) : ceil_div(n, bn), persistent ? 1 : ceil_div(m, bm), splitk)
 // @launch  smem  = smem_bytes
 // @include common
 // @include gemm_types
@@ -81,6 +83,11 @@
 //   completes when the copies' bytes have landed, `empty` when every consumer thread's
 //   wgmma reading the stage completed; no block-wide barrier in the main loop, and
 //   the ring runs stages - 1 tiles ahead of the multiply.
+//   persistent = 1: one block per SM walks the tiles (every gridDim.x-th, in the group
+//   order below); the producer runs on into the next tile's k-tiles while the
+//   consumers store the last one's accumulators (each warp through a small piece of
+//   shared memory of its own, as the ring is busy), so each tile's epilogue and its
+//   pipeline's fill overlap the neighbouring tiles' multiplies.
 // ldmatrix reads eight 16-byte rows of one 8x8 matrix per phase: layout none puts them
 // on the same banks when a row is 128 bytes or a multiple; pad adds 16 bytes a row; xor
 // permutes a row's 16-byte chunks by the row (CuTe's Swizzle<3,3,3> on 2-byte elements
@@ -308,43 +315,34 @@ __device__ __forceinline__ unsigned long long ktune_wgmma_desc(unsigned address,
          1ull << 62;
 }
 
-// Eight consecutive results to C (16-byte aligned) as 16-byte vectors: one of 8 halves,
-// or two of 4 floats; beta = 0 never reads C.
-template <class In> struct ktune_mma_store8 {
-  static __device__ __forceinline__ void run(In* c, const float (&v)[8], float alpha, float beta) {
-    ktune_vec<unsigned, 4>* p = reinterpret_cast<ktune_vec<unsigned, 4>*>(c);
-    ktune_vec<unsigned, 4> old{}, out;
+// N consecutive results to C (aligned to N elements or 16 bytes) in accesses of 16
+// bytes, or one of N elements if smaller; beta = 0 never reads C.
+template <class Out, int N> __device__ __forceinline__ void ktune_mma_store(Out* c, const float* v, float alpha, float beta) {
+  constexpr int per_word = 4 / int(sizeof(Out)), per_access = N * int(sizeof(Out)) < 16 ? N : 16 / int(sizeof(Out));
+  using Words = ktune_vec<unsigned, per_access / per_word>;
+#pragma unroll
+  for (int a = 0; a < N / per_access; ++a) {
+    Words* p = reinterpret_cast<Words*>(c + a * per_access);
+    Words old{}, out;
     if (beta != 0.f) old = *p;
 #pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      unsigned bits[2];
+    for (int w = 0; w < per_access / per_word; ++w) {
+      out.v[w] = 0;
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        float x = alpha * v[2 * w + e];
-        if (beta != 0.f) {
-          const In c0{static_cast<unsigned short>(e ? old.v[w] >> 16 : old.v[w] & 0xffffu)};
-          x = fmaf(beta, ktune_io<In, float>::load(c0), x);
+      for (int e = 0; e < per_word; ++e) {
+        float x = alpha * v[a * per_access + w * per_word + e];
+        if constexpr (per_word == 1) {
+          out.v[w] = __float_as_uint(beta != 0.f ? fmaf(beta, __uint_as_float(old.v[w]), x) : x);
+        } else {
+          const Out c0{static_cast<unsigned short>(old.v[w] >> (16 * e))};
+          if (beta != 0.f) x = fmaf(beta, ktune_io<Out, float>::load(c0), x);
+          out.v[w] |= unsigned(ktune_io<Out, float>::store(x).bits) << (16 * e);
         }
-        bits[e] = ktune_io<In, float>::store(x).bits;
       }
-      out.v[w] = bits[0] | bits[1] << 16;
     }
     *p = out;
   }
-};
-template <> struct ktune_mma_store8<float> {
-  static __device__ __forceinline__ void run(float* c, const float (&v)[8], float alpha, float beta) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      ktune_vec<float, 4>* p = reinterpret_cast<ktune_vec<float, 4>*>(c + 4 * h);
-      ktune_vec<float, 4> out;
-      if (beta != 0.f) out = *p;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) out.v[e] = beta != 0.f ? fmaf(beta, out.v[e], alpha * v[4 * h + e]) : alpha * v[4 * h + e];
-      *p = out;
-    }
-  }
-};
+}
 
 // kmajor's transpose mode: X (rows x cols, pitch ld) to Y = X^T (cols x rows, pitch
 // ld_t) through a padded 64 x 64 shared tile (T: the kernel's shared memory, 17 KB at
@@ -413,7 +411,7 @@ __device__ __forceinline__ void ktune_wgmma_tile(float (&acc)[group_rows / 64][b
 }
 
 template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec,
-          int engine, int kmajor>
+          int engine, int kmajor, int persistent>
 __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma ? 128 : 0))
     ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B,
                    typename ktune_gemm_out_of<T>::type* C,
@@ -455,7 +453,10 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
   constexpr unsigned ring_bytes = sizeof(In) * stages * (TileA::size + TileB::size), epilogue_bytes = bm * (bn + 4) * 4;
   const unsigned smem0 = ktune_smem_address(ktune_mma_smem);
   const unsigned As = use_wgmma ? (smem0 + 1023) & ~1023u : smem0, Bs = As + sizeof(In) * stages * TileA::size;
-  const unsigned bars = As + (ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes);
+  // persistent's epilogue needs no shared tile: its warps stage C in 2560 bytes each,
+  // after the mbarriers.
+  const unsigned bars = As + (persistent || ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes);
+  const unsigned staging = bars + 16u * stages;
 
   const ktune_gemm_block<bm, bn, bk> this_block(group, k);
   const int m0 = this_block.m0, n0 = this_block.n0, k_begin = this_block.k_begin, k_end = this_block.k_end;
@@ -473,17 +474,68 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
   };
 
   float acc[mi_count][ni_count][4];
+  const auto clear_accumulators = [&] {
 #pragma unroll
-  for (int i = 0; i < mi_count; ++i)
+    for (int i = 0; i < mi_count; ++i)
 #pragma unroll
-    for (int j = 0; j < ni_count; ++j)
+      for (int j = 0; j < ni_count; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+  };
+  clear_accumulators();
+  const auto wait_for_wgmma = [&] {
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+    for (int i = 0; i < mi_count; ++i)  // the accumulators are read only now
+#pragma unroll
+      for (int j = 0; j < ni_count; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(acc[i][j][e])::"memory");
+  };
 
   // This (consumer) thread's accumulator (i, j, 2h + e) is C's row row0 + i * i_step +
   // lane / 4 + 8h, column col0 + 8j + 2 (lane % 4) + e, for every engine.
   const int ctid = tid - producers, warp = ctid / 32;
   int row0, col0;
+  // persistent's epilogue: the accumulators to the tile of C at (tm0, tn0) while the
+  // producer fills the ring with the next tile's k-tiles, so each warp goes through its
+  // own piece of shared memory beside the ring, 32 columns of its 16 rows at a time
+  // (rows of 40 floats: the float2 writes and the 16-byte reads are conflict-free), and
+  // C is written by 8 lanes a row, 4 elements each, in one access.
+  const auto store_staged = [&](int tm0, int tn0) {
+    constexpr int ld_w = 40;
+    float* const W = reinterpret_cast<float*>(ktune_mma_smem + (staging - smem0)) + warp * 16 * ld_w;
+    const bool vectors = ldc % 4 == 0 && reinterpret_cast<unsigned long long>(C) % (4 * sizeof(Out)) == 0;
+#pragma unroll
+    for (int i = 0; i < mi_count; ++i)
+#pragma unroll
+      for (int chunk = 0; chunk < bn / 32; ++chunk) {
+        __syncwarp();  // the last chunk's reads are done
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int j = chunk * 4 + jj;
+            *reinterpret_cast<ktune_vec<float, 2>*>(&W[(lane / 4 + 8 * h) * ld_w + jj * 8 + lane % 4 * 2]) =
+                ktune_vec<float, 2>{{acc[i][j][2 * h], acc[i][j][2 * h + 1]}};
+          }
+        __syncwarp();
+#pragma unroll
+        for (int pass = 0; pass < 4; ++pass) {
+          const int r = pass * 4 + lane / 8, c = lane % 8 * 4;
+          const int gm = tm0 + row0 + i * i_step + r, gn = tn0 + chunk * 32 + c;
+          if (gm >= m || gn >= n) continue;
+          const ktune_vec<float, 4> x = *reinterpret_cast<const ktune_vec<float, 4>*>(&W[r * ld_w + c]);
+          if (vectors && gn + 4 <= n) {
+            ktune_mma_store<Out, 4>(C + gm * ldc + gn, x.v, alpha, beta);
+          } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+              if (gn + e < n) store(gm, gn + e, x.v[e]);
+          }
+        }
+      }
+  };
   if constexpr (use_tma) {
     // full(s), empty(s): the mbarriers of stage s.
     const auto full = [&](int s) { return bars + 8u * s; };
@@ -494,30 +546,58 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
+    // The tiles of C this block computes: its own, or (persistent) every gridDim.x-th.
+    // g counts the k-tiles through the ring over all of them: stage g % stages, phase
+    // g / stages.
+    const int tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn;
+    const long long first = persistent ? blockIdx.x : 0, step = persistent ? gridDim.x : 1;
+    const long long end = persistent ? (long long)tiles_m * tiles_n : 1;
+    const auto origin = [&](long long index, int& tm0, int& tn0) {
+      if constexpr (persistent) ktune_gemm_tile_origin<bm, bn>(index, group, tiles_m, tiles_n, tm0, tn0);
+      else tm0 = m0, tn0 = n0;
+    };
     // Registers: the producers need few; 2 consumer warpgroups (384 threads, 168 a
     // thread at launch) take 232 each.
     constexpr bool rebalance = warps_n == 2;
     if (tid < producers) {
       if constexpr (rebalance) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-      if (tid == 0)
-        for (int t = 0; t < tiles; ++t) {
-          const int s = t % stages, k0 = k_begin + t * bk;
-          if (t >= stages) ktune_mbar_wait(empty(s), (t / stages + 1) % 2);  // tile t - stages consumed
-          ktune_mbar_expect(full(s), ring_bytes / stages);
-          TileA::tma_load(a_stage(t), tma_a, m0, k0, full(s));
-          TileB::tma_load(b_stage(t), tma_b, n0, k0, full(s));
+      if (tid == 0) {
+        int g = 0;
+        for (long long index = first; index < end; index += step) {
+          int tm0, tn0;
+          origin(index, tm0, tn0);
+          for (int t = 0; t < tiles; ++t, ++g) {
+            const int s = g % stages, k0 = k_begin + t * bk;
+            if (g >= stages) ktune_mbar_wait(empty(s), (g / stages + 1) % 2);  // k-tile g - stages consumed
+            ktune_mbar_expect(full(s), ring_bytes / stages);
+            TileA::tma_load(a_stage(g), tma_a, tm0, k0, full(s));
+            TileB::tma_load(b_stage(g), tma_b, tn0, k0, full(s));
+          }
         }
+      }
       return;  // the consumers' epilogue needs none of this warpgroup
     }
     if constexpr (rebalance) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int wg = warp / 4;
     row0 = wg * group_rows + warp % 4 * 16, col0 = 0;
-    for (int t = 0; t < tiles; ++t) {
-      ktune_mbar_wait(full(t % stages), (t / stages) % 2);
-      ktune_wgmma_tile<In, bn, bk, group_rows, ta, tb>(acc, a_stage(t), b_stage(t), wg);
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (t > 0) ktune_mbar_arrive(empty((t - 1) % stages));  // this thread's wgmma of tile t - 1 completed
+    int g = 0;
+    for (long long index = first; index < end; index += step) {
+      int tm0, tn0;
+      origin(index, tm0, tn0);
+      if constexpr (persistent) clear_accumulators();
+      for (int t = 0; t < tiles; ++t, ++g) {
+        ktune_mbar_wait(full(g % stages), (g / stages) % 2);
+        ktune_wgmma_tile<In, bn, bk, group_rows, ta, tb>(acc, a_stage(g), b_stage(g), wg);
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        if (t > 0) ktune_mbar_arrive(empty((g - 1) % stages));  // this thread's wgmma of k-tile g - 1 completed
+      }
+      if constexpr (persistent) {
+        wait_for_wgmma();
+        if (tiles > 0) ktune_mbar_arrive(empty((g - 1) % stages));
+        store_staged(tm0, tn0);
+      }
     }
+    if constexpr (persistent) return;
   } else if constexpr (use_wgmma) {
     const int wg = warp / 4;
     row0 = wg * group_rows + warp % 4 * 16, col0 = 0;
@@ -577,15 +657,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
       }
     }
   }
-  if constexpr (use_wgmma) {
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#pragma unroll
-    for (int i = 0; i < mi_count; ++i)  // the epilogue reads the accumulators only now
-#pragma unroll
-      for (int j = 0; j < ni_count; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(acc[i][j][e])::"memory");
-  }
+  if constexpr (use_wgmma) wait_for_wgmma();
   if constexpr (!use_tma) asm volatile("cp.async.wait_group 0;\n" ::);
 
   // Epilogue through shared memory, by the consumers (tma's producers are gone: they
@@ -628,7 +700,7 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
       for (int e = 0; e < 8; ++e)
         if (gn + e < n) w[e] = v[e];
     } else if (vectors && gn + 8 <= n) {
-      ktune_mma_store8<Out>::run(C + gm * ldc + gn, v, alpha, beta);
+      ktune_mma_store<Out, 8>(C + gm * ldc + gn, v, alpha, beta);
     } else {
 #pragma unroll
       for (int e = 0; e < 8; ++e)

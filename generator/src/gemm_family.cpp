@@ -139,7 +139,7 @@ Config gemm_default_config(const GemmArgs& a) {
   if (&spec == &KernelSpec::builtin("gemm_mma"))
     return config_from_json(spec, {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"warps_m", 2}, {"warps_n", 2}, {"stages", 3},
                                    {"layout", "xor"}, {"group", 8}, {"vec", 16 / size_of(a.dtype)}, {"engine", "mma"},
-                                   {"kmajor", 0}, {"splitk", 1}});
+                                   {"kmajor", 0}, {"persistent", 0}, {"splitk", 1}});
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
                                  {"buffer", 1}, {"split", 0}, {"splitk", 1}, {"warp_n", 8}});
 }

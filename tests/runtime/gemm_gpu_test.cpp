@@ -83,8 +83,9 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
   const KernelSpec& spec = gemm_spec(shape_of(c.dtype, c.layout, 1, 1, 1, c.math, c.out));
-  const std::int64_t shapes[][3] = {{1, 1, 1},      {3, 5, 7},     {33, 65, 17}, {129, 127, 131},
-                                    {100, 36, 260}, {260, 132, 68}, {72, 40, 1100}};
+  // 4100 x 2060: more tiles than SMs, so persistent blocks walk several, edges included.
+  const std::int64_t shapes[][3] = {{1, 1, 1},      {3, 5, 7},      {33, 65, 17},  {129, 127, 131},
+                                    {100, 36, 260}, {260, 132, 68}, {72, 40, 1100}, {4100, 2060, 72}};
   std::vector<std::unique_ptr<GemmHarness>> harnesses;
   for (const auto& s : shapes)
     harnesses.push_back(
@@ -198,7 +199,7 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
 
 // The tensor-core pipelines at an odd shape (packed operands, partial tiles), each
 // layout: a 4-stage config of each engine (mma, wgmma, tma: the warp-specialized one's
-// mbarriers and TMA copies), for bf16 and TF32 (whose wgmma and tma configs of layouts
+// mbarriers and TMA copies; tma persistent too), for bf16 and TF32 (whose wgmma and tma configs of layouts
 // other than nt transpose an operand first), few enough for compute-sanitizer.
 TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
   std::size_t ran = 0;
@@ -209,16 +210,17 @@ TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
       ASSERT_EQ(spec.family(), "gemm_mma");
       const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
       std::vector<Config> picked;
-      for (const char* engine : {"wgmma", "mma", "tma"})
+      for (const auto& [engine, persistent] : {std::pair{"wgmma", "0"}, {"mma", "0"}, {"tma", "0"}, {"tma", "1"}})
         for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
-          if (value(c, "engine") == engine && value(c, "stages") == "4" && value(c, "bm") == "128") {
+          if (value(c, "engine") == engine && value(c, "persistent") == persistent && value(c, "stages") == "4" &&
+              value(c, "bm") == "128") {
             picked.push_back(c);
             break;
           }
-      ASSERT_EQ(picked.size(), 3u) << layout;
+      ASSERT_EQ(picked.size(), 4u) << layout;
       ran += verify_configs(h, picked, "gemm_mma pipelines");
     }
-  EXPECT_EQ(ran, 24u);
+  EXPECT_EQ(ran, 32u);
 }
 
 // Every layout through the public call, f32 (SIMT), f16 and bf16 (tensor cores), with

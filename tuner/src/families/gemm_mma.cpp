@@ -53,6 +53,9 @@ class GemmMmaPart : public FamilyPart {
       // TMA copies by one producer thread instead of cp.async by all, and no block-wide
       // barrier per k-tile: the pipeline CUTLASS's fastest Hopper kernels use.
       if (tma) score += 1;
+      // One block per SM walking its tiles: each tile's epilogue and pipeline fill overlap
+      // the next tile's copies (CUTLASS's persistent kernels).
+      if (v("persistent") == 1) score += 0.2;
     } else {
       score += std::log2(static_cast<double>(wm / 16 * (wn / 8)) / (wm / 16 + wn / 16));
       // (the model counts 2-byte columns: a float is two; kmajor: both K-major)
