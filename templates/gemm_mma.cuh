@@ -13,6 +13,7 @@
 // @tune    engine  = mma, wgmma, tma
 // @tune    kmajor  = 0, 1
 // @tune    persistent = 0, 1
+// @tune    cluster = 1, 2
 // @tune    splitk  = 1, 2, 4, 8
 // @runtime splitk
 // @derive  wgmma = engine != "mma"
@@ -41,11 +42,12 @@
 // @require kmajor == 0 || (elem_bytes == 4 && (trans_a == 1 || trans_b == 0))
 // @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
 // @require persistent == 0 || (tma && splitk == 1)
+// @require cluster == 1 || (tma && splitk == 1)
 // @require tma || ((bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0)
 // @require smem_bytes <= max_smem_per_block
 // @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 2 * sm_count && k >= 256 * splitk)
 // @launch  block = (threads, 1, 1)
-// @launch  grid  = (persistent ? min(ceil_div(m, bm) * ceil_div(n, bn), sm_count) : ceil_div(n, bn), persistent ? 1 : ceil_div(m, bm), splitk)
+// @launch  grid  = (cluster * (persistent ? min(ceil_div(m, cluster * bm) * ceil_div(n, bn), sm_count / cluster) : ceil_div(n, bn)), persistent ? 1 : ceil_div(m, cluster * bm), splitk)
 // @launch  smem  = smem_bytes
 // @include common
 // @include gemm_types
@@ -88,6 +90,11 @@
 //   consumers store the last one's accumulators (each warp through a small piece of
 //   shared memory of its own, as the ring is busy), so each tile's epilogue and its
 //   pipeline's fill overlap the neighbouring tiles' multiplies.
+//   cluster = 2: blocks in pairs (a thread block cluster) on vertically adjacent tiles,
+//   which need the same tile of B: each block's producer copies half of B's k-tile and
+//   the TMA multicasts it into both blocks' shared memory, so B crosses L2 once per
+//   pair; a stage is free only when both blocks' consumers released it (they arrive on
+//   both blocks' `empty` mbarriers).
 // ldmatrix reads eight 16-byte rows of one 8x8 matrix per phase: layout none puts them
 // on the same banks when a row is 128 bytes or a multiple; pad adds 16 bytes a row; xor
 // permutes a row's 16-byte chunks by the row (CuTe's Swizzle<3,3,3> on 2-byte elements
@@ -142,14 +149,40 @@ __device__ __forceinline__ void ktune_mbar_arrive(unsigned bar) {
 __device__ __forceinline__ void ktune_mbar_expect(unsigned bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
-// The box of `map` at (inner, outer) elements to shared memory at dst.
+// Arrives on the mbarrier at the same address as `bar` in the cluster's block `rank`
+// (this block's own included). Its release is the default, .cta's: a release at
+// cluster scope made each arrival wait for the warp's wgmma still in flight (measured:
+// clusters of 2 ran at half speed with it).
+__device__ __forceinline__ void ktune_mbar_arrive_cluster(unsigned bar, unsigned rank) {
+  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar), "r"(rank)
+               : "memory");
+}
+// The cluster-wide barrier in two halves, so a block can do its own work between them.
+__device__ __forceinline__ void ktune_cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+}
+__device__ __forceinline__ void ktune_cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// The box of `map` at (inner, outer) elements to shared memory at dst, in this block
+// (cluster = 1) or, at the same address and completing on the same mbarrier, in every
+// block of the cluster (multicast).
+template <int cluster>
 __device__ __forceinline__ void ktune_tma_load(unsigned dst, const ktune_tensor_map& map, int inner, int outer,
                                                unsigned bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
-          dst),
-      "l"(&map), "r"(inner), "r"(outer), "r"(bar)
-      : "memory");
+  if constexpr (cluster == 1)
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+            dst),
+        "l"(&map), "r"(inner), "r"(outer), "r"(bar)
+        : "memory");
+  else
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"(&map), "r"(inner), "r"(outer), "r"(bar), "h"((unsigned short)((1u << cluster) - 1))
+        : "memory");
 }
 
 // Element offset of the 16-byte chunk `chunk` of row `row` in a tile of rows x cols
@@ -208,13 +241,18 @@ template <class In, int mn, int bk, int threads, int layout, bool k_contig> stru
 
   // The tma engine's copy of the tile at (mn0, k0), completing on `bar`: boxes of
   // 128-byte rows (the tensor map's 128-byte swizzle is layout xor), one for a K-major
-  // tile, one per column block of 128 bytes for an MN-major one.
+  // tile, one per column block of 128 bytes for an MN-major one. cluster > 1: the
+  // blocks of a cluster share the tile, each copying slice `rank` of every box's rows
+  // (the tensor map's boxes are that slice) to all of them.
+  template <int cluster = 1>
   static __device__ __forceinline__ void tma_load(unsigned S, const ktune_tensor_map& map, int mn0, int k0,
-                                                  unsigned bar) {
+                                                  unsigned bar, int rank = 0) {
     constexpr int block = 128 / sizeof(In);  // elements of a 128-byte row
-    if (k_contig) return ktune_tma_load(S, map, k0, mn0, bar);
+    const int r0 = rank * (rows / cluster);
+    if (k_contig) return ktune_tma_load<cluster>(S + r0 * 128, map, k0, mn0 + r0, bar);
 #pragma unroll
-    for (int c = 0; c < cols / block; ++c) ktune_tma_load(S + c * rows * 128, map, mn0 + c * block, k0, bar);
+    for (int c = 0; c < cols / block; ++c)
+      ktune_tma_load<cluster>(S + (c * rows + r0) * 128, map, mn0 + c * block, k0 + r0, bar);
   }
 
   // The fragment of a 16 (m or n) x 32-byte (k) block at (mn0, k0) into r[0..3]: four
@@ -411,7 +449,7 @@ __device__ __forceinline__ void ktune_wgmma_tile(float (&acc)[group_rows / 64][b
 }
 
 template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec,
-          int engine, int kmajor, int persistent>
+          int engine, int kmajor, int persistent, int cluster>
 __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma ? 128 : 0))
     ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B,
                    typename ktune_gemm_out_of<T>::type* C,
@@ -459,7 +497,8 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
   const unsigned staging = bars + 16u * stages;
 
   const ktune_gemm_block<bm, bn, bk> this_block(group, k);
-  const int m0 = this_block.m0, n0 = this_block.n0, k_begin = this_block.k_begin, k_end = this_block.k_end;
+  int m0 = this_block.m0, n0 = this_block.n0;
+  const int k_begin = this_block.k_begin, k_end = this_block.k_end;
   const int splitk = int(gridDim.z);
   const int tiles = k_begin < k_end ? (k_end - k_begin + bk - 1) / bk : 0;
   const auto a_stage = [&](int t) { return As + unsigned(sizeof(In) * (t % stages) * TileA::size); };
@@ -542,20 +581,26 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
     const auto empty = [&](int s) { return bars + 8u * (stages + s); };
     if (tid == 0) {
 #pragma unroll
-      for (int s = 0; s < stages; ++s) ktune_mbar_init(full(s), 1), ktune_mbar_init(empty(s), consumers);
+      for (int s = 0; s < stages; ++s)  // empty: one arrival per consumer warp of each block of the cluster
+        ktune_mbar_init(full(s), 1), ktune_mbar_init(empty(s), cluster * consumers / 32);
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
-    // The tiles of C this block computes: its own, or (persistent) every gridDim.x-th.
-    // g counts the k-tiles through the ring over all of them: stage g % stages, phase
-    // g / stages.
-    const int tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn;
-    const long long first = persistent ? blockIdx.x : 0, step = persistent ? gridDim.x : 1;
-    const long long end = persistent ? (long long)tiles_m * tiles_n : 1;
+    if constexpr (cluster > 1) ktune_cluster_arrive(), ktune_cluster_wait();  // the cluster's mbarriers are ready
+    else __syncthreads();
+    // The tiles of C this block computes: its own, or (persistent) every gridDim.x-th. A
+    // cluster's blocks take cluster x 1 neighbouring tiles, which share B's, in the
+    // order of (cluster * bm) x bn tiles; block `rank` the rank-th. g counts the k-tiles
+    // through the ring over all of them: stage g % stages, phase g / stages.
+    const int rank = blockIdx.x % cluster;
+    const int tiles_m = (m + cluster * bm - 1) / (cluster * bm), tiles_n = (n + bn - 1) / bn;
+    const long long first = (persistent ? blockIdx.x : (long long)blockIdx.y * gridDim.x + blockIdx.x) / cluster;
+    const long long step = persistent ? gridDim.x / cluster : 1;
+    const long long end = persistent ? (long long)tiles_m * tiles_n : first + 1;
     const auto origin = [&](long long index, int& tm0, int& tn0) {
-      if constexpr (persistent) ktune_gemm_tile_origin<bm, bn>(index, group, tiles_m, tiles_n, tm0, tn0);
-      else tm0 = m0, tn0 = n0;
+      ktune_gemm_tile_origin<cluster * bm, bn>(index, group, tiles_m, tiles_n, tm0, tn0);
+      tm0 += rank * bm;
     };
+    if constexpr (!persistent) origin(first, m0, n0);
     // Registers: the producers need few; 2 consumer warpgroups (384 threads, 168 a
     // thread at launch) take 232 each.
     constexpr bool rebalance = warps_n == 2;
@@ -571,15 +616,25 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
             if (g >= stages) ktune_mbar_wait(empty(s), (g / stages + 1) % 2);  // k-tile g - stages consumed
             ktune_mbar_expect(full(s), ring_bytes / stages);
             TileA::tma_load(a_stage(g), tma_a, tm0, k0, full(s));
-            TileB::tma_load(b_stage(g), tma_b, tn0, k0, full(s));
+            TileB::template tma_load<cluster>(b_stage(g), tma_b, tn0, k0, full(s), rank);
           }
         }
       }
+      if constexpr (cluster > 1) ktune_cluster_arrive(), ktune_cluster_wait();
       return;  // the consumers' epilogue needs none of this warpgroup
     }
     if constexpr (rebalance) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int wg = warp / 4;
     row0 = wg * group_rows + warp % 4 * 16, col0 = 0;
+    // This warp's wgmma reading stage s completed: the stage is free in this block, and
+    // (cluster) for the producers that copy B's slices to every block.
+    const auto release = [&](int s) {
+      if constexpr (cluster == 1) {
+        if (lane == 0) ktune_mbar_arrive(empty(s));
+      } else if (lane < cluster) {
+        ktune_mbar_arrive_cluster(empty(s), lane);  // lane r: block r's
+      }
+    };
     int g = 0;
     for (long long index = first; index < end; index += step) {
       int tm0, tn0;
@@ -589,15 +644,20 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
         ktune_mbar_wait(full(g % stages), (g / stages) % 2);
         ktune_wgmma_tile<In, bn, bk, group_rows, ta, tb>(acc, a_stage(g), b_stage(g), wg);
         asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-        if (t > 0) ktune_mbar_arrive(empty((g - 1) % stages));  // this thread's wgmma of k-tile g - 1 completed
+        if (t > 0) release((g - 1) % stages);  // this warp's wgmma of k-tile g - 1 completed
       }
       if constexpr (persistent) {
         wait_for_wgmma();
-        if (tiles > 0) ktune_mbar_arrive(empty((g - 1) % stages));
+        if (tiles > 0) release((g - 1) % stages);
         store_staged(tm0, tn0);
       }
     }
-    if constexpr (persistent) return;
+    // A block leaves only once no other block of its cluster can arrive on its mbarriers.
+    if constexpr (cluster > 1) ktune_cluster_arrive();
+    if constexpr (persistent) {
+      if constexpr (cluster > 1) ktune_cluster_wait();
+      return;
+    }
   } else if constexpr (use_wgmma) {
     const int wg = warp / 4;
     row0 = wg * group_rows + warp % 4 * 16, col0 = 0;
@@ -707,4 +767,5 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
         if (gn + e < n) store(gm, gn + e, v[e]);
     }
   }
+  if constexpr (cluster > 1) ktune_cluster_wait();
 }

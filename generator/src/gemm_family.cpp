@@ -139,7 +139,7 @@ Config gemm_default_config(const GemmArgs& a) {
   if (&spec == &KernelSpec::builtin("gemm_mma"))
     return config_from_json(spec, {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"warps_m", 2}, {"warps_n", 2}, {"stages", 3},
                                    {"layout", "xor"}, {"group", 8}, {"vec", 16 / size_of(a.dtype)}, {"engine", "mma"},
-                                   {"kmajor", 0}, {"persistent", 0}, {"splitk", 1}});
+                                   {"kmajor", 0}, {"persistent", 0}, {"cluster", 1}, {"splitk", 1}});
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
                                  {"buffer", 1}, {"split", 0}, {"splitk", 1}, {"warp_n", 8}});
 }
@@ -176,6 +176,9 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
     const auto [br, bc] = plan.transpose_b ? std::pair{a.n, a.k} : gemm_stored_b(a);
     plan.map_a = {ar, ac, a_kmajor ? static_cast<std::uint32_t>(tunable(spec, inst, "bm")) : bk, bk};
     plan.map_b = {br, bc, b_kmajor ? static_cast<std::uint32_t>(tunable(spec, inst, "bn")) : bk, bk};
+    // A cluster's blocks each copy one slice of every box of B's tile to all of them.
+    if (spec.tunable_index("cluster") >= 0) plan.cluster = static_cast<int>(tunable(spec, inst, "cluster"));
+    plan.map_b.box_rows /= static_cast<std::uint32_t>(plan.cluster);
   }
   if (plan.splitk > 1) {
     plan.work_offset = at;

@@ -43,6 +43,23 @@ CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t ld, co
   return map;
 }
 
+// `inst` in thread block clusters of `cluster` x 1 x 1 blocks (its grid's x is a multiple).
+void launch_clusters(CUfunction f, const Instance& inst, int cluster, CUstream stream, void** params) {
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute.value.clusterDim.y = attribute.value.clusterDim.z = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = inst.grid[0], config.gridDimY = inst.grid[1], config.gridDimZ = inst.grid[2];
+  config.blockDimX = inst.block[0], config.blockDimY = inst.block[1], config.blockDimZ = inst.block[2];
+  config.sharedMemBytes = inst.smem_bytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  driver::check(driver::api().cuLaunchKernelEx(&config, f, params, nullptr), "cuLaunchKernelEx",
+                inst.name_expression + " (clusters of " + std::to_string(cluster) + ")");
+}
+
 }  // namespace
 
 void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan,
@@ -84,9 +101,13 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
   CUtensorMap map_b = encode_tensor_map(args.dtype, B, ldb, plan.map_b, inst.name_expression + " (B)");
   void* params[] = {&A,   &B,   &C,   &m,   &n,   &k,   &lda, &ldb, &ldc, wide ? static_cast<void*>(&alpha64) : &alpha32,
                     wide ? static_cast<void*>(&beta64) : &beta32, &work, &sum_slices, &map_a, &map_b};
-  driver::check(d.cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
-                                 inst.block[2], inst.smem_bytes, stream, params, nullptr),
-                "cuLaunchKernel", inst.name_expression);
+  if (plan.cluster > 1) {
+    launch_clusters(f, inst, plan.cluster, stream, params);
+  } else {
+    driver::check(d.cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
+                                   inst.block[2], inst.smem_bytes, stream, params, nullptr),
+                  "cuLaunchKernel", inst.name_expression);
+  }
   if (plan.splitk > 1) {
     sum_slices = plan.splitk;
     const auto blocks = static_cast<unsigned>((args.m * args.n + inst.block[0] - 1) / inst.block[0]);

@@ -226,7 +226,7 @@ TEST(GemmFamily, TmaPlansTensorMapsOfTheOperandsAsRead) {
       ASSERT_TRUE(set_gemm_layout(a, layout));
       a = gemm_probe_args(gemm_dense_pitches(a));
       const std::uint32_t row = dtype == DType::bf16 ? 64 : 32;  // elements of 128 bytes
-      std::size_t tma = 0;
+      std::size_t tma = 0, clustered = 0;
       for (const auto& c : enumerate(spec, DeviceLimits{}, gemm_problem(a))) {
         const GemmPlan plan =
             gemm_plan(spec, instantiate(spec, c, DeviceLimits{}, gemm_problem(a), gemm_type_argument(a)), a);
@@ -245,9 +245,14 @@ TEST(GemmFamily, TmaPlansTensorMapsOfTheOperandsAsRead) {
         EXPECT_EQ(plan.map_a.box_cols, row);
         EXPECT_EQ(plan.map_b.box_cols, row);
         EXPECT_EQ(plan.map_a.box_rows, a_kmajor ? value(spec, c, "bm") : row) << layout;
-        EXPECT_EQ(plan.map_b.box_rows, b_kmajor ? value(spec, c, "bn") : row) << layout;
+        // A cluster's blocks each copy one slice of B's boxes (to all of them).
+        const auto cluster = value(spec, c, "cluster");
+        EXPECT_EQ(plan.cluster, cluster);
+        clustered += cluster > 1;
+        EXPECT_EQ(plan.map_b.box_rows * cluster, b_kmajor ? value(spec, c, "bn") : row) << layout;
       }
       EXPECT_GT(tma, 0u) << to_string(dtype) << " " << layout;
+      EXPECT_GT(clustered, 0u) << to_string(dtype) << " " << layout;
     }
 }
 

@@ -199,8 +199,9 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
 
 // The tensor-core pipelines at an odd shape (packed operands, partial tiles), each
 // layout: a 4-stage config of each engine (mma, wgmma, tma: the warp-specialized one's
-// mbarriers and TMA copies; tma persistent too), for bf16 and TF32 (whose wgmma and tma configs of layouts
-// other than nt transpose an operand first), few enough for compute-sanitizer.
+// mbarriers and TMA copies; tma persistent, in clusters of 2 (multicast B), and both),
+// for bf16 and TF32 (whose wgmma and tma configs of layouts other than nt transpose an
+// operand first), few enough for compute-sanitizer.
 TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
   std::size_t ran = 0;
   for (const auto& [dtype, math] : {std::pair{DType::bf16, GemmMath::automatic}, std::pair{DType::f32, GemmMath::tf32}})
@@ -210,17 +211,19 @@ TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
       ASSERT_EQ(spec.family(), "gemm_mma");
       const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
       std::vector<Config> picked;
-      for (const auto& [engine, persistent] : {std::pair{"wgmma", "0"}, {"mma", "0"}, {"tma", "0"}, {"tma", "1"}})
+      const std::tuple<const char*, const char*, const char*> kinds[] = {
+          {"wgmma", "0", "1"}, {"mma", "0", "1"}, {"tma", "0", "1"}, {"tma", "1", "1"}, {"tma", "0", "2"}, {"tma", "1", "2"}};
+      for (const auto& [engine, persistent, cluster] : kinds)
         for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
-          if (value(c, "engine") == engine && value(c, "persistent") == persistent && value(c, "stages") == "4" &&
-              value(c, "bm") == "128") {
+          if (value(c, "engine") == engine && value(c, "persistent") == persistent && value(c, "cluster") == cluster &&
+              value(c, "stages") == "4" && value(c, "bm") == "128") {
             picked.push_back(c);
             break;
           }
-      ASSERT_EQ(picked.size(), 4u) << layout;
+      ASSERT_EQ(picked.size(), 6u) << layout;
       ran += verify_configs(h, picked, "gemm_mma pipelines");
     }
-  EXPECT_EQ(ran, 32u);
+  EXPECT_EQ(ran, 48u);
 }
 
 // Every layout through the public call, f32 (SIMT), f16 and bf16 (tensor cores), with

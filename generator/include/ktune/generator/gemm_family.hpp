@@ -86,7 +86,7 @@ struct GemmTensorMap {
 
 // What a launch of `inst` needs besides the kernel: A and B copied into pitch-aligned
 // buffers first (when its vec is wider than the call's alignment), split-K partials,
-// and the tma engine's tensor maps.
+// the tma engine's tensor maps, and its thread block clusters.
 struct GemmPlan {
   bool pack = false;  // both operands copied to pitches of whole vectors (a transposed one excepted)
   // kmajor (gemm_mma): the MN-major operands copied transposed, K-major, first.
@@ -94,6 +94,7 @@ struct GemmPlan {
   std::int64_t packed_lda = 0, packed_ldb = 0;  // elements
   std::size_t a_offset = 0, b_offset = 0, work_offset = 0, workspace_bytes = 0;
   int splitk = 1;
+  int cluster = 1;  // blocks of a cluster along x, sharing B's tiles (gemm_mma's tma engine)
   GemmTensorMap map_a, map_b;
 };
 GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs& args);
