@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # GEMM benchmark, one GPU run: ktune tunes each problem (the static model's ranking,
 # a budget of evaluations per problem; its ceiling: FMA chains, or mma.sync chains for
-# f16 and bf16, doing the same FLOPs), and cuBLAS through torch.mm with TF32 off and,
-# for f16 and bf16, an autotuned Triton matmul (bench/torch_gemm.py) are timed alike.
+# f16 and bf16, doing the same FLOPs), and cuBLAS through torch.addmm with TF32 off and,
+# for f16 and bf16, an autotuned Triton matmul (bench/torch_gemm.py) are timed alike, all
+# computing what the tuner times: C = 1.25 A B - 0.75 C0 (C0 read); cuBLAS's C = A B
+# (torch.mm, C not read) in a column of its own.
 #   bash bench/gemm_bench.sh BUILD_DIR OUT_DIR
 # KTUNE_GEMM_PROBLEMS: DTYPE:MxNxK:LAYOUT:EVALS ... (EVALS 0: the whole space; DTYPE tf32:
 # f32 with --math tf32, its peers cuBLAS with TF32 allowed and the Triton matmul on f32).
@@ -30,8 +32,8 @@ python3 - "$out/gemm-summary.jsonl" "$out/gemm-torch.jsonl" <<'PY' | tee "$out/g
 import json, sys
 ktune = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 torch = {(t["dtype"], t["shape"], t["layout"]): t for t in (json.loads(l) for l in open(sys.argv[2]) if l.strip())}
-print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of ceiling | cuBLAS (torch.mm) us | % of cuBLAS | Triton us | Triton / ktune | tune s | evaluated / space | winner |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of ceiling | cuBLAS (torch.addmm) us | % of cuBLAS | Triton us | Triton / ktune | cuBLAS C = AB (torch.mm) us | tune s | evaluated / space | winner |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in ktune:
     layout = k.get("layout", "nn")
     if k.get("math") == "tf32":
@@ -41,8 +43,9 @@ for k in ktune:
         print(f"| {k['dtype']} | {k['shape']} | {layout} | no winner |"); continue
     cub = f"{t['torch_us']:.1f} | {100 * t['torch_us'] / w['median_us']:.1f}%" if t else "- | -"
     tri = f"{t['triton_us']:.1f} | {t['triton_us'] / w['median_us']:.3f}" if t and "triton_us" in t else "- | -"
+    mm = f"{t['torch_mm_us']:.1f}" if t and "torch_mm_us" in t else "-"
     print(f"| {k['dtype']} | {k['shape']} | {layout} | {w['median_us']:.1f} | {w['gbps'] / 1e3:.1f} | "
-          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {tri} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
+          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {tri} | {mm} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
           f"`{w['config']}` |")
 PY
 exit $status

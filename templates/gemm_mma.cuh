@@ -150,9 +150,10 @@ __device__ __forceinline__ void ktune_mbar_expect(unsigned bar, unsigned bytes) 
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
 // Arrives on the mbarrier at the same address as `bar` in the cluster's block `rank`
-// (this block's own included). Its release is the default, .cta's: a release at
-// cluster scope made each arrival wait for the warp's wgmma still in flight (measured:
-// clusters of 2 ran at half speed with it).
+// (this block's own included). Its release is the default, .cta's, as CUTLASS's
+// cluster barriers: with .release.cluster, clusters of 2 ran at half the speed of
+// single blocks (H100, 2026-11-23), as if each arrival waited for the warp's wgmma
+// still in flight.
 __device__ __forceinline__ void ktune_mbar_arrive_cluster(unsigned bar, unsigned rank) {
   asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
                "mbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar), "r"(rank)
@@ -353,34 +354,45 @@ __device__ __forceinline__ unsigned long long ktune_wgmma_desc(unsigned address,
          1ull << 62;
 }
 
-// N consecutive results to C (aligned to N elements or 16 bytes) in accesses of 16
-// bytes, or one of N elements if smaller; beta = 0 never reads C.
-template <class Out, int N> __device__ __forceinline__ void ktune_mma_store(Out* c, const float* v, float alpha, float beta) {
-  constexpr int per_word = 4 / int(sizeof(Out)), per_access = N * int(sizeof(Out)) < 16 ? N : 16 / int(sizeof(Out));
-  using Words = ktune_vec<unsigned, per_access / per_word>;
+// N consecutive elements of C (aligned to N elements or 16 bytes) as 4-byte words,
+// moved in accesses of 16 bytes, or one of N elements if smaller. The epilogues read
+// the old values of several runs before they write any: a write to C may alias any
+// later read as far as the compiler knows, so reads and writes interleaved would each
+// wait a full memory latency.
+template <class Out, int N> struct ktune_mma_run {
+  static constexpr int per_word = 4 / int(sizeof(Out)), words = N / per_word, per_access = words < 4 ? words : 4;
+  using Access = ktune_vec<unsigned, per_access>;
+  Access part[words / per_access];
+
+  __device__ __forceinline__ void load(const Out* c) {
 #pragma unroll
-  for (int a = 0; a < N / per_access; ++a) {
-    Words* p = reinterpret_cast<Words*>(c + a * per_access);
-    Words old{}, out;
-    if (beta != 0.f) old = *p;
+    for (int a = 0; a < words / per_access; ++a) part[a] = reinterpret_cast<const Access*>(c)[a];
+  }
+  // alpha * v + beta * (these old values) to c; beta = 0 never uses them.
+  __device__ __forceinline__ void store(Out* c, const float* v, float alpha, float beta) const {
 #pragma unroll
-    for (int w = 0; w < per_access / per_word; ++w) {
-      out.v[w] = 0;
+    for (int a = 0; a < words / per_access; ++a) {
+      Access out;
 #pragma unroll
-      for (int e = 0; e < per_word; ++e) {
-        float x = alpha * v[a * per_access + w * per_word + e];
-        if constexpr (per_word == 1) {
-          out.v[w] = __float_as_uint(beta != 0.f ? fmaf(beta, __uint_as_float(old.v[w]), x) : x);
-        } else {
-          const Out c0{static_cast<unsigned short>(old.v[w] >> (16 * e))};
-          if (beta != 0.f) x = fmaf(beta, ktune_io<Out, float>::load(c0), x);
-          out.v[w] |= unsigned(ktune_io<Out, float>::store(x).bits) << (16 * e);
+      for (int w = 0; w < per_access; ++w) {
+        const unsigned old = part[a].v[w];
+        out.v[w] = 0;
+#pragma unroll
+        for (int e = 0; e < per_word; ++e) {
+          float x = alpha * v[(a * per_access + w) * per_word + e];
+          if constexpr (per_word == 1) {
+            out.v[w] = __float_as_uint(beta != 0.f ? fmaf(beta, __uint_as_float(old), x) : x);
+          } else {
+            const Out c0{static_cast<unsigned short>(old >> (16 * e))};
+            if (beta != 0.f) x = fmaf(beta, ktune_io<Out, float>::load(c0), x);
+            out.v[w] |= unsigned(ktune_io<Out, float>::store(x).bits) << (16 * e);
+          }
         }
       }
+      reinterpret_cast<Access*>(c)[a] = out;
     }
-    *p = out;
   }
-}
+};
 
 // kmajor's transpose mode: X (rows x cols, pitch ld) to Y = X^T (cols x rows, pitch
 // ld_t) through a padded 64 x 64 shared tile (T: the kernel's shared memory, 17 KB at
@@ -540,15 +552,33 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
   // producer fills the ring with the next tile's k-tiles, so each warp goes through its
   // own piece of shared memory beside the ring, 32 columns of its 16 rows at a time
   // (rows of 40 floats: the float2 writes and the 16-byte reads are conflict-free), and
-  // C is written by 8 lanes a row, 4 elements each, in one access.
+  // C is written by 8 lanes a row, 4 elements each, in one access; the old values of
+  // the next 32 columns are read while these are written.
   const auto store_staged = [&](int tm0, int tn0) {
-    constexpr int ld_w = 40;
+    constexpr int ld_w = 40, chunks = bn / 32;
     float* const W = reinterpret_cast<float*>(ktune_mma_smem + (staging - smem0)) + warp * 16 * ld_w;
     const bool vectors = ldc % 4 == 0 && reinterpret_cast<unsigned long long>(C) % (4 * sizeof(Out)) == 0;
+    // This lane's element of C in pass `pass` over the columns of `chunk` of slab i,
+    // and whether 4 from there are one aligned vector inside C.
+    const auto at = [&](int i, int chunk, int pass, int& gm, int& gn) {
+      gm = tm0 + row0 + i * i_step + pass * 4 + lane / 8, gn = tn0 + chunk * 32 + lane % 8 * 4;
+      return gm < m && vectors && gn + 4 <= n;
+    };
+    ktune_mma_run<Out, 4> old[2][4];
+    const auto read_old = [&](int i, int chunk, ktune_mma_run<Out, 4>(&o)[4]) {
+      if (beta == 0.f) return;
+#pragma unroll
+      for (int pass = 0; pass < 4; ++pass) {
+        int gm, gn;
+        if (at(i, chunk, pass, gm, gn)) o[pass].load(C + gm * ldc + gn);
+      }
+    };
 #pragma unroll
     for (int i = 0; i < mi_count; ++i)
 #pragma unroll
-      for (int chunk = 0; chunk < bn / 32; ++chunk) {
+      for (int chunk = 0; chunk < chunks; ++chunk) {
+        if (chunk == 0) read_old(i, 0, old[0]);
+        if (chunk + 1 < chunks) read_old(i, chunk + 1, old[(chunk + 1) % 2]);
         __syncwarp();  // the last chunk's reads are done
 #pragma unroll
         for (int jj = 0; jj < 4; ++jj)
@@ -561,12 +591,13 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
         __syncwarp();
 #pragma unroll
         for (int pass = 0; pass < 4; ++pass) {
-          const int r = pass * 4 + lane / 8, c = lane % 8 * 4;
-          const int gm = tm0 + row0 + i * i_step + r, gn = tn0 + chunk * 32 + c;
+          int gm, gn;
+          const bool vector = at(i, chunk, pass, gm, gn);
           if (gm >= m || gn >= n) continue;
-          const ktune_vec<float, 4> x = *reinterpret_cast<const ktune_vec<float, 4>*>(&W[r * ld_w + c]);
-          if (vectors && gn + 4 <= n) {
-            ktune_mma_store<Out, 4>(C + gm * ldc + gn, x.v, alpha, beta);
+          const ktune_vec<float, 4> x =
+              *reinterpret_cast<const ktune_vec<float, 4>*>(&W[(pass * 4 + lane / 8) * ld_w + lane % 8 * 4]);
+          if (vector) {
+            old[chunk % 2][pass].store(C + gm * ldc + gn, x.v, alpha, beta);
           } else {
 #pragma unroll
             for (int e = 0; e < 4; ++e)
@@ -743,28 +774,44 @@ __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma
         *reinterpret_cast<ktune_vec<float, 2>*>(&S[r * ld_s + c]) = ktune_vec<float, 2>{{acc[i][j][2 * h], acc[i][j][2 * h + 1]}};
       }
   sync_consumers();
+  // Runs of 8 columns; a thread reads the old values of `batch` runs, then writes them.
   const bool vectors = ldc * sizeof(Out) % 16 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
-  for (int q = ctid; q < bm * bn / 8; q += consumers) {
-    const int r = q / (bn / 8), c = q % (bn / 8) * 8, gm = m0 + r, gn = n0 + c;
-    if (gm >= m || gn >= n) continue;
-    float v[8];
+  constexpr int runs = bm * bn / 8, batch = 8;
+  for (int q0 = ctid; q0 < runs; q0 += batch * consumers) {
+    const auto at = [&](int b, int& r, int& c, int& gm, int& gn) {  // run b's place; false: outside C
+      const int q = q0 + b * consumers;
+      r = q / (bn / 8), c = q % (bn / 8) * 8, gm = m0 + r, gn = n0 + c;
+      return q < runs && gm < m && gn < n;
+    };
+    ktune_mma_run<Out, 8> old[batch];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const ktune_vec<float, 4> x = *reinterpret_cast<const ktune_vec<float, 4>*>(&S[r * ld_s + c + 4 * h]);
-#pragma unroll
-      for (int e = 0; e < 4; ++e) v[4 * h + e] = x.v[e];
+    for (int b = 0; b < batch; ++b) {
+      int r, c, gm, gn;
+      if (beta != 0.f && splitk == 1 && at(b, r, c, gm, gn) && vectors && gn + 8 <= n) old[b].load(C + gm * ldc + gn);
     }
-    if (splitk > 1) {
-      float* w = work + blockIdx.z * mn + (long long)gm * n + gn;
 #pragma unroll
-      for (int e = 0; e < 8; ++e)
-        if (gn + e < n) w[e] = v[e];
-    } else if (vectors && gn + 8 <= n) {
-      ktune_mma_store<Out, 8>(C + gm * ldc + gn, v, alpha, beta);
-    } else {
+    for (int b = 0; b < batch; ++b) {
+      int r, c, gm, gn;
+      if (!at(b, r, c, gm, gn)) continue;
+      float v[8];
 #pragma unroll
-      for (int e = 0; e < 8; ++e)
-        if (gn + e < n) store(gm, gn + e, v[e]);
+      for (int h = 0; h < 2; ++h) {
+        const ktune_vec<float, 4> x = *reinterpret_cast<const ktune_vec<float, 4>*>(&S[r * ld_s + c + 4 * h]);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) v[4 * h + e] = x.v[e];
+      }
+      if (splitk > 1) {
+        float* w = work + blockIdx.z * mn + (long long)gm * n + gn;
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+          if (gn + e < n) w[e] = v[e];
+      } else if (vectors && gn + 8 <= n) {
+        old[b].store(C + gm * ldc + gn, v, alpha, beta);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+          if (gn + e < n) store(gm, gn + e, v[e]);
+      }
     }
   }
   if constexpr (cluster > 1) ktune_cluster_wait();
