@@ -56,8 +56,8 @@ class GemmMmaPart : public FamilyPart {
       // One block per SM walking its tiles: each tile's pipeline fill overlaps the last
       // tile's epilogue; and clusters of 2 multicasting B, a third less L2 traffic per
       // block at 128x256. Measured (H100, 2026-11-23): at bf16 4096^3 each within 1% of
-      // the best at 128x256 and persistent 8% ahead at 128x128; cluster 2 ahead at
-      // 8192^3 (the best 5, 2-5%) and in the TF32 and odd-shape winners.
+      // the best at 128x256 and persistent 3% ahead at 128x128; cluster 2 ahead at
+      // 8192^3 (the best 5, the best by 12%) and in the TF32 and odd-shape winners.
       if (v("persistent") == 1) score += 0.1;
       if (v("cluster") == 2) score += 0.2;
     } else {
