@@ -24,6 +24,15 @@ grep -q "9 compiled for sm_90 (0 of them found in the program store)" "$dir/dry.
 # this cache) compiles none of them.
 "$ktune" tune --kernel "$data/scale.cu" --problem n=1000,T=i32 --dry-run > "$dir/dry.txt" || fail "dry run 2: $(cat "$dir/dry.txt")"
 grep -q "9 compiled for sm_90 (9 of them found in the program store)" "$dir/dry.txt" || fail "precompiled: $(cat "$dir/dry.txt")"
+# With --budget-evals it compiles only what the search would try first: the model's best
+# 3 of the 9 (already stored), or the exhaustive order's first 4.
+"$ktune" tune --kernel "$data/scale.cu" --problem n=1000,T=i32 --dry-run --strategy model --budget-evals 3 > "$dir/dry.txt" \
+  || fail "budgeted dry run: $(cat "$dir/dry.txt")"
+grep -q "9 configs for .*, the first 3 of the model search (--budget-evals), 3 compiled for sm_90 (3 of them" "$dir/dry.txt" \
+  || fail "budgeted dry run count: $(cat "$dir/dry.txt")"
+"$ktune" tune --kernel "$data/scale.cu" --problem n=1000,T=i32 --dry-run --budget-evals 4 > "$dir/dry.txt" \
+  && grep -q "the first 4 of the exhaustive search (--budget-evals), 4 compiled" "$dir/dry.txt" \
+  || fail "budgeted exhaustive dry run: $(cat "$dir/dry.txt")"
 # A program store that cannot be opened costs only the storing.
 chmod 0666 "$KTUNE_CACHE_DIR/programs.db"
 "$ktune" tune --kernel "$data/scale.cu" --problem n=1000,T=i32 --dry-run > "$dir/dry.txt" 2>&1 || fail "dry run 3: $(cat "$dir/dry.txt")"

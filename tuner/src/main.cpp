@@ -100,7 +100,8 @@ std::map<std::string, std::string> faulted_configs() {
   throw Error(std::string("cannot restart the tuner: ") + std::strerror(errno));
 }
 
-// Compiles a problem's whole space for sm_90 (no GPU needed); 0 when all of it compiled.
+// Compiles a problem's space for sm_90 (no GPU needed): all of it, or with
+// --budget-evals what the search would propose first; 0 when all of that compiled.
 // The programs go to the tuning run's programs.db, so tuning on an sm_90 GPU with this
 // cache later compiles nothing; a store that cannot be opened costs only that.
 int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
@@ -110,11 +111,15 @@ int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ktune: compiling without storing the programs: %s\n", e.what());
   }
-  const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program, programs.get());
-  std::printf("dry run (no GPU): %zu configs for %s, %zu compiled for sm_90 (%zu of them found in the program "
+  const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program, programs.get(),
+                                {opt.strategy, opt.budget, opt.seed});
+  std::string selected;
+  if (r.selected < r.configs)
+    selected = ", the first " + std::to_string(r.selected) + " of the " + opt.strategy + " search (--budget-evals)";
+  std::printf("dry run (no GPU): %zu configs for %s%s, %zu compiled for sm_90 (%zu of them found in the program "
               "store) in %.1f s (%.1f ms per config on %u threads), %zu failed\n",
-              r.configs, problem.problem.describe().c_str(), r.compiled, r.stored, r.seconds,
-              1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.configs, 1)),
+              r.configs, problem.problem.describe().c_str(), selected.c_str(), r.compiled, r.stored, r.seconds,
+              1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.selected, 1)),
               opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
               r.failures.size());
   for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
@@ -247,7 +252,8 @@ int run(int argc, char** argv) {
       ->check(seconds);
   tune->add_option("--seed", opt.seed, "seed of the random and anneal strategies")->capture_default_str();
   tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
-  tune->add_flag("--dry-run", dry_run, "no GPU needed: enumerate and compile every config for sm_90");
+  tune->add_flag("--dry-run", dry_run,
+                 "no GPU needed: compile the space for sm_90 (with --budget-evals, what the search would try first)");
   tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
   tune->add_option("--log-dir", log_dir, "where the search log goes (default: next to the database, logs/)");
   tune->add_option("--summary", summary, "append a one-line JSON summary of the run to this file (for bench/)");

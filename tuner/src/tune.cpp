@@ -405,17 +405,41 @@ std::filesystem::path programs_path(const std::filesystem::path& database) {
   return database.parent_path() / "programs.db";
 }
 
-DryRunResult dry_run(const TuningProblem& tp, int arch, int threads, int instances_per_program, Database* store) {
+namespace {
+
+// The configs `search` would propose first within its budget of evaluations, each
+// proposal answered as failed; all of them without a budget.
+std::vector<Config> dry_run_selection(const KernelSpec& spec, std::vector<Config> space, const Problem& problem,
+                                      const DeviceLimits& limits, const DryRunSearch& search) {
+  if (search.budget.evals == 0 || search.budget.evals >= space.size()) return space;
+  const SearchSpace searched(spec, space, problem, limits);
+  auto strategy = make_strategy(search.strategy, searched, search.seed);
+  const auto failed = [](const std::vector<std::size_t>& proposed, std::size_t) {
+    std::vector<Evaluation> out;
+    for (const auto i : proposed) out.push_back({i, std::nullopt});
+    return out;
+  };
+  std::vector<Config> selected;
+  for (const auto& e : run_search(*strategy, {search.budget.evals, 0}, 16, failed)) selected.push_back(space[e.index]);
+  return selected;
+}
+
+}  // namespace
+
+DryRunResult dry_run(const TuningProblem& tp, int arch, int threads, int instances_per_program, Database* store,
+                     const DryRunSearch& search) {
   const KernelSpec& spec = *tp.spec;
   const Problem& problem = tp.problem;
   const auto t0 = Clock::now();
   DeviceLimits limits;  // sm_90 defaults
   limits.compute_capability = arch;
-  const auto space = enumerate(spec, limits, problem);
+  DryRunResult r;
+  std::vector<Config> space = enumerate(spec, limits, problem);
+  r.configs = space.size();
+  space = dry_run_selection(spec, std::move(space), problem, limits, search);
+  r.selected = space.size();
   std::vector<std::string> names;
   for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem, tp.type_argument).name_expression);
-  DryRunResult r;
-  r.configs = space.size();
   CompilePool pool(tp.source, names, arch, threads, spec.family(), store, instances_per_program);
   while (auto batch = pool.next()) {
     for (const auto& u : batch->units) {

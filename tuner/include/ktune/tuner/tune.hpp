@@ -86,17 +86,28 @@ TuneResult tune(const TuneOptions& options, const HarnessFactory& make_harness);
 std::filesystem::path programs_path(const std::filesystem::path& database);
 
 struct DryRunResult {
-  std::size_t configs = 0, compiled = 0;
+  std::size_t configs = 0;   // the space
+  std::size_t selected = 0;  // of them, what the search would propose within the budget
+  std::size_t compiled = 0;
   std::size_t stored = 0;  // of compiled: read back from the store, not compiled now
   std::vector<std::string> failures;  // "config: error"
   double seconds = 0;
 };
 
-// No GPU needed: compile every config of `problem` for a device model (sm_<arch>
-// limits) with NVRTC, `threads` in parallel. With `store` (a tuning run's
-// programs.db) the programs go there, so a later run on an sm_<arch> GPU with the
-// same NVRTC finds every kernel compiled.
+// What a dry run compiles: with search.budget.evals, the configs `search.strategy`
+// would propose first within that many evaluations (as if each failed: the model's and
+// exhaustive's orders do not depend on results); without, the whole space.
+struct DryRunSearch {
+  std::string strategy = "exhaustive";
+  Budget budget;  // only evals counts
+  std::uint64_t seed = 1;
+};
+
+// No GPU needed: compile the configs of `problem` that `search` selects for a device
+// model (sm_<arch> limits) with NVRTC, `threads` in parallel. With `store` (a tuning
+// run's programs.db) the programs go there, so a later run on an sm_<arch> GPU with the
+// same NVRTC finds those kernels compiled.
 DryRunResult dry_run(const TuningProblem& problem, int arch, int threads, int instances_per_program = 0,
-                     Database* store = nullptr);
+                     Database* store = nullptr, const DryRunSearch& search = {});
 
 }  // namespace ktune
