@@ -4,7 +4,8 @@
 # f16 and bf16, doing the same FLOPs), and cuBLAS through torch.addmm with TF32 off and,
 # for f16 and bf16, an autotuned Triton matmul (bench/torch_gemm.py) are timed alike, all
 # computing what the tuner times: C = 1.25 A B - 0.75 C0 (C0 read); cuBLAS's C = A B
-# (torch.mm, C not read) in a column of its own.
+# (torch.mm, C not read) in a column of its own; and ktune's stored winner through its
+# runtime call (build/bench/libktune_bench_shim.so), for both.
 #   bash bench/gemm_bench.sh BUILD_DIR OUT_DIR
 # KTUNE_GEMM_PROBLEMS: DTYPE:MxNxK:LAYOUT:EVALS ... (EVALS 0: the whole space; DTYPE tf32:
 # f32 with --math tf32, its peers cuBLAS with TF32 allowed and the Triton matmul on f32).
@@ -27,13 +28,17 @@ for p in $problems; do
   echo "tuned gemm $dtype $shape $layout in $(( $(date +%s) - start )) s (wall, whole command)" | tee -a "$out/gemm.log"
   peers+=("$dtype:$shape:$layout")
 done
-python3 "$here/torch_gemm.py" "${peers[@]}" > "$out/gemm-torch.jsonl" 2>> "$out/gemm.log" || status=1
+# ktune's stored winners through the runtime call too (the shim), where it was built.
+shim=()
+[ -f "$build/bench/libktune_bench_shim.so" ] && shim=("$build/bench/libktune_bench_shim.so")
+python3 "$here/torch_gemm.py" "${shim[@]}" "${peers[@]}" > "$out/gemm-torch.jsonl" 2>> "$out/gemm.log" || status=1
 python3 - "$out/gemm-summary.jsonl" "$out/gemm-torch.jsonl" <<'PY' | tee "$out/gemm.md"
 import json, sys
 ktune = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 torch = {(t["dtype"], t["shape"], t["layout"]): t for t in (json.loads(l) for l in open(sys.argv[2]) if l.strip())}
-print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of ceiling | cuBLAS (torch.addmm) us | % of cuBLAS | Triton us | Triton / ktune | cuBLAS C = AB (torch.mm) us | tune s | evaluated / space | winner |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of ceiling | cuBLAS (torch.addmm) us | % of cuBLAS | Triton us | Triton / ktune | "
+      "ktune runtime us | cuBLAS C = AB (torch.mm) us | ktune runtime C = AB us | % of torch.mm | tune s | evaluated / space | winner |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in ktune:
     layout = k.get("layout", "nn")
     if k.get("math") == "tf32":
@@ -44,8 +49,11 @@ for k in ktune:
     cub = f"{t['torch_us']:.1f} | {100 * t['torch_us'] / w['median_us']:.1f}%" if t else "- | -"
     tri = f"{t['triton_us']:.1f} | {t['triton_us'] / w['median_us']:.3f}" if t and "triton_us" in t else "- | -"
     mm = f"{t['torch_mm_us']:.1f}" if t and "torch_mm_us" in t else "-"
+    rt = f"{t['ktune_rt_us']:.1f}" if t and "ktune_rt_us" in t else "-"
+    rt_mm = (f"{t['ktune_rt_mm_us']:.1f} | {100 * t['torch_mm_us'] / t['ktune_rt_mm_us']:.1f}%"
+             if t and "ktune_rt_mm_us" in t else "- | -")
     print(f"| {k['dtype']} | {k['shape']} | {layout} | {w['median_us']:.1f} | {w['gbps'] / 1e3:.1f} | "
-          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {tri} | {mm} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
+          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {tri} | {rt} | {mm} | {rt_mm} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
           f"`{w['config']}` |")
 PY
 exit $status

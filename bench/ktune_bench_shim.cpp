@@ -2,6 +2,7 @@
 // (PyTorch, Triton, memcpy) and ktune's stored winner are then timed in one process,
 // on one stream, by one protocol. Uses only the public header, like an application.
 //   ktune_bench_transpose(dst, src, rows, cols, ld_dst, ld_src, "f32", stream) -> 0 or -1
+//   ktune_bench_gemm(c, a, b, m, n, k, lda, ldb, ldc, alpha, beta, "bf16", "nn", tf32, stream) -> 0 or -1
 //   ktune_bench_message() -> the last call's match level and config, or its error
 #include <ktune/ktune.hpp>
 
@@ -24,6 +25,24 @@ int ktune_bench_transpose(std::uintptr_t dst, std::uintptr_t src, std::int64_t r
     const ktune::LaunchInfo& info =
         ktune::transpose(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), rows, cols, ld_dst, ld_src,
                          *type, reinterpret_cast<ktune::Stream>(stream));
+    message = std::string(ktune::to_string(info.match)) + " " + info.config + " tuned=" + info.tuned_shape;
+    return 0;
+  } catch (const std::exception& e) {
+    message = e.what();
+    return -1;
+  }
+}
+
+int ktune_bench_gemm(std::uintptr_t c, std::uintptr_t a, std::uintptr_t b, std::int64_t m, std::int64_t n,
+                     std::int64_t k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta,
+                     const char* dtype, const char* layout, int tf32, std::uintptr_t stream) {
+  try {
+    const auto type = ktune::parse_dtype(dtype);
+    if (!type) throw ktune::Error(std::string("unknown dtype '") + dtype + "'");
+    const ktune::LaunchInfo& info = ktune::default_runtime().gemm(
+        reinterpret_cast<void*>(c), reinterpret_cast<const void*>(a), reinterpret_cast<const void*>(b), m, n, k, lda,
+        ldb, ldc, alpha, beta, *type, reinterpret_cast<ktune::Stream>(stream), layout,
+        tf32 ? ktune::GemmMath::tf32 : ktune::GemmMath::automatic);
     message = std::string(ktune::to_string(info.match)) + " " + info.config + " tuned=" + info.tuned_shape;
     return 0;
   } catch (const std::exception& e) {

@@ -1,15 +1,19 @@
 """Peers of the GEMM benchmark: cuBLAS through torch.addmm with TF32 off, and for f16 and
 bf16 a Triton matmul autotuned over 16 configs the way the Triton tutorial does it,
 each computing what ktune's tuner times, C = 1.25 A B - 0.75 C0 (C0 read, C written),
-and cuBLAS's plain C = A B (torch.mm) besides; each timed like ktune times (events around the call only, L2 flushed before each
-repetition, median of 30; Triton's launch hidden behind a spin kernel). Arguments
+and cuBLAS's plain C = A B (torch.mm) besides; with the shim (first argument, a .so),
+ktune's stored winner through its runtime call too, for both (C in place); each timed
+like ktune times (events around the call only, L2 flushed before each
+repetition, median of 30; every launch hidden behind a spin kernel, so that host-side
+launch costs stay out: Triton's are tens of microseconds). Arguments
 DTYPE:MxNxK[:LAYOUT]; one JSON line each. A transposed operand (layout nt, tn, tt) is
 stored transposed and passed as a .t() view, which cuBLAS reads as a transposed operand
 without a copy and Triton through its strides. Triton's result is checked against
 cuBLAS's before it is timed.
 
-    python3 bench/torch_gemm.py f32:4096x4096x4096 bf16:4095x4097x1023:tn
+    python3 bench/torch_gemm.py [build/bench/libktune_bench_shim.so] f32:4096x4096x4096 bf16:4095x4097x1023:tn
 """
+import ctypes
 import json
 import sys
 
@@ -73,12 +77,44 @@ DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf1
           "tf32": torch.float32}  # tf32: f32 tensors, cuBLAS with TF32 allowed, Triton's tl.dot in TF32
 
 
+class Ktune:
+    """ktune's runtime call (the stored winner, as an application gets it) via the shim."""
+
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        i64, u64 = ctypes.c_int64, ctypes.c_uint64
+        self.lib.ktune_bench_gemm.restype = ctypes.c_int
+        self.lib.ktune_bench_gemm.argtypes = [u64, u64, u64, i64, i64, i64, i64, i64, i64, ctypes.c_double,
+                                              ctypes.c_double, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, u64]
+        self.lib.ktune_bench_message.restype = ctypes.c_char_p
+
+    def gemm(self, c, a, b, layout, dtype, alpha, beta):
+        """C = alpha op(A) op(B) + beta C in place; a "t" operand is a .t() view of its storage."""
+        m, k = a.shape
+        n = b.shape[1]
+        lda = a.stride(0) if layout[0] == "n" else a.stride(1)
+        ldb = b.stride(0) if layout[1] == "n" else b.stride(1)
+        if self.lib.ktune_bench_gemm(c.data_ptr(), a.data_ptr(), b.data_ptr(), m, n, k, lda, ldb, c.stride(0), alpha,
+                                     beta, dtype.replace("tf32", "f32").encode(), layout.encode(),
+                                     int(dtype == "tf32"), torch.cuda.current_stream().cuda_stream) != 0:
+            raise RuntimeError("ktune: " + self.message())
+
+    def message(self):
+        return self.lib.ktune_bench_message().decode()
+
+
+def close(x, ref):
+    return (x.float() - ref.float()).abs().max().item() <= 0.02 * ref.float().abs().max().item() + 0.05
+
+
 def main():
+    args = sys.argv[1:]
+    ktune = Ktune(args.pop(0)) if args and args[0].endswith(".so") else None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     props = torch.cuda.get_device_properties(0)
     flush = l2_flush_buffer()
-    for arg in sys.argv[1:]:
+    for arg in args:
         name, shape, layout = (arg.split(":") + ["nn"])[:3]
         m, n, k = (int(v) for v in shape.split("x"))
         dt = DTYPES[name]
@@ -89,17 +125,27 @@ def main():
             return torch.rand(rows, cols, device="cuda", dtype=dt) * 2 - 1
         a, b = operand(m, k, layout[0] == "t"), operand(k, n, layout[1] == "t")
         c0, c, d = operand(m, n, False), torch.empty(m, n, device="cuda", dtype=dt), torch.empty(m, n, device="cuda", dtype=dt)
-        t = timed(lambda: torch.addmm(c0, a, b, beta=BETA, alpha=ALPHA, out=c), flush)
+        t = timed(lambda: torch.addmm(c0, a, b, beta=BETA, alpha=ALPHA, out=c), flush, hide_launch=True)
         row = {"dtype": name, "shape": shape, "layout": layout, "device": props.name, "torch_us": t,
                "torch_tflops": 2 * m * n * k / t / 1e6, "torch_version": torch.__version__,
-               "torch_mm_us": timed(lambda: torch.mm(a, b, out=d), flush)}
+               "torch_mm_us": timed(lambda: torch.mm(a, b, out=d), flush, hide_launch=True)}
+        if ktune:  # checked against cuBLAS first, then timed in place (launch hidden, as Triton's)
+            ck, dk = c0.clone(), torch.empty_like(d)
+            ktune.gemm(ck, a, b, layout, name, ALPHA, BETA)
+            ktune.gemm(dk, a, b, layout, name, 1.0, 0.0)
+            if not close(ck, c) or not close(dk, d):
+                print(f"ktune runtime {arg}: differs from cuBLAS ({ktune.message()})", file=sys.stderr)
+            else:
+                row["ktune_rt_us"] = timed(lambda: ktune.gemm(ck, a, b, layout, name, ALPHA, BETA), flush,
+                                           hide_launch=True)
+                row["ktune_rt_mm_us"] = timed(lambda: ktune.gemm(dk, a, b, layout, name, 1.0, 0.0), flush,
+                                              hide_launch=True)
+                row["ktune_rt"] = ktune.message()
         if triton and name in ("f16", "bf16", "tf32"):
             ct = torch.empty_like(c)
             run_triton(a, b, c0, ct)  # autotunes at this shape and these strides
-            err = (ct.float() - c.float()).abs().max().item()
-            scale = c.float().abs().max().item()
-            if err > 0.02 * scale + 0.05:
-                print(f"triton {arg}: max error {err} (cuBLAS max {scale})", file=sys.stderr)
+            if not close(ct, c):
+                print(f"triton {arg}: max error {(ct.float() - c.float()).abs().max().item()}", file=sys.stderr)
             else:
                 row["triton_us"] = timed(lambda: run_triton(a, b, c0, ct), flush, hide_launch=True)
                 row["triton_config"] = str(triton_matmul.best_config)
