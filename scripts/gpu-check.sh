@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
 #   bash scripts/gpu-bundle.sh          # here: build/ without object files -> build-gpu/
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|kernels|install|sweep|all]
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|sweep|all]
 # (on the GPU machine, KTUNE_BUILD=build-gpu). `install`: ktune tunes the example's problem, then
 # scripts/check_install.sh builds examples/ against the installed package and runs it.
 # `sweep` (not part of all): every config of every space compiled, `ctest -C sweep -L
@@ -13,7 +13,7 @@
 # Writes at most 8 files into OUT_DIR; prints a short summary last. KTUNE_NO_BENCH=1:
 # a family's pass without its benchmark.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|kernels|install|sweep|all]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|sweep|all]}
 # KTUNE_GPU_TESTS=REGEX: the `tests` part runs only the gpu tests it matches.
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -135,6 +135,30 @@ if [ "$what" = install ] || [ "$what" = all ]; then
   bash "$here/scripts/check_install.sh" "$build" "$(mktemp -d)" 1000 1537 >> "$out/install.log" 2>&1
   rc=$?; [ $rc = 0 ] || status=1
   note "install: rc=$rc; $(grep -E '^transpose_app' "$out/install.log" | tr '\n' ' ' | cut -c1-900)"
+fi
+if [ "$what" = tensor ]; then
+  # The tensor-core GEMM's checks, in steps (KTUNE_TENSOR_STEPS, default all three), as
+  # one device call of 10 minutes holds about two of them. Measured on an H100
+  # (2026-11-23): racecheck over the pipelines test 179 s; all 13 tma spaces verified at
+  # odd shapes 506 s (KTUNE_TENSOR_VERIFY_S caps it, 330 s by default: spaces not
+  # reached are reported as such); the bench as bench/gemm_bench.sh (KTUNE_GEMM_PROBLEMS).
+  steps=${KTUNE_TENSOR_STEPS:-sanitize verify bench}
+  if [[ " $steps " == *" sanitize "* ]]; then
+    for tool in racecheck memcheck; do
+      timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/gemm_gpu_test" \
+        --gtest_filter='*TensorCorePipelines*' >> "$out/tensor-tests.log" 2>&1
+      rc=$?; [ $rc = 0 ] || status=1
+      note "compute-sanitizer $tool (tensor-core pipelines): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/tensor-tests.log" | tail -1)"
+    done
+  fi
+  if [[ " $steps " == *" verify "* ]]; then
+    timeout "${KTUNE_TENSOR_VERIFY_S:-330}" "$build/tests/gemm_gpu_test" \
+      --gtest_filter="${KTUNE_TENSOR_SPACES:-*EveryConfigVerifiedAtOddShapes/*tma*}" > "$out/tensor-verify.log" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "tma spaces verified: rc=$rc; $(grep -c '^\[       OK \]' "$out/tensor-verify.log") passed, $(grep -c '^\[  SKIPPED \]' "$out/tensor-verify.log") skipped;" \
+      "$(grep -E '^\[  FAILED  \]' "$out/tensor-verify.log" | head -3 | tr '\n' ' ')"
+  fi
+  if [[ " $steps " == *" bench "* ]]; then bash "$here/bench/gemm_bench.sh" "$build" "$out" || status=1; fi
 fi
 if [ "$what" = sweep ]; then
   start=$(date +%s)
