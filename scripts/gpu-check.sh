@@ -155,7 +155,7 @@ if [ "$what" = tensor ]; then
     timeout "${KTUNE_TENSOR_VERIFY_S:-330}" "$build/tests/gemm_gpu_test" \
       --gtest_filter="${KTUNE_TENSOR_SPACES:-*EveryConfigVerifiedAtOddShapes/*tma*}" > "$out/tensor-verify.log" 2>&1
     rc=$?; [ $rc = 0 ] || status=1
-    note "tma spaces verified: rc=$rc; $(grep -c '^\[       OK \]' "$out/tensor-verify.log") passed, $(grep -c '^\[  SKIPPED \]' "$out/tensor-verify.log") skipped;" \
+    note "tma spaces verified: rc=$rc; $(grep -c '^\[       OK \]' "$out/tensor-verify.log") passed, $(grep -cE '^\[  SKIPPED \] .*\([0-9]+ ms\)$' "$out/tensor-verify.log") skipped;" \
       "$(grep -E '^\[  FAILED  \]' "$out/tensor-verify.log" | head -3 | tr '\n' ' ')"
   fi
   if [[ " $steps " == *" bench "* ]]; then bash "$here/bench/gemm_bench.sh" "$build" "$out" || status=1; fi
