@@ -42,7 +42,7 @@
 // @require kmajor == 0 || (elem_bytes == 4 && (trans_a == 1 || trans_b == 0))
 // @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
 // @require persistent == 0 || (tma && splitk == 1)
-// @require cluster == 1 || (tma && splitk == 1)
+// @require cluster == 1 || (tma && splitk == 1 && ceil_div(m, bm) >= cluster)
 // @require tma || ((bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0)
 // @require smem_bytes <= max_smem_per_block
 // @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 2 * sm_count && k >= 256 * splitk)

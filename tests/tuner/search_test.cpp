@@ -201,5 +201,26 @@ TEST(GemmMmaModel, FindsWithin3PercentOfTheExhaustiveBestIn300Evaluations) {
   EXPECT_GT(first, best * 1.03);
 }
 
+// Clusters pair tiles along m, past the edge too: at 384 x 5632 (3 x 44 tiles of
+// 128x128, one wave on 132 SMs) clusters of 2 launch 4 x 44 blocks, 1.33 waves, and
+// the model must rank such a config below the same one in single blocks; where pairs
+// fit (4096^3) the cluster's shared B ranks it above.
+TEST(GemmMmaModel, CountsTheBlocksOfClustersPastTheEdge) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
+  for (const auto& [m, n, cluster_wins] : {std::tuple{384, 5632, false}, std::tuple{4096, 4096, true}}) {
+    const Problem p{DType::bf16, {{"m", m}, {"n", n}, {"k", 4096}, {"align", 8}, {"trans_a", 0}, {"trans_b", 0}}};
+    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p);
+    std::map<int, double> score;  // cluster -> score of the 128x128 tma config
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      const nlohmann::json c = config_to_json(spec, space.config(i));
+      if (c["engine"] == "tma" && c["bm"] == 128 && c["bn"] == 128 && c["stages"] == 4 && c["warps_n"] == 2 &&
+          c["group"] == 8 && c["persistent"] == 0)
+        score[c["cluster"].get<int>()] = space.model_score(i);
+    }
+    ASSERT_EQ(score.size(), 2u) << m << "x" << n;
+    EXPECT_EQ(score[2] > score[1], cluster_wins) << m << "x" << n << ": " << score[1] << " " << score[2];
+  }
+}
+
 }  // namespace
 }  // namespace ktune

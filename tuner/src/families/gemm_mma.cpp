@@ -77,7 +77,9 @@ class GemmMmaPart : public FamilyPart {
     const double smem = stages * (bm + bn) * (bk + (layout == SmemLayout::pad ? 16 / elem : 0)) * elem + 1024.0;
     const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
                                                   std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));
-    const double tiles = std::ceil(dim("m") / bm) * std::ceil(dim("n") / bn) * splitk;
+    // Blocks, not tiles: a cluster of c blocks covers c tiles along m, past its edge too.
+    const int cluster = v("cluster");
+    const double tiles = std::ceil(dim("m") / (bm * cluster)) * cluster * std::ceil(dim("n") / bn) * splitk;
     const double waves = tiles / (static_cast<double>(device.sm_count) * per_sm);
     score += 2 * std::log2(waves / std::ceil(waves));
     score += 0.3 * std::log2(std::min(per_sm * warps, 8.0) / 8);  // warps to hide latency
