@@ -13,18 +13,17 @@ namespace {
 
 thread_local std::string message;
 
-}  // namespace
+ktune::DType dtype_of(const char* name) {
+  const auto type = ktune::parse_dtype(name);
+  if (!type) throw ktune::Error(std::string("unknown dtype '") + name + "'");
+  return *type;
+}
 
-extern "C" {
-
-int ktune_bench_transpose(std::uintptr_t dst, std::uintptr_t src, std::int64_t rows, std::int64_t cols,
-                          std::int64_t ld_dst, std::int64_t ld_src, const char* dtype, std::uintptr_t stream) {
+// Runs one runtime call behind the C ABI: 0 with its match level and config in
+// `message`, or -1 with its error there.
+template <class Call> int reported(Call&& call) {
   try {
-    const auto type = ktune::parse_dtype(dtype);
-    if (!type) throw ktune::Error(std::string("unknown dtype '") + dtype + "'");
-    const ktune::LaunchInfo& info =
-        ktune::transpose(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), rows, cols, ld_dst, ld_src,
-                         *type, reinterpret_cast<ktune::Stream>(stream));
+    const ktune::LaunchInfo& info = call();
     message = std::string(ktune::to_string(info.match)) + " " + info.config + " tuned=" + info.tuned_shape;
     return 0;
   } catch (const std::exception& e) {
@@ -33,22 +32,27 @@ int ktune_bench_transpose(std::uintptr_t dst, std::uintptr_t src, std::int64_t r
   }
 }
 
+}  // namespace
+
+extern "C" {
+
+int ktune_bench_transpose(std::uintptr_t dst, std::uintptr_t src, std::int64_t rows, std::int64_t cols,
+                          std::int64_t ld_dst, std::int64_t ld_src, const char* dtype, std::uintptr_t stream) {
+  return reported([&]() -> const ktune::LaunchInfo& {
+    return ktune::transpose(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), rows, cols, ld_dst,
+                            ld_src, dtype_of(dtype), reinterpret_cast<ktune::Stream>(stream));
+  });
+}
+
 int ktune_bench_gemm(std::uintptr_t c, std::uintptr_t a, std::uintptr_t b, std::int64_t m, std::int64_t n,
                      std::int64_t k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta,
                      const char* dtype, const char* layout, int tf32, std::uintptr_t stream) {
-  try {
-    const auto type = ktune::parse_dtype(dtype);
-    if (!type) throw ktune::Error(std::string("unknown dtype '") + dtype + "'");
-    const ktune::LaunchInfo& info = ktune::default_runtime().gemm(
-        reinterpret_cast<void*>(c), reinterpret_cast<const void*>(a), reinterpret_cast<const void*>(b), m, n, k, lda,
-        ldb, ldc, alpha, beta, *type, reinterpret_cast<ktune::Stream>(stream), layout,
-        tf32 ? ktune::GemmMath::tf32 : ktune::GemmMath::automatic);
-    message = std::string(ktune::to_string(info.match)) + " " + info.config + " tuned=" + info.tuned_shape;
-    return 0;
-  } catch (const std::exception& e) {
-    message = e.what();
-    return -1;
-  }
+  return reported([&]() -> const ktune::LaunchInfo& {
+    return ktune::default_runtime().gemm(reinterpret_cast<void*>(c), reinterpret_cast<const void*>(a),
+                                         reinterpret_cast<const void*>(b), m, n, k, lda, ldb, ldc, alpha, beta,
+                                         dtype_of(dtype), reinterpret_cast<ktune::Stream>(stream), layout,
+                                         tf32 ? ktune::GemmMath::tf32 : ktune::GemmMath::automatic);
+  });
 }
 
 const char* ktune_bench_message() { return message.c_str(); }

@@ -111,8 +111,7 @@ int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ktune: compiling without storing the programs: %s\n", e.what());
   }
-  const auto r = ktune::dry_run(problem.problem, 90, opt.compile_threads, opt.instances_per_program, programs.get(),
-                                {opt.strategy, opt.budget, opt.seed});
+  const auto r = ktune::dry_run(problem.problem, 90, opt, programs.get());
   std::string selected;
   if (r.selected < r.configs)
     selected = ", the first " + std::to_string(r.selected) + " of the " + opt.strategy + " search (--budget-evals)";

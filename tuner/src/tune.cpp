@@ -407,27 +407,27 @@ std::filesystem::path programs_path(const std::filesystem::path& database) {
 
 namespace {
 
-// The configs `search` would propose first within its budget of evaluations, each
-// proposal answered as failed; all of them without a budget.
+// The configs options.strategy would propose first within options.budget.evals, each
+// proposal answered as failed; all of them without a budget of evaluations.
 std::vector<Config> dry_run_selection(const KernelSpec& spec, std::vector<Config> space, const Problem& problem,
-                                      const DeviceLimits& limits, const DryRunSearch& search) {
-  if (search.budget.evals == 0 || search.budget.evals >= space.size()) return space;
+                                      const DeviceLimits& limits, const TuneOptions& options) {
+  const std::size_t evals = options.budget.evals;
+  if (evals == 0 || evals >= space.size()) return space;
   const SearchSpace searched(spec, space, problem, limits);
-  auto strategy = make_strategy(search.strategy, searched, search.seed);
+  auto strategy = make_strategy(options.strategy, searched, options.seed);
   const auto failed = [](const std::vector<std::size_t>& proposed, std::size_t) {
     std::vector<Evaluation> out;
     for (const auto i : proposed) out.push_back({i, std::nullopt});
     return out;
   };
   std::vector<Config> selected;
-  for (const auto& e : run_search(*strategy, {search.budget.evals, 0}, 16, failed)) selected.push_back(space[e.index]);
+  for (const auto& e : run_search(*strategy, {evals, 0}, 16, failed)) selected.push_back(space[e.index]);
   return selected;
 }
 
 }  // namespace
 
-DryRunResult dry_run(const TuningProblem& tp, int arch, int threads, int instances_per_program, Database* store,
-                     const DryRunSearch& search) {
+DryRunResult dry_run(const TuningProblem& tp, int arch, const TuneOptions& options, Database* store) {
   const KernelSpec& spec = *tp.spec;
   const Problem& problem = tp.problem;
   const auto t0 = Clock::now();
@@ -436,11 +436,11 @@ DryRunResult dry_run(const TuningProblem& tp, int arch, int threads, int instanc
   DryRunResult r;
   std::vector<Config> space = enumerate(spec, limits, problem);
   r.configs = space.size();
-  space = dry_run_selection(spec, std::move(space), problem, limits, search);
+  space = dry_run_selection(spec, std::move(space), problem, limits, options);
   r.selected = space.size();
   std::vector<std::string> names;
   for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem, tp.type_argument).name_expression);
-  CompilePool pool(tp.source, names, arch, threads, spec.family(), store, instances_per_program);
+  CompilePool pool(tp.source, names, arch, options.compile_threads, spec.family(), store, options.instances_per_program);
   while (auto batch = pool.next()) {
     for (const auto& u : batch->units) {
       r.compiled += u.entries.size();

@@ -94,20 +94,12 @@ struct DryRunResult {
   double seconds = 0;
 };
 
-// What a dry run compiles: with search.budget.evals, the configs `search.strategy`
-// would propose first within that many evaluations (as if each failed: the model's and
-// exhaustive's orders do not depend on results); without, the whole space.
-struct DryRunSearch {
-  std::string strategy = "exhaustive";
-  Budget budget;  // only evals counts
-  std::uint64_t seed = 1;
-};
-
-// No GPU needed: compile the configs of `problem` that `search` selects for a device
-// model (sm_<arch> limits) with NVRTC, `threads` in parallel. With `store` (a tuning
-// run's programs.db) the programs go there, so a later run on an sm_<arch> GPU with the
-// same NVRTC finds those kernels compiled.
-DryRunResult dry_run(const TuningProblem& problem, int arch, int threads, int instances_per_program = 0,
-                     Database* store = nullptr, const DryRunSearch& search = {});
+// No GPU needed: compile configs of `problem` for a device model (sm_<arch> limits)
+// with NVRTC, options.compile_threads in parallel: the whole space, or with
+// options.budget.evals what options.strategy would propose first within that many
+// evaluations (as if each failed: the model's and exhaustive's orders do not depend on
+// results). With `store` (a tuning run's programs.db) the programs go there, so a later
+// run on an sm_<arch> GPU with the same NVRTC finds those kernels compiled.
+DryRunResult dry_run(const TuningProblem& problem, int arch, const TuneOptions& options, Database* store = nullptr);
 
 }  // namespace ktune
