@@ -141,10 +141,12 @@ if [ "$what" = tensor ]; then
   # one device call of 10 minutes holds about two of them. Measured on an H100
   # (2026-11-23): racecheck over the pipelines test 179 s; all 13 tma spaces verified at
   # odd shapes 506 s (KTUNE_TENSOR_VERIFY_S caps it, 330 s by default: spaces not
-  # reached are reported as such); the bench as bench/gemm_bench.sh (KTUNE_GEMM_PROBLEMS).
+  # reached are reported as such); the bench as bench/gemm_bench.sh (KTUNE_GEMM_PROBLEMS),
+  # with the SM clock and power sampled every second beside it (tensor-clocks.txt), as
+  # sustained GEMMs may run below the boost clock. KTUNE_TENSOR_TOOLS: the sanitizers.
   steps=${KTUNE_TENSOR_STEPS:-sanitize verify bench}
   if [[ " $steps " == *" sanitize "* ]]; then
-    for tool in racecheck memcheck; do
+    for tool in ${KTUNE_TENSOR_TOOLS:-racecheck memcheck}; do
       timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/gemm_gpu_test" \
         --gtest_filter='*TensorCorePipelines*' >> "$out/tensor-tests.log" 2>&1
       rc=$?; [ $rc = 0 ] || status=1
@@ -158,7 +160,14 @@ if [ "$what" = tensor ]; then
     note "tma spaces verified: rc=$rc; $(grep -c '^\[       OK \]' "$out/tensor-verify.log") passed, $(grep -cE '^\[  SKIPPED \] .*\([0-9]+ ms\)$' "$out/tensor-verify.log") skipped;" \
       "$(grep -E '^\[  FAILED  \]' "$out/tensor-verify.log" | head -3 | tr '\n' ' ')"
   fi
-  if [[ " $steps " == *" bench "* ]]; then bash "$here/bench/gemm_bench.sh" "$build" "$out" || status=1; fi
+  if [[ " $steps " == *" bench "* ]]; then
+    nvidia-smi dmon -s pc -o T > "$out/tensor-clocks.txt" 2>&1 &
+    dmon=$!
+    bash "$here/bench/gemm_bench.sh" "$build" "$out" || status=1
+    kill $dmon 2>/dev/null
+    # The search logs, for `ktune log` and replay tests.
+    tar -czf "$out/tensor-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
+  fi
 fi
 if [ "$what" = sweep ]; then
   start=$(date +%s)
