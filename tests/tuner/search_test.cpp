@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 #include <set>
 
 namespace ktune {
@@ -20,11 +21,11 @@ struct Replay {
   explicit Replay(const std::string& name, std::vector<std::pair<std::string, std::int64_t>> sizes = {})
       : run(read_search_log(k_data + "/" + name)), space(run.spec(), run.configs, Problem{run.dtype, std::move(sizes)}) {}
 
-  // Best time found by `strategy` within `evals` evaluations, and how many it used.
-  std::pair<double, std::size_t> search(const std::string& strategy, std::size_t evals, std::uint64_t seed = 1) {
+  // The evaluations `strategy` makes within a budget of `evals`, in order.
+  std::vector<Evaluation> history(const std::string& strategy, std::size_t evals, std::uint64_t seed = 1) {
     auto s = make_strategy(strategy, space, seed);
     std::set<std::size_t> seen;
-    const auto history = run_search(*s, {evals, 0}, 16, [&](const std::vector<std::size_t>& idx, std::size_t) {
+    return run_search(*s, {evals, 0}, 16, [&](const std::vector<std::size_t>& idx, std::size_t) {
       std::vector<Evaluation> out;
       for (auto i : idx) {
         EXPECT_TRUE(seen.insert(i).second) << strategy << " proposed " << i << " twice";
@@ -32,10 +33,23 @@ struct Replay {
       }
       return out;
     });
+  }
+
+  // Best time found by `strategy` within `evals` evaluations, and how many it used.
+  std::pair<double, std::size_t> search(const std::string& strategy, std::size_t evals, std::uint64_t seed = 1) {
+    const auto h = history(strategy, evals, seed);
     double best = 1e300;
-    for (const auto& e : history)
+    for (const auto& e : h)
       if (e.median_us) best = std::min(best, *e.median_us);
-    return {best, history.size()};
+    return {best, h.size()};
+  }
+
+  // How many evaluations `strategy` makes before one times within `bound` us.
+  std::size_t evaluations_to(double bound, const std::string& strategy, std::uint64_t seed = 1) {
+    const auto h = history(strategy, space.size(), seed);
+    for (std::size_t i = 0; i < h.size(); ++i)
+      if (h[i].median_us && *h[i].median_us <= bound) return i + 1;
+    return h.size() + 1;
   }
 };
 
@@ -180,25 +194,38 @@ TEST(GemmModel, RanksTheMeasuredWinnerHigh) {
   EXPECT_LT(worst, scores[scores.size() / 2]);
 }
 
-// The tensor-core GEMM (gemm_mma) model against the exhaustive H200 run of 2026-11-23
-// at bf16 4096^3 nn (1004 configs with the wgmma engine, 286 rejected for spills;
-// bench/RESULTS.md): issue 18's bar, a config within 3% of the best in at most 300
-// evaluations.
-TEST(GemmMmaModel, FindsWithin3PercentOfTheExhaustiveBestIn300Evaluations) {
-  Replay r("gemm_mma-h200-bf16-4096x4096x4096.jsonl",
-           {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"align", 8}, {"trans_a", 0}, {"trans_b", 0}});
+// The tensor-core GEMM (gemm_mma) model against exhaustive H200 runs at bf16 4096^3 nn
+// (bench/RESULTS.md): issue 18's bar, a config within 3% of the best in at most 300
+// evaluations. The first log (2026-11-23 morning: 1004 configs with the wgmma engine,
+// 286 rejected for spills) predates the tma engine's persistent walk and clusters; the
+// second (20:19 UTC: 1228 configs, 276 rejected) has them, with a flat top (the best 12
+// within 1.2%).
+void expect_model_within_3_percent(const char* log, std::size_t configs) {
+  Replay r(log, {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"align", 8}, {"trans_a", 0}, {"trans_b", 0}});
   EXPECT_EQ(r.run.spec().family(), "gemm_mma");
   EXPECT_TRUE(r.run.closing);
-  ASSERT_EQ(r.space.size(), 1004u);
+  ASSERT_EQ(r.space.size(), configs);
   const double best = *r.run.median_us[*r.run.best()];
   const auto [found, used] = r.search("model", 300);
   EXPECT_EQ(used, 300u);
   EXPECT_LE(found, best * 1.03) << found << " vs " << best;
-  // Not by luck of the order: the log's first 300 (exhaustive order) miss it.
-  double first = 1e300;
-  for (std::size_t i = 0; i < 300; ++i)
-    if (r.run.median_us[i]) first = std::min(first, *r.run.median_us[i]);
-  EXPECT_GT(first, best * 1.03);
+  // Not by luck: the model gets there in fewer evaluations than a random order does on
+  // average (20 seeds), the exhaustive (space) order included in the count.
+  const std::size_t model = r.evaluations_to(best * 1.03, "model");
+  double random = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) random += static_cast<double>(r.evaluations_to(best * 1.03, "random", seed)) / 20.0;
+  EXPECT_LT(model, random) << "model " << model << " evaluations, random " << random << " on average";
+  EXPECT_LT(model, r.evaluations_to(best * 1.03, "exhaustive"));
+  std::cout << log << ": model within 3% after " << model << " evaluations, random " << random
+            << " on average, exhaustive " << r.evaluations_to(best * 1.03, "exhaustive") << "\n";
+}
+
+TEST(GemmMmaModel, FindsWithin3PercentOfTheExhaustiveBestIn300Evaluations) {
+  expect_model_within_3_percent("gemm_mma-h200-bf16-4096x4096x4096.jsonl", 1004);
+}
+
+TEST(GemmMmaModel, FindsWithin3PercentWithPersistentAndClusteredConfigs) {
+  expect_model_within_3_percent("gemm_mma-h200-bf16-4096x4096x4096-clusters.jsonl", 1228);
 }
 
 // Clusters pair tiles along m, past the edge too: at 384 x 5632 (3 x 44 tiles of
