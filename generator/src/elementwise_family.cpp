@@ -1,11 +1,11 @@
 #include <ktune/generator/elementwise_family.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/generator/parallel_for.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <thread>
 
 namespace ktune {
 namespace {
@@ -134,10 +134,7 @@ std::vector<std::vector<double>> elementwise_reference(const ElementwiseOp& op, 
       for (std::size_t k = 0; k < out.size(); ++k) out[k][static_cast<std::size_t>(i)] = o[k];
     }
   };
-  const std::int64_t threads = n < (1 << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(work, n * t / threads, n * (t + 1) / threads);
-  for (auto& th : pool) th.join();
+  parallel_for(n, work);
   return out;
 }
 

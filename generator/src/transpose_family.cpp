@@ -2,6 +2,7 @@
 
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
+#include <ktune/generator/parallel_for.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -89,10 +90,16 @@ namespace {
 template <typename T>
 void transpose_blocked(const T* s, T* d, const TransposeArgs& a) {
   constexpr std::int64_t b = 64;  // cache blocking: the reference runs on 1 GiB inputs
-  for (std::int64_t r0 = 0; r0 < a.rows; r0 += b)
-    for (std::int64_t c0 = 0; c0 < a.cols; c0 += b)
-      for (std::int64_t r = r0; r < std::min(a.rows, r0 + b); ++r)
-        for (std::int64_t c = c0; c < std::min(a.cols, c0 + b); ++c) d[c * a.ld_dst + r] = s[r * a.ld_src + c];
+  // Bands of b rows per thread (each writes its own elements of dst).
+  parallel_for(
+      (a.rows + b - 1) / b,
+      [&](std::int64_t band0, std::int64_t band1) {
+        for (std::int64_t r0 = band0 * b; r0 < std::min(a.rows, band1 * b); r0 += b)
+          for (std::int64_t c0 = 0; c0 < a.cols; c0 += b)
+            for (std::int64_t r = r0; r < std::min(a.rows, r0 + b); ++r)
+              for (std::int64_t c = c0; c < std::min(a.cols, c0 + b); ++c) d[c * a.ld_dst + r] = s[r * a.ld_src + c];
+      },
+      (1 << 20) / (b * a.cols) + 1);
 }
 
 }  // namespace

@@ -9,9 +9,9 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 out=$("$ktune" log --dir "$data" list)
-[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 8 ] || fail "list: expected 8 H200 runs"  # golden/ is a subfolder
+[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 9 ] || fail "list: expected 9 H200 runs"  # golden/ is a subfolder
 [ "$(echo "$out" | grep -c 'NVIDIA H100')" = 1 ] || fail "list: expected 1 H100 run"
-echo "$out" | tail -1 | grep -q "^9 run(s)" || fail "list: total"
+echo "$out" | tail -1 | grep -q "^10 run(s)" || fail "list: total"
 echo "$out" | head -1 | grep -q "gemm_mma-h200-bf16-4096x4096x4096" || fail "list: newest first"
 
 out=$("$ktune" log --dir "$data" show transpose-f32-8192x2048)

@@ -89,5 +89,20 @@ TEST(TransposeFamily, ReferenceTransposesWithPitches) {
   EXPECT_DOUBLE_EQ(transpose_bytes(DType::f64, 3, 5), 2.0 * 3 * 5 * 8);
 }
 
+// Past a million elements the reference runs in bands of rows on every core: each band
+// must land where a plain loop puts it, pitches and the last partial band included.
+TEST(TransposeFamily, ThreadedReferenceMatchesAPlainLoop) {
+  const std::int64_t rows = 1500, cols = 1001, ld_src = 1003, ld_dst = 1501;
+  TransposeArgs a{DType::u8, rows, cols, ld_dst, ld_src, 0x1000, 0x2000};
+  std::vector<std::uint8_t> src(static_cast<std::size_t>(rows * ld_src)), dst(static_cast<std::size_t>(cols * ld_dst), 7);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 2654435761u >> 13);
+  std::vector<std::uint8_t> expect = dst;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c)
+      expect[static_cast<std::size_t>(c * ld_dst + r)] = src[static_cast<std::size_t>(r * ld_src + c)];
+  transpose_reference(src.data(), dst.data(), a);
+  EXPECT_TRUE(dst == expect);
+}
+
 }  // namespace
 }  // namespace ktune

@@ -1,6 +1,7 @@
 #include <ktune/tuner/elementwise_harness.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/generator/parallel_for.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/tuner/verifier.hpp>
 
@@ -8,7 +9,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <thread>
 
 namespace ktune {
 namespace {
@@ -29,10 +29,7 @@ std::vector<unsigned char> random_values(DType dtype, std::int64_t n, std::uint6
       double_to_element(dtype, v, &out[static_cast<std::size_t>(i) * size]);
     }
   };
-  const std::int64_t threads = n < (1 << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(work, n * t / threads, n * (t + 1) / threads);
-  for (auto& th : pool) th.join();
+  parallel_for(n, work);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include <ktune/tuner/verifier.hpp>
 
+#include <ktune/generator/parallel_for.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 
 #include <cstring>
@@ -22,13 +23,21 @@ extern "C" __global__ void ktune_compare(const uint4* a, const uint4* b, unsigne
 
 }  // namespace
 
-void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed) {
-  std::uint64_t s = seed;
-  for (std::size_t i = 0; i < bytes.size(); i += 8) {
-    const std::uint64_t z = splitmix64(s) | 0x0101010101010101ull;
-    std::memcpy(&bytes[i], &z, std::min<std::size_t>(8, bytes.size() - i));
-  }
+void fill_random(unsigned char* bytes, std::size_t n, std::uint64_t seed) {
+  // Word w takes the stream's w-th value (its state is seed + w steps), so the bytes do
+  // not depend on how the words are split between threads.
+  const auto words = static_cast<std::int64_t>((n + 7) / 8);
+  parallel_for(words, [&](std::int64_t begin, std::int64_t end) {
+    std::uint64_t s = seed + static_cast<std::uint64_t>(begin) * 0x9e3779b97f4a7c15ull;
+    for (std::int64_t w = begin; w < end; ++w) {
+      const std::uint64_t z = splitmix64(s) | 0x0101010101010101ull;
+      const auto i = static_cast<std::size_t>(w) * 8;
+      std::memcpy(bytes + i, &z, std::min<std::size_t>(8, n - i));
+    }
+  });
 }
+
+void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed) { fill_random(bytes.data(), bytes.size(), seed); }
 
 Verifier::Verifier(const DeviceInfo& dev, CUstream stream, CUdeviceptr dst, CUdeviceptr ref, std::size_t bytes)
     : stream_(stream), dst_(dst), ref_(ref), bytes_(bytes), counter_(8), sm_count_(dev.fingerprint.sm_count) {

@@ -14,7 +14,9 @@ inline std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// Fresh random bytes with no zero byte anywhere (zeros hide unwritten outputs).
+// Fresh random bytes with no zero byte anywhere (zeros hide unwritten outputs); the
+// same bytes for the same seed and size, threaded.
+void fill_random(unsigned char* bytes, std::size_t n, std::uint64_t seed);
 void fill_random(std::vector<unsigned char>& bytes, std::uint64_t seed);
 inline std::size_t round16(std::size_t n) { return (n + 15) / 16 * 16; }
 
