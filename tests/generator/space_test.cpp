@@ -106,7 +106,17 @@ TEST(Space, AlignmentDecidesVectorWidth) {
     }
   }
   EXPECT_GT(realigned, 0u);  // 8- and 16-byte realigned accesses for 1-byte elements
-  EXPECT_LT(odd.size(), aligned.size());
+  // Aligned, accesses narrower than 4 bytes only in the naive designs and the classic
+  // 32x32 tile (they lose there and cost compile time).
+  std::size_t narrow = 0;
+  for (const auto& c : aligned) {
+    if (value_int(c, "vec") >= 4) continue;
+    ++narrow;
+    const bool classic = value_int(c, "tile_m") == 32 && value_int(c, "tile_n") == 32 &&
+                         value_int(c, "block_x") == 32 && value_int(c, "block_y") == 8;
+    EXPECT_TRUE(value_str(c, "layout") == "direct" || classic) << config_to_json(spec(), c).dump();
+  }
+  EXPECT_GT(narrow, 0u);
 }
 
 TEST(Space, SmallerSharedMemoryLimitShrinksTheSpace) {
