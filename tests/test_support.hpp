@@ -109,6 +109,7 @@ inline std::size_t expect_space_compiles(const CompileSpace& space) {
   EXPECT_TRUE(failures.empty()) << space.label << ": " << failures.size() << " of " << names.size()
                                 << " failed, first: " << failures.front();
   std::printf("%s: %zu kernels compiled%s\n", space.label.c_str(), compiled, compile_sweep() ? " (sweep)" : "");
+  std::fflush(stdout);  // a sweep stopped part-way still records the spaces it finished
   return compiled;
 }
 
