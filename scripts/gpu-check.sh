@@ -27,6 +27,8 @@ if [ -n "$bdir" ] && [ ! -e "$bdir" ]; then ln -s "$build" "$bdir"; fi
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-$(mktemp -d)/ktune}
 status=0
 note() { echo "$*" | tee -a "$out/summary.txt"; }
+# The search logs of the runs so far, for `ktune log` and replay tests.
+keep_logs() { tar -czf "$out/$1" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null; }
 
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK | sed -n 1,40p; } > "$out/device.txt" 2>&1
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1)"
@@ -73,8 +75,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash "$here/bench/transpose_bench.sh" "$build" "$out" || status=1
-  # The search logs of the runs, for `ktune log` and replay tests.
-  tar -czf "$out/search-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
+  keep_logs search-logs.tar.gz
 fi
 # One kernel family's pass: its gpu test, the sanitizers over its runtime tests, its benchmark.
 family_pass() {  # name, test program, gtest filter for the sanitizers
@@ -92,7 +93,7 @@ family_pass() {  # name, test program, gtest filter for the sanitizers
 }
 if [ "$what" = elementwise ] || [ "$what" = all ]; then
   family_pass elementwise elementwise_gpu_test 'ElementwiseRuntimeGpu.*'
-  tar -czf "$out/elementwise-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
+  keep_logs elementwise-logs.tar.gz
 fi
 if [ "$what" = reduce ] || [ "$what" = all ]; then
   family_pass reduce reduce_gpu_test 'ReduceRuntimeGpu.*'
@@ -165,8 +166,7 @@ if [ "$what" = tensor ]; then
     dmon=$!
     bash "$here/bench/gemm_bench.sh" "$build" "$out" || status=1
     kill $dmon 2>/dev/null
-    # The search logs, for `ktune log` and replay tests.
-    tar -czf "$out/tensor-logs.tar.gz" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null
+    keep_logs tensor-logs.tar.gz
   fi
 fi
 if [ "$what" = sweep ]; then
