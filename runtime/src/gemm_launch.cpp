@@ -4,6 +4,8 @@
 
 #include <ktune/error.hpp>
 
+#include <algorithm>
+
 namespace ktune {
 namespace {
 
@@ -60,6 +62,19 @@ void launch_clusters(CUfunction f, const Instance& inst, int cluster, CUstream s
                 inst.name_expression + " (clusters of " + std::to_string(cluster) + ")");
 }
 
+// Blocks of f that are resident at once on the current device: the transpose mode's
+// grid, whose blocks each walk tiles.
+unsigned resident_blocks(CUfunction f, const Instance& inst) {
+  const auto& d = driver::api();
+  CUdevice dev = 0;
+  int sms = 0, per_sm = 0;
+  driver::check(d.cuCtxGetDevice(&dev), "cuCtxGetDevice");
+  driver::check(d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "cuDeviceGetAttribute");
+  driver::check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, static_cast<int>(inst.block[0]), inst.smem_bytes),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor", inst.name_expression);
+  return static_cast<unsigned>(std::max(1, sms * per_sm));
+}
+
 }  // namespace
 
 void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan,
@@ -92,7 +107,8 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
     void* p[] = {&x, &x, &unused, &rows, &cols, &k, &ld, &ld, &ld_t, wide ? static_cast<void*>(&alpha64) : &alpha32,
                  wide ? static_cast<void*>(&beta64) : &beta32, &to, &mode, &none, &none};
     const auto tiles = static_cast<unsigned>((stored.first + 63) / 64 * ((stored.second + 63) / 64));  // 64 x 64 each
-    driver::check(d.cuLaunchKernel(f, tiles, 1, 1, inst.block[0], 1, 1, inst.smem_bytes, stream, p, nullptr),
+    driver::check(d.cuLaunchKernel(f, std::min(tiles, resident_blocks(f, inst)), 1, 1, inst.block[0], 1, 1,
+                                   inst.smem_bytes, stream, p, nullptr),
                   "cuLaunchKernel", inst.name_expression + " (transposing an operand)");
   };
   operand(plan.transpose_a, args.a, args.lda, gemm_stored_a(args), plan.a_offset, plan.packed_lda, A, lda);
