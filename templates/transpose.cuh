@@ -6,7 +6,7 @@
 // @tune    block_x = 4, 8, 16, 32, 64
 // @tune    block_y = 2, 4, 8, 16, 32
 // @tune    vec     = 1, 2, 4, 8, 16
-// @tune    layout  = direct, none, pad, xor, shift, stmatrix
+// @tune    layout  = direct, none, pad, xor, shift
 // @tune    realign = 0, 1
 // @tune    copy    = 0, 1
 // @derive  threads    = block_x * block_y
@@ -26,7 +26,6 @@
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
-// @require layout != "stmatrix" || compute_capability >= 90 && elem_bytes == 4 && vec == 1 && realign == 0 && block_x == 32 && tile_m % 32 == 0 && tile_n % 32 == 0 && (tile_m / block_y) % 4 == 0 && (tile_m / 32 * tile_n / 4) % block_y == 0
 // @launch  block = (block_x, block_y, 1)
 // @launch  grid  = (copy == 1 ? ceil_div(rows * cols, tile_m * tile_n) : ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
 // @launch  smem  = smem_bytes
@@ -65,16 +64,6 @@
 // vec x vec block sit vec rows apart, so the swizzle must vary with the block row.
 // The host twin of this function (generator/layout_model) counts bank conflicts.
 //
-// stmatrix (sm_90, 4-byte elements, one element per global access: the odd pitches) is
-// the conversion Triton's odd-pitch winners compile to. Global accesses stay scalar and
-// row-contiguous across a warp on both sides; shared memory is written and read 16 bytes
-// a lane. A warp loads 32 consecutive columns of 4 src rows; one stmatrix.x4 stores each
-// 4 neighbouring lanes' words as a 16-byte chunk (8 chunks of each of the 4 rows). In
-// phase 2 a lane reads one chunk (4 columns of a src row, lanes along src rows) and
-// writes its 4 words to 4 dst rows. Chunk q of a row lives at q ^ (row % 8) within its
-// 128-byte segment, which keeps both phases free of bank conflicts (32 scalar st.shared
-// and ld.shared a thread become 8 stmatrix and 8 ld.shared.v4 at 128x32, 128 threads).
-//
 // copy = 1 is for the degenerate shapes (1 x n, or n x 1 with dense pitches) where the
 // transpose is the identity on memory: a plain vectorized copy of rows * cols elements,
 // tile_m * tile_n per block (copy_align: the vector width the pointers allow; 0 when the
@@ -90,7 +79,7 @@
 // row of lanes (block_x * vec == tile_m, block_x <= 32). Reads may reach vec - 1
 // elements past the tile, so edge tile columns take the scalar path.
 
-enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift, layout_stmatrix };
+enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 
 template <typename T, int V>
 struct alignas(sizeof(T) * V) KtuneVec {
@@ -397,75 +386,12 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
   }
 }
 
-// layout = stmatrix (see above): warp ty of block_y, lane tx = column within a 32-column
-// segment in phase 1 and row within a 32-row band in phase 2.
-template <int tile_n>
-__device__ __forceinline__ int ktune_stmatrix_chunk(int r, int q) {
-  return r * (tile_n / 4) + (q & ~7) + ((q ^ r) & 7);
-}
-
-template <typename T, int tile_m, int tile_n, int block_y>
-__device__ __forceinline__ void ktune_transpose_stmatrix(T* __restrict__ dst, const T* __restrict__ src, int rows,
-                                                         int cols, long long ld_dst, long long ld_src) {
-  static_assert(sizeof(T) == 4, "stmatrix moves 4-byte elements");
-  const KtuneTile<tile_m, tile_n> t(rows, cols);
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const T* s = src + t.r0 * ld_src + t.c0;
-  T* d = dst + t.c0 * ld_dst + t.r0;
-  extern __shared__ __align__(16) unsigned char ktune_smem[];
-  uint4* chunks = reinterpret_cast<uint4*>(ktune_smem);
-
-  // Phase 1: rows ty, ty + block_y, ... of src, lanes along columns; zeros outside.
-  constexpr int row_steps = tile_m / block_y, segments = tile_n / 32;
-  unsigned in[row_steps][segments];
-#pragma unroll
-  for (int i = 0; i < row_steps; ++i)
-#pragma unroll
-    for (int j = 0; j < segments; ++j) {
-      const int r = ty + i * block_y, c = j * 32 + tx;
-      in[i][j] = t.full || (t.r0 + r < rows && t.c0 + c < cols) ? s[r * ld_src + c] : 0u;
-    }
-  // Lane tx names row tx % 8 of matrix tx / 8: chunk tx % 8 of the matrix's src row.
-#pragma unroll
-  for (int i = 0; i < row_steps; i += 4)
-#pragma unroll
-    for (int j = 0; j < segments; ++j) {
-      const int r = ty + (i + tx / 8) * block_y;
-      const unsigned addr =
-          static_cast<unsigned>(__cvta_generic_to_shared(chunks + ktune_stmatrix_chunk<tile_n>(r, j * 8 + tx % 8)));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
-                   "r"(in[i][j]), "r"(in[i + 1][j]), "r"(in[i + 2][j]), "r"(in[i + 3][j])
-                   : "memory");
-    }
-  __syncthreads();
-
-  // Phase 2: unit u = 32 rows (band u % bands) x 4 columns (chunk u / bands); lane tx
-  // takes row tx of the band and writes its 4 words down 4 dst rows.
-  constexpr int bands = tile_m / 32, unit_steps = bands * (tile_n / 4) / block_y;
-  uint4 out[unit_steps];
-#pragma unroll
-  for (int i = 0; i < unit_steps; ++i) {
-    const int u = ty + i * block_y;
-    out[i] = chunks[ktune_stmatrix_chunk<tile_n>(u % bands * 32 + tx, u / bands)];
-  }
-#pragma unroll
-  for (int i = 0; i < unit_steps; ++i) {
-    const int u = ty + i * block_y, r = u % bands * 32 + tx, c = u / bands * 4;
-    const unsigned w[4] = {out[i].x, out[i].y, out[i].z, out[i].w};
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      if (t.full || (t.r0 + r < rows && t.c0 + c + e < cols)) d[(c + e) * ld_dst + r] = w[e];
-  }
-}
-
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy>
 __global__ void __launch_bounds__(block_x * block_y)
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
   if constexpr (copy)
     ktune_copy<T, tile_m * tile_n, block_x * block_y, vec>(dst, src, rows * cols);
-  else if constexpr (layout == layout_stmatrix)
-    ktune_transpose_stmatrix<T, tile_m, tile_n, block_y>(dst, src, rows, cols, ld_dst, ld_src);
   else if constexpr (layout == layout_direct)
     ktune_transpose_direct<T, tile_m, tile_n, block_x, block_y, vec>(dst, src, rows, cols, ld_dst, ld_src);
   else

@@ -88,34 +88,6 @@ BankConflicts transpose_bank_conflicts(SmemLayout layout, int tile_m, int tile_n
           static_cast<double>(load_cost) / static_cast<double>(load_ideal)};
 }
 
-std::int64_t stmatrix_chunk_index(std::int64_t r, std::int64_t q, int tile_n) {
-  return r * (tile_n / 4) + (q & ~7) + ((q ^ r) & 7);
-}
-
-BankConflicts stmatrix_transpose_bank_conflicts(int tile_m, int tile_n, int block_y) {
-  const auto address = [&](std::int64_t r, std::int64_t q) { return stmatrix_chunk_index(r, q, tile_n) * 16; };
-  const int bands = tile_m / 32;
-  long store_cost = 0, store_ideal = 0, load_cost = 0, load_ideal = 0;
-  for (int warp = 0; warp < block_y; ++warp) {
-    for (int i = 0; i < tile_m / block_y; i += 4)
-      for (int j = 0; j < tile_n / 32; ++j)
-        for (int m = 0; m < 4; ++m) {
-          std::vector<std::optional<std::int64_t>> rows(8);
-          for (int q = 0; q < 8; ++q) rows[static_cast<std::size_t>(q)] = address(warp + (i + m) * block_y, j * 8 + q);
-          store_cost += wavefronts(rows, 16);
-          store_ideal += 1;
-        }
-    for (int u = warp; u < bands * (tile_n / 4); u += block_y) {
-      std::vector<std::optional<std::int64_t>> lanes(32);
-      for (int lane = 0; lane < 32; ++lane) lanes[static_cast<std::size_t>(lane)] = address(u % bands * 32 + lane, u / bands);
-      load_cost += wavefronts(lanes, 16);
-      load_ideal += ideal_wavefronts(16);
-    }
-  }
-  return {static_cast<double>(store_cost) / static_cast<double>(store_ideal),
-          static_cast<double>(load_cost) / static_cast<double>(load_ideal)};
-}
-
 std::int64_t gemm_smem_offset(SmemLayout layout, int rows, std::int64_t k, std::int64_t r) {
   switch (layout) {
     case SmemLayout::pad: return k * (rows + 4) + r;

@@ -15,7 +15,7 @@ TEST(KernelSpec, TransposeDescriptionParses) {
   EXPECT_EQ(names, (std::vector<std::string>{"tile_m", "tile_n", "block_x", "block_y", "vec", "layout", "realign", "copy"}));
   const auto& layout = spec.tunables()[5].values;
   EXPECT_EQ(layout, (std::vector<Value>{std::string("direct"), std::string("none"), std::string("pad"),
-                                        std::string("xor"), std::string("shift"), std::string("stmatrix")}));
+                                        std::string("xor"), std::string("shift")}));
   EXPECT_FALSE(spec.requirements().empty());
   EXPECT_EQ(spec.source_hash().size(), 16u);
 }

@@ -96,37 +96,6 @@ TEST(LayoutModel, ConflictFreedomMatchesTheoryOverTheSpace) {
   }
 }
 
-// stmatrix's chunk layout (q ^ row % 8 within 128-byte segments) over every stmatrix
-// config of the f32 space, aligned and at an odd pitch: both phases conflict-free, and
-// the chunks of a tile fill its shared memory exactly once. sm_80 has no stmatrix.
-TEST(LayoutModel, StmatrixChunksAreConflictFree) {
-  const KernelSpec& spec = KernelSpec::builtin("transpose");
-  for (std::int64_t align : {1, 4}) {
-    const Problem p{DType::f32, {{"rows", 4097}, {"cols", 8191}, {"align", align}, {"copy_align", 0}}};
-    int checked = 0;
-    for (const auto& c : enumerate(spec, DeviceLimits{}, p)) {
-      if (std::get<std::string>(c[5]) != "stmatrix") continue;
-      const int tile_m = static_cast<int>(std::get<std::int64_t>(c[0]));
-      const int tile_n = static_cast<int>(std::get<std::int64_t>(c[1]));
-      const int block_y = static_cast<int>(std::get<std::int64_t>(c[3]));
-      SCOPED_TRACE(config_to_string(spec, c));
-      const auto bc = stmatrix_transpose_bank_conflicts(tile_m, tile_n, block_y);
-      EXPECT_TRUE(bc.conflict_free()) << bc.store << "/" << bc.load;
-      std::set<std::int64_t> chunks;
-      for (int r = 0; r < tile_m; ++r)
-        for (int q = 0; q < tile_n / 4; ++q) chunks.insert(stmatrix_chunk_index(r, q, tile_n));
-      EXPECT_EQ(chunks.size(), static_cast<std::size_t>(tile_m * tile_n / 4));
-      EXPECT_EQ(*chunks.begin(), 0);
-      EXPECT_EQ(*chunks.rbegin(), tile_m * tile_n / 4 - 1);
-      ++checked;
-    }
-    EXPECT_GE(checked, 16) << "align " << align;
-    DeviceLimits sm80;
-    sm80.compute_capability = 80;
-    for (const auto& c : enumerate(spec, sm80, p)) EXPECT_NE(std::get<std::string>(c[5]), "stmatrix");
-  }
-}
-
 TEST(LayoutModel, ClassicFloatTileNumbers) {
   // 32x32 floats, 32x8 threads: the column read hits one bank 32 times without padding.
   EXPECT_EQ(transpose_bank_conflicts(SmemLayout::none, 32, 32, 32, 8, 1, 4).load, 32.0);

@@ -226,6 +226,28 @@ TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
   EXPECT_EQ(ran, 48u);
 }
 
+// kmajor's transpose mode at a shape of more 64 x 64 tiles than blocks fit on the GPU
+// (B of nn 1100 x 2060: 594 tiles; A of tn 1100 x 2053: 594), so each block walks
+// several, loading the next while it stores one; edge tiles on both sides.
+TEST_F(GemmRuntimeGpu, KmajorTransposeWalksTiles) {
+  std::size_t ran = 0;
+  for (const char* layout : {"nn", "tn"}) {
+    GemmHarness h(dev_, shape_of(DType::f32, layout, 2053, 2060, 1100, GemmMath::tf32), TimingProtocol{});
+    const KernelSpec& spec = h.spec();
+    const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
+    std::vector<Config> picked;
+    for (const char* engine : {"tma", "wgmma"})
+      for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
+        if (value(c, "engine") == engine && value(c, "kmajor") == "1") {
+          picked.push_back(c);
+          break;
+        }
+    ASSERT_EQ(picked.size(), 2u) << layout;
+    ran += verify_configs(h, picked, "gemm_mma kmajor");
+  }
+  EXPECT_EQ(ran, 4u);
+}
+
 // Every layout through the public call, f32 (SIMT), f16 and bf16 (tensor cores), with
 // pitches wider than the rows; small integers, so every result is exact before its one
 // rounding to the dtype.

@@ -68,21 +68,6 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
   }
 }
 
-// stmatrix (sm_90): 16-byte chunks through stmatrix / ld.shared.v4, scalar global
-// accesses; full tiles and edge tiles in both dimensions, odd pitches.
-TEST(LayoutsGpu, StmatrixChunks) {
-  KTUNE_REQUIRE_GPU();
-  const DeviceInfo dev = query_device_ordinal(0);
-  if (dev.limits.compute_capability < 90) GTEST_SKIP() << "stmatrix needs sm_90; this GPU is " << dev.arch;
-  PrimaryContext ctx(dev.device);
-  run_one(dev, {{"tile_m", 128}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", "stmatrix"},
-                {"realign", 0}, {"copy", 0}},
-          DType::f32, 333, 517);
-  run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", "stmatrix"},
-                {"realign", 0}, {"copy", 0}},
-          DType::f32, 1021, 261);
-}
-
 // The degenerate shapes as a copy: n x 1 and 1 x n, n odd, with a partial last block.
 TEST(LayoutsGpu, DegenerateShapesCopy) {
   KTUNE_REQUIRE_GPU();

@@ -67,13 +67,9 @@ class TransposePart : public FamilyPart {
     score -= in_flight;
     if (threads < 256) score += 0.1 * std::log2(threads / 256);
     if (layout == "direct") return score - 0.3;
-    const auto bc = layout == "stmatrix"
-                        ? stmatrix_transpose_bank_conflicts(static_cast<int>(tile_m), static_cast<int>(tile_n),
-                                                            static_cast<int>(block_y))
-                        : transpose_bank_conflicts(*parse_smem_layout(layout), static_cast<int>(tile_m),
-                                                   static_cast<int>(tile_n), static_cast<int>(block_x),
-                                                   static_cast<int>(block_y), static_cast<int>(vec),
-                                                   static_cast<int>(elem));
+    const auto bc = transpose_bank_conflicts(*parse_smem_layout(layout), static_cast<int>(tile_m),
+                                             static_cast<int>(tile_n), static_cast<int>(block_x),
+                                             static_cast<int>(block_y), static_cast<int>(vec), static_cast<int>(elem));
     return score - 0.15 * std::log2(bc.store * bc.load);
   }
 };

@@ -34,13 +34,6 @@ struct BankConflicts {
 BankConflicts transpose_bank_conflicts(SmemLayout layout, int tile_m, int tile_n, int block_x, int block_y,
                                        int vec, int elem_bytes);
 
-// The same for the transpose's stmatrix layout (4-byte elements, 32 x block_y threads):
-// phase 1 stores with stmatrix.x4 (each 8x8 matrix one request of eight 16-byte rows),
-// phase 2 reads 16-byte chunks, lanes along rows; chunk q of row r at q ^ (r % 8).
-BankConflicts stmatrix_transpose_bank_conflicts(int tile_m, int tile_n, int block_y);
-// Host twin of ktune_stmatrix_chunk(): where 16-byte chunk q of row r lives (in chunks).
-std::int64_t stmatrix_chunk_index(std::int64_t r, std::int64_t q, int tile_n);
-
 // Host twin of ktune_gemm_at() in templates/gemm.cuh: the element offset of (k, r) in
 // a k-major GEMM tile of `rows`-element rows (layouts act on 4-element chunks).
 std::int64_t gemm_smem_offset(SmemLayout layout, int rows, std::int64_t k, std::int64_t r);
