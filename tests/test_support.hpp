@@ -56,6 +56,9 @@ struct CompileSpace {
   std::string source;
   std::vector<Problem> problems;
   std::string type_argument;  // empty: the dtype's bits type
+  // What sets it apart among spaces sampled together (e.g. dtype and layout); as many
+  // in each of them.
+  std::vector<std::string> tags = {};
 };
 
 // True when KTUNE_COMPILE_SWEEP=1 (the `sweep` ctest label): compile every config.
@@ -76,24 +79,13 @@ inline std::pair<std::size_t, std::size_t> sweep_shard() {
   return {i, n};
 }
 
-// The distinct kernels the compile tests compile for a space: by default the first
-// config and a pairwise covering sample (every value of every tunable, and every pair of
-// values of two tunables that the space holds together) of each problem; in a sweep
-// every config, then this process's shard.
-inline std::vector<std::string> kernels_to_compile(const CompileSpace& space) {
+// Every config of the space (its problems' together), then this process's shard.
+inline std::vector<std::string> swept_kernels(const CompileSpace& space) {
   std::set<std::string> names;
-  for (const Problem& p : space.problems) {
-    const auto configs = enumerate(*space.spec, DeviceLimits{}, p);
-    EXPECT_FALSE(configs.empty()) << space.label << ": empty space";
-    std::vector<std::size_t> picks;
-    if (compile_sweep())
-      for (std::size_t i = 0; i < configs.size(); ++i) picks.push_back(i);
-    else if (!configs.empty())
-      picks = covering_sample(configs, 2), picks.push_back(0);
-    for (std::size_t i : picks)
-      names.insert(instantiate(*space.spec, configs[i], DeviceLimits{}, p, space.type_argument).name_expression);
-  }
-  const auto [shard, shards] = compile_sweep() ? sweep_shard() : std::pair<std::size_t, std::size_t>{0, 1};
+  for (const Problem& p : space.problems)
+    for (const Config& c : enumerate(*space.spec, DeviceLimits{}, p))
+      names.insert(instantiate(*space.spec, c, DeviceLimits{}, p, space.type_argument).name_expression);
+  const auto [shard, shards] = sweep_shard();
   std::vector<std::string> out;
   std::size_t i = 0;
   for (const auto& n : names)
@@ -101,16 +93,60 @@ inline std::vector<std::string> kernels_to_compile(const CompileSpace& space) {
   return out;
 }
 
-// Compiles a space's kernels (see kernels_to_compile) for sm_90 and fails the test on
-// any NVRTC error; returns how many kernels compiled.
-inline std::size_t expect_space_compiles(const CompileSpace& space) {
-  const auto names = kernels_to_compile(space);
+// A pairwise covering sample of the spaces' configs together, each config followed by
+// its space's tags and its problem's index as if they were tunables too: every value of
+// every tunable is compiled in every space (e.g. each dtype, each layout) and for every
+// problem (e.g. each pitch), and every pair of values somewhere, every pair of tags too.
+inline std::vector<std::string> sampled_kernels(const std::vector<CompileSpace>& spaces) {
+  std::vector<Config> configs;
+  std::vector<std::pair<std::size_t, std::size_t>> origin;  // (space, problem) of each
+  for (std::size_t s = 0; s < spaces.size(); ++s) {
+    EXPECT_EQ(spaces[s].tags.size(), spaces.front().tags.size()) << spaces[s].label;
+    for (std::size_t p = 0; p < spaces[s].problems.size(); ++p) {
+      const auto problem_configs = enumerate(*spaces[s].spec, DeviceLimits{}, spaces[s].problems[p]);
+      EXPECT_FALSE(problem_configs.empty()) << spaces[s].label << ": empty space";
+      for (const Config& c : problem_configs) {
+        configs.push_back(c);
+        for (const auto& tag : spaces[s].tags) configs.back().emplace_back(tag);
+        configs.back().emplace_back(std::in_place_type<std::int64_t>, static_cast<std::int64_t>(p));
+        origin.emplace_back(s, p);
+      }
+    }
+  }
+  std::set<std::string> names;
+  for (std::size_t i : covering_sample(configs, 2)) {
+    const CompileSpace& space = spaces[origin[i].first];
+    const Config config(configs[i].begin(), configs[i].end() - static_cast<std::ptrdiff_t>(space.tags.size() + 1));
+    names.insert(instantiate(*space.spec, config, DeviceLimits{}, space.problems[origin[i].second], space.type_argument)
+                     .name_expression);
+  }
+  return {names.begin(), names.end()};
+}
+
+// Compiles kernels of one template for sm_90 and fails the test on any NVRTC error;
+// returns how many compiled.
+inline std::size_t expect_kernels_compile(const std::string& label, const CompileSpace& space,
+                                          const std::vector<std::string>& names) {
   const auto [compiled, failures] = compile_all(space.source, names, space.spec->family());
-  EXPECT_TRUE(failures.empty()) << space.label << ": " << failures.size() << " of " << names.size()
+  EXPECT_TRUE(failures.empty()) << label << ": " << failures.size() << " of " << names.size()
                                 << " failed, first: " << failures.front();
-  std::printf("%s: %zu kernels compiled%s\n", space.label.c_str(), compiled, compile_sweep() ? " (sweep)" : "");
+  std::printf("%s: %zu kernels compiled%s\n", label.c_str(), compiled, compile_sweep() ? " (sweep)" : "");
   std::fflush(stdout);  // a sweep stopped part-way still records the spaces it finished
   return compiled;
 }
+
+// Spaces of one template (same source): in a sweep every config of each, else one
+// pairwise covering sample of them all (sampled_kernels). Returns how many compiled.
+inline std::size_t expect_spaces_compile(const std::string& label, const std::vector<CompileSpace>& spaces) {
+  if (!compile_sweep())
+    return expect_kernels_compile(
+        spaces.size() == 1 ? label : label + " (" + std::to_string(spaces.size()) + " spaces sampled together)",
+        spaces.front(), sampled_kernels(spaces));
+  std::size_t compiled = 0;
+  for (const auto& space : spaces) compiled += expect_kernels_compile(space.label, space, swept_kernels(space));
+  return compiled;
+}
+
+inline std::size_t expect_space_compiles(const CompileSpace& space) { return expect_spaces_compile(space.label, {space}); }
 
 }  // namespace ktune

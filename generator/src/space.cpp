@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 namespace ktune {
 
@@ -114,9 +115,50 @@ std::optional<std::string> why_invalid(const KernelSpec& spec, const Config& con
   return std::nullopt;
 }
 
+namespace {
+
+// The last tunable (in declaration order) an expression reads, directly or through
+// derived values; -1 when it reads none.
+int last_tunable_read(const KernelSpec& spec, const Expr& expr, std::set<std::string>& visiting) {
+  int last = -1;
+  for (const auto& name : expr.names()) {
+    if (const int i = spec.tunable_index(name); i >= 0) {
+      last = std::max(last, i);
+      continue;
+    }
+    if (!visiting.insert(name).second) continue;  // a derived value read twice (or a cycle)
+    for (const auto& d : spec.derived())
+      if (d.name == name) last = std::max(last, last_tunable_read(spec, d.expr, visiting));
+  }
+  return last;
+}
+
+// A requirement rejects a partial config, assigned up to the last tunable it reads. One
+// that throws there is left to the whole config's check (an earlier requirement may
+// exclude the case it fails on).
+bool rejects(const Expr& requirement, const Scope& scope) {
+  try {
+    return !requirement.eval_bool(scope);
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem) {
+  // Each requirement is checked as soon as the tunables it reads have values, so a
+  // subtree of the cartesian product that one rejects is never walked (the GEMM spaces
+  // are millions of combinations, a few thousand valid). The whole config is checked
+  // last, as why_invalid does, so the result is the same.
+  std::vector<std::vector<const Expr*>> checks(std::max<std::size_t>(spec.tunables().size(), 1));
+  for (const auto& r : spec.requirements()) {
+    std::set<std::string> visiting;
+    checks[static_cast<std::size_t>(std::max(0, last_tunable_read(spec, r, visiting)))].push_back(&r);
+  }
   std::vector<Config> out;
   Config config(spec.tunables().size());
+  const Scope scope = make_scope(spec, config, device, problem);
   std::function<void(std::size_t)> walk = [&](std::size_t i) {
     if (i == config.size()) {
       if (!why_invalid(spec, config, device, problem)) out.push_back(config);
@@ -124,7 +166,8 @@ std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device
     }
     for (const auto& v : spec.tunables()[i].values) {
       config[i] = v;
-      walk(i + 1);
+      if (std::none_of(checks[i].begin(), checks[i].end(), [&](const Expr* r) { return rejects(*r, scope); }))
+        walk(i + 1);
     }
   };
   walk(0);

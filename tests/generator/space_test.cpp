@@ -1,10 +1,12 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/space.hpp>
+#include <ktune/generator/gemm_family.hpp>
 #include <ktune/generator/transpose_family.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -193,6 +195,52 @@ TEST(Space, RuntimeTunablesShareOneKernel) {
   EXPECT_EQ(one.grid[2], 1u);
   EXPECT_EQ(four.grid[2], 4u);
   EXPECT_EQ(enumerate(k, DeviceLimits{}, p).size(), 4u);  // still four configs to time
+}
+
+// Every combination of the tunables' values that why_invalid accepts, in declaration order:
+// what enumerate must return, however it prunes.
+std::vector<Config> filtered_product(const KernelSpec& k, const DeviceLimits& device, const Problem& p) {
+  std::vector<Config> out;
+  Config c(k.tunables().size());
+  std::function<void(std::size_t)> walk = [&](std::size_t i) {
+    if (i == c.size()) {
+      if (!why_invalid(k, c, device, p)) out.push_back(c);
+      return;
+    }
+    for (const auto& v : k.tunables()[i].values) c[i] = v, walk(i + 1);
+  };
+  walk(0);
+  return out;
+}
+
+TEST(Space, EnumerationPrunesToTheFilteredProduct) {
+  // Requirements on early, late and derived tunables, one that reads a problem value only,
+  // and one that would divide by zero where an earlier one already rejects.
+  const KernelSpec k = KernelSpec::parse(
+      "// @kernel k\n// @entry k\n// @tune a = 0, 1, 2, 3\n// @tune b = 1, 2, 4\n// @tune c = x, y\n"
+      "// @derive ab = a * b\n// @require a > 0\n// @require n > 2\n// @require 8 / a >= b\n"
+      "// @require ab % 4 == 0 || c == \"y\"\n// @launch block = (32, 1, 1)\n// @launch grid = (1, 1, 1)\n"
+      "template <int a, int b, int c> __global__ void k() {}\n");
+  const Problem p{DType::f32, {{"n", 3}}};
+  const auto configs = enumerate(k, DeviceLimits{}, p);
+  EXPECT_EQ(configs, filtered_product(k, DeviceLimits{}, p));
+  // a=1: b 1, 2, 4 with y, b 4 with x; a=2: b 1, 2, 4 with y, b 2, 4 with x; a=3: b 1, 2 with y.
+  EXPECT_EQ(configs.size(), 11u);
+  EXPECT_TRUE(enumerate(k, DeviceLimits{}, Problem{DType::f32, {{"n", 2}}}).empty());
+  // The built-in spaces: transpose at an aligned and an odd shape, GEMM on tensor cores
+  // (f16) and on FMAs (f64) with pitches that allow only scalar loads.
+  EXPECT_EQ(enumerate(spec(), DeviceLimits{}, problem(DType::f32, 8192, 2048, 4)),
+            filtered_product(spec(), DeviceLimits{}, problem(DType::f32, 8192, 2048, 4)));
+  EXPECT_EQ(enumerate(spec(), DeviceLimits{}, problem(DType::u8, 8191, 4097, 1)),
+            filtered_product(spec(), DeviceLimits{}, problem(DType::u8, 8191, 4097, 1)));
+  for (DType dtype : {DType::f16, DType::f64}) {
+    GemmArgs g{dtype, 1000, 999, 1001};
+    g = gemm_dense_pitches(g);
+    g.lda += 1;
+    const auto gp = gemm_problem(gemm_probe_args(g));
+    const KernelSpec& gs = gemm_spec(g);
+    EXPECT_EQ(enumerate(gs, DeviceLimits{}, gp), filtered_product(gs, DeviceLimits{}, gp)) << gs.family();
+  }
 }
 
 TEST(Space, DefaultConfigIsValidForEveryProblem) {

@@ -1,8 +1,9 @@
 // Compiles the tensor-core GEMM (gemm_mma) with NVRTC for sm_90: needs no GPU. By
-// default a pairwise covering sample of four half spaces that take each dtype and each
-// operand orientation (k- or m/n-contiguous tiles, ldmatrix with and without .trans)
-// twice, two TF32 spaces (nn: 32-bit fragment loads of B; nt: the wgmma one) and one
-// with f32 output (bf16 tn); KTUNE_COMPILE_SWEEP=1 compiles every config of all 20.
+// default, per input type, a pairwise covering sample of its spaces together: four half
+// spaces that take each dtype and each operand orientation (k- or m/n-contiguous tiles,
+// ldmatrix with and without .trans) twice, two TF32 spaces (nn: 32-bit fragment loads
+// of B; nt: the wgmma one) and one with f32 output (bf16 tn); KTUNE_COMPILE_SWEEP=1
+// compiles every config of all 20.
 #include <ktune/generator/dtype.hpp>
 #include <ktune/generator/gemm_family.hpp>
 
@@ -17,7 +18,9 @@ namespace {
 // the same kernels, a different problem).
 CompileSpace mma_space(DType dtype, const char* layout, DType out) {
   const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
-  CompileSpace space{"gemm_mma " + dtype_key(dtype, out) + " " + layout, &spec, spec.source(), {}, {}};
+  CompileSpace space{"gemm_mma " + dtype_key(dtype, out) + " " + layout, &spec, spec.source(), {}, {},
+                     // each operand's orientation apart: it decides how its tiles are loaded
+                     {std::string(to_string(out)), {layout[0]}, {layout[1]}}};
   for (std::int64_t extra : {0, 1}) {
     GemmArgs a{dtype, 4096, 4096, 4096};
     a.math = GemmMath::tf32;  // f32 on tensor cores; halves take them anyway
@@ -50,7 +53,13 @@ TEST(GemmMmaCompile, SpacesCompileForSm90) {
     for (DType dtype : {DType::bf16, DType::f16})
       for (const char* layout : {"nn", "nt", "tn", "tt"}) spaces.push_back({dtype, layout, DType::f32});
   }
-  for (const auto& [dtype, layout, out] : spaces) EXPECT_GE(expect_space_compiles(mma_space(dtype, layout, out)), 10u);
+  // One covering sample per input type, of its spaces together.
+  for (DType input : {DType::bf16, DType::f16, DType::f32}) {
+    std::vector<CompileSpace> sampled;
+    for (const auto& [dtype, layout, out] : spaces)
+      if (dtype == input) sampled.push_back(mma_space(dtype, layout, out));
+    EXPECT_GE(expect_spaces_compile("gemm_mma " + std::string(to_string(input)), sampled), 10u);
+  }
 }
 
 }  // namespace
