@@ -20,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <thread>
 
 namespace ktune {
 namespace fs = std::filesystem;
@@ -521,6 +522,20 @@ int busy_timeout_ms() {
   return static_cast<int>(ms);
 }
 
+// Switching a rollback-journal file to WAL takes an exclusive lock, and SQLite answers
+// BUSY without calling the busy handler where waiting could deadlock (several processes
+// opening an old file at once, each holding a shared lock): try again until the busy
+// timeout, as the handler would.
+void enable_wal(sqlite3* db) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms());
+  for (;;) {
+    const int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr) & 0xff;
+    if (rc == SQLITE_OK) return;
+    if (rc != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) throw SqliteError(db, "PRAGMA journal_mode=WAL");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 // A name for a set-aside file that no other process or earlier set-aside has taken.
 fs::path claim_aside_name(const fs::path& path) {
   static std::atomic<unsigned> counter{0};
@@ -609,7 +624,7 @@ std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bo
   sqlite3_busy_timeout(db_->db, busy_timeout_ms());
   try {
     if (!read_only_) {
-      db_->exec("PRAGMA journal_mode=WAL");
+      enable_wal(db_->db);
       db_->exec("PRAGMA synchronous=FULL");
     }
     {

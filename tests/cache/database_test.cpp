@@ -13,6 +13,7 @@
 #include <set>
 #include <functional>
 #include <sys/resource.h>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -316,19 +317,25 @@ TEST_F(MigrationTest, GoldenSchema2DatabaseSplitsFamilyAndVariant) {
 TEST_F(MigrationTest, ProcessesOpeningAtOnceMigrateOnce) {
   const fs::path path = golden_copy();
   std::vector<std::thread> openers;
-  std::atomic<int> migrated{0}, failed{0};
+  std::atomic<int> migrated{0};
+  std::mutex mutex;
+  std::vector<std::string> failures;
   for (int i = 0; i < 6; ++i)
     openers.emplace_back([&] {
+      std::string failure;
       try {
         Database db(path);
         if (db.migrated_backup()) ++migrated;
-        if (db.recovered_from() || db.all().size() != 3) ++failed;
-      } catch (const std::exception&) {
-        ++failed;
+        if (db.recovered_from()) failure = "set aside as unreadable";
+        else if (db.all().size() != 3) failure = std::to_string(db.all().size()) + " records";
+      } catch (const std::exception& e) {
+        failure = e.what();
       }
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (!failure.empty()) failures.push_back(failure);
     });
   for (auto& t : openers) t.join();
-  EXPECT_EQ(failed.load(), 0);
+  EXPECT_TRUE(failures.empty()) << failures.size() << " openers failed, first: " << failures.front();
   EXPECT_EQ(migrated.load(), 1);
   EXPECT_EQ(stored_schema(path), std::to_string(Database::k_schema_version));
 }
