@@ -2,7 +2,10 @@
 # Every config of every GEMM space (f32, f16, bf16, f64 x nn, nt, tn, tt) compiled with
 # NVRTC and verified at seven odd shapes, the spaces spread over the machine's GPUs
 # (one test process per GPU, the CPU cores split between them for NVRTC).
-#   bash scripts/gemm_verify_all.sh OUT_DIR [SPACE ...]     SPACE: f32_nn ... f64_tt (default: all 16)
+#   bash scripts/gemm_verify_all.sh OUT_DIR [SPACE ...]     SPACE: f32_nn ... f64_tt (default: all 16),
+#   or a tensor-core case of the test, e.g. mma_bf16_nn_mma, tf32_f32_tt_mma; KTUNE_SWEEP_SHARD=i/n
+#   verifies the i-th of n shares of each space (a tensor-core space compiles for longer
+#   than one GPU call may run)
 # Writes OUT_DIR/gemm-verify-all.log (every process's output) and prints one line per
 # space; exit status 0 only if every space passed.
 set -uo pipefail
@@ -34,7 +37,7 @@ done
 status=0
 for ((g = 0; g < procs; ++g)); do wait "${pids[g]}" || status=1; done
 for ((g = 0; g < procs; ++g)); do echo "=== GPU $g"; cat "$logs/gpu$g.log"; done > "$out/gemm-verify-all.log"
-grep -E '^gemm .*: all:' "$out/gemm-verify-all.log"
+grep -E '^gemm(_mma)? .*: all:' "$out/gemm-verify-all.log"
 echo "gemm_verify_all: ${#spaces[@]} spaces on $procs GPUs, $threads NVRTC threads each, $(( $(date +%s) - start )) s," \
   "$(grep -c '^\[       OK \]' "$out/gemm-verify-all.log") passed, $(grep -c '^\[  FAILED  \] AllSpaces.*ms)' "$out/gemm-verify-all.log") failed, status $status"
 exit $status

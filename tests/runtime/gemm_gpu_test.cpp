@@ -27,12 +27,15 @@ GemmArgs shape_of(DType dtype, const char* layout, std::int64_t m, std::int64_t 
 // One (dtype, layout) space: the configs valid at any of the shapes below, every
 // `stride`-th one (every `split_stride`-th of the split-K ones), each verified at every
 // shape it is valid for. KTUNE_GEMM_VERIFY=all takes every config of every space
-// (scripts/gemm_verify_all.sh shards the 16 spaces over the GPUs of a machine).
+// (scripts/gemm_verify_all.sh shards the 16 spaces over the GPUs of a machine);
+// KTUNE_SWEEP_SHARD=i/n then takes the i-th of n shares of each space's kernels (a
+// kernel's configs, which differ only in split-K, together), since one tensor-core
+// space takes longer to compile than a GPU call may run.
 // Shapes: tiny, odd (pitches allow scalar loads only: 16-byte configs pack A and B
 // first), 4-aligned but no multiple of any tile, and one with few tiles and a long k
 // (split-K 2 and 4).
 // The SIMT spaces (math simt: f16 and bf16 too), then the tensor-core ones (gemm_mma):
-// a sample of each, and every config of its wgmma and tma engines.
+// a sample of each's mma engine, and every config of its wgmma and tma engines.
 struct VerifyCase {
   DType dtype;
   const char* layout;
@@ -52,7 +55,7 @@ std::vector<VerifyCase> verify_cases() {
   for (DType dtype : {DType::bf16, DType::f16})
     for (const char* layout : {"nn", "nt", "tn", "tt"}) {
       const bool main_space = dtype == DType::bf16 && std::string(layout) == "nn";
-      cases.push_back({dtype, layout, main_space ? 7u : 31u, main_space ? 11u : 37u, GemmMath::automatic});
+      cases.push_back({dtype, layout, main_space ? 7u : 31u, main_space ? 11u : 37u, GemmMath::automatic, "mma"});
       cases.push_back({dtype, layout, 1u, 1u, GemmMath::automatic, "wgmma"});
       cases.push_back({dtype, layout, 1u, 1u, GemmMath::automatic, "tma"});
     }
@@ -105,21 +108,30 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
     EXPECT_EQ(chosen.size(), valid.size());
   }
   // One kernel per name: configs differing only in splitk (a runtime tunable) share it.
+  // A (config, shape) pair is verified in the shard of its kernel.
+  const auto [shard, shards] = sweep_shard();
+  std::map<std::string, bool> in_shard;
   std::map<std::string, std::size_t> kernel;
   std::vector<std::string> names;
+  std::set<Config> kept;
   for (const auto& config : chosen)
     for (const auto& h : harnesses)
       if (!why_invalid(spec, config, dev.limits, h->problem())) {
         const std::string name = instantiate(spec, config, dev.limits, h->problem(), h->type_argument()).name_expression;
+        const auto [it, fresh] = in_shard.emplace(name, in_shard.size() % shards == shard);
+        if (!it->second) continue;
+        kept.insert(config);
         if (kernel.emplace(name, names.size()).second) names.push_back(name);
       }
   const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, spec.family());
   std::size_t failed = 0, verified = 0, packed = 0, split = 0;
-  for (const auto& config : chosen) {
+  for (const auto& config : kept) {
     for (const auto& h : harnesses) {
       if (why_invalid(spec, config, dev.limits, h->problem())) continue;
       const Instance inst = instantiate(spec, config, dev.limits, h->problem(), h->type_argument());
-      const CUfunction f = loaded.functions[kernel.at(inst.name_expression)];
+      const auto k = kernel.find(inst.name_expression);
+      if (k == kernel.end()) continue;  // another shard's
+      const CUfunction f = loaded.functions[k->second];
       ASSERT_TRUE(f) << inst.name_expression;
       prepare_function(f, inst);  // dynamic shared memory beyond 48 KB (gemm_mma)
       if (const auto wrong = h->verify(f, inst); wrong && ++failed <= 3)
@@ -130,10 +142,11 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
     }
   }
   EXPECT_EQ(failed, 0u);
-  std::printf("%s %s %s: %s: %zu of %zu configs (%zu kernels), %zu verifications, %zu packed, %zu split-K\n",
-              spec.family().c_str(), std::string(to_string(c.dtype)).c_str(), c.layout, all ? "all" : "sample", chosen.size(), valid.size(),
-              names.size(), verified, packed, split);
-  EXPECT_GE(verified, chosen.size());  // each at one shape at least
+  std::printf("%s %s %s%s%s: %s: %zu of %zu configs (%zu kernels), %zu verifications, %zu packed, %zu split-K%s\n",
+              spec.family().c_str(), std::string(to_string(c.dtype)).c_str(), c.layout, c.engine ? " " : "",
+              c.engine ? c.engine : "", all ? "all" : "sample", kept.size(), valid.size(), names.size(), verified, packed,
+              split, shards > 1 ? (", share " + std::to_string(shard) + "/" + std::to_string(shards)).c_str() : "");
+  EXPECT_GE(verified, kept.size());  // each at one shape at least
   EXPECT_GT(packed, 0u);
   EXPECT_GT(split, 0u);
 }
