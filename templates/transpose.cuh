@@ -24,7 +24,7 @@
 // @require copy == 1 || layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
 // @require copy == 1 || layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
-// @require wide == 0 || vec == 1 && elem_bytes <= 2 && align * elem_bytes < 4 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
+// @require wide == 0 || vec == 1 && align * elem_bytes < 16 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
@@ -81,11 +81,12 @@
 // row of lanes (block_x * vec == tile_m, block_x <= 32). Reads may reach vec - 1
 // elements past the tile, so edge tile columns take the scalar path.
 //
-// wide = 1 (1- and 2-byte elements at odd pitches, vec = 1) reads the tile's rows as
+// wide = 1 (vec = 1, pitches that rule out 16-byte accesses) reads the tile's rows as
 // realigned 16-byte chunks the same way, each thread a few chunks, and writes them to
 // shared memory element by element; the rest is vec = 1's. A warp of scalar loads asks
-// for 32 or 64 bytes, one of 16-byte chunks for 512, and realign's vec x vec register
-// transposes of 1- and 2-byte elements cost more than the requests they save.
+// for 32-256 bytes, one of 16-byte chunks for 512; realign's vec x vec register
+// transposes of small elements cost more than the requests they save (u8 and f16 at
+// odd pitches, H100), and this keeps the wide reads without them.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 

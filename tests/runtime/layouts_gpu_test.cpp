@@ -65,7 +65,7 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
                     {"realign", 1}, {"copy", 0}, {"wide", 0}},
               DType::f64, 333, 1021);
     }
-    // 16-byte chunk reads of 1- and 2-byte elements at odd pitches, scalar otherwise.
+    // 16-byte chunk reads at odd pitches, scalar otherwise: each element size.
     if (std::string(layout) == "pad" || std::string(layout) == "xor") {
       run_one(dev, {{"tile_m", 128}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
                     {"realign", 0}, {"copy", 0}, {"wide", 1}},
@@ -73,6 +73,12 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
       run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
                     {"realign", 0}, {"copy", 0}, {"wide", 1}},
               DType::f16, 1021, 333);
+      run_one(dev, {{"tile_m", 128}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout},
+                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
+              DType::f32, 333, 1021);
+      run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
+                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
+              DType::f64, 1021, 333);
     }
   }
 }
