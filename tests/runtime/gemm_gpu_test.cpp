@@ -118,8 +118,7 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
     for (const auto& h : harnesses)
       if (!why_invalid(spec, config, dev.limits, h->problem())) {
         const std::string name = instantiate(spec, config, dev.limits, h->problem(), h->type_argument()).name_expression;
-        const auto [it, fresh] = in_shard.emplace(name, in_shard.size() % shards == shard);
-        if (!it->second) continue;
+        if (!in_shard.emplace(name, in_shard.size() % shards == shard).first->second) continue;
         kept.insert(config);
         if (kernel.emplace(name, names.size()).second) names.push_back(name);
       }
