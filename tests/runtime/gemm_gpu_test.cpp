@@ -68,9 +68,14 @@ std::vector<VerifyCase> verify_cases() {
     cases.push_back({DType::f32, layout, 1u, 1u, GemmMath::tf32, "wgmma"});
     cases.push_back({DType::f32, layout, 1u, 1u, GemmMath::tf32, "tma"});
   }
-  // f32 output for half inputs: a sample of two spaces, and every tma config of one.
-  cases.push_back({DType::bf16, "nn", 13u, 17u, GemmMath::automatic, nullptr, DType::f32});
-  cases.push_back({DType::f16, "tt", 13u, 17u, GemmMath::automatic, nullptr, DType::f32});
+  // f32 output for half inputs: a sample of every engine of each of the 8 spaces (every
+  // 13th config of two, every 61st of the others), and every tma config of one.
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      const bool denser = (dtype == DType::bf16 && std::string(layout) == "nn") ||
+                          (dtype == DType::f16 && std::string(layout) == "tt");
+      cases.push_back({dtype, layout, denser ? 13u : 61u, denser ? 17u : 67u, GemmMath::automatic, nullptr, DType::f32});
+    }
   cases.push_back({DType::bf16, "tn", 1u, 1u, GemmMath::automatic, "tma", DType::f32});
   return cases;
 }
