@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace ktune {
@@ -115,17 +116,16 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
   // One kernel per name: configs differing only in splitk (a runtime tunable) share it.
   // A (config, shape) pair is verified in the shard of its kernel.
   const auto [shard, shards] = sweep_shard();
-  std::map<std::string, bool> in_shard;
-  std::map<std::string, std::size_t> kernel;
+  std::map<std::string, std::optional<std::size_t>> kernel;  // index in names; none: another shard's
   std::vector<std::string> names;
   std::set<Config> kept;
   for (const auto& config : chosen)
     for (const auto& h : harnesses)
       if (!why_invalid(spec, config, dev.limits, h->problem())) {
         const std::string name = instantiate(spec, config, dev.limits, h->problem(), h->type_argument()).name_expression;
-        if (!in_shard.emplace(name, in_shard.size() % shards == shard).first->second) continue;
-        kept.insert(config);
-        if (kernel.emplace(name, names.size()).second) names.push_back(name);
+        const auto [it, fresh] = kernel.try_emplace(name);
+        if (fresh && (kernel.size() - 1) % shards == shard) it->second = names.size(), names.push_back(name);
+        if (it->second) kept.insert(config);
       }
   const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, spec.family());
   std::size_t failed = 0, verified = 0, packed = 0, split = 0;
@@ -133,9 +133,9 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
     for (const auto& h : harnesses) {
       if (why_invalid(spec, config, dev.limits, h->problem())) continue;
       const Instance inst = instantiate(spec, config, dev.limits, h->problem(), h->type_argument());
-      const auto k = kernel.find(inst.name_expression);
-      if (k == kernel.end()) continue;  // another shard's
-      const CUfunction f = loaded.functions[k->second];
+      const std::optional<std::size_t> k = kernel.at(inst.name_expression);
+      if (!k) continue;  // another shard's
+      const CUfunction f = loaded.functions[*k];
       ASSERT_TRUE(f) << inst.name_expression;
       prepare_function(f, inst);  // dynamic shared memory beyond 48 KB (gemm_mma)
       if (const auto wrong = h->verify(f, inst); wrong && ++failed <= 3)
