@@ -305,8 +305,8 @@ __device__ __forceinline__ void ktune_transpose_direct(T* __restrict__ dst, cons
 // The other layouts: the tile staged in shared memory in the layout's order.
 // wide = 1's first phase: the tile's rows (full, with a chunk to spare on both sides)
 // as realigned 16-byte chunks, all of a thread's loads before any shared store.
-template <typename T, int tile_m, int tile_n, int threads, int layout, typename Elem>
-__device__ __forceinline__ void ktune_load_wide_rows(Elem* tile, const T* s, long long ld_src) {
+template <typename T, int tile_m, int tile_n, int threads, int layout>
+__device__ __forceinline__ void ktune_load_wide_rows(KtuneVec<T, 1>* tile, const T* s, long long ld_src) {
   constexpr int per_chunk = 16 / sizeof(T), chunks = tile_n / per_chunk, steps = tile_m * chunks / threads;
   using Chunk = KtuneVec<T, per_chunk>;
   const int t = threadIdx.y * blockDim.x + threadIdx.x;
