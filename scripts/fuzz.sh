@@ -14,7 +14,7 @@ cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWith
 cmake --build build-fuzz --target database_fuzz log_fuzz -j "$(nproc)" > /dev/null
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
-printf '{"ktune_schema": 1, "records": [{"device_key": "d", "family": "transpose", "dtype": "f32", "shape": [8, 8], "align": 4, "median_us": 1.0, "template_hash": "0", "config": {"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0}}]}' > "$corpus/seed.json"
+printf '{"ktune_schema": 1, "records": [{"device_key": "d", "family": "transpose", "dtype": "f32", "shape": [8, 8], "align": 4, "median_us": 1.0, "template_hash": "0", "config": {"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0}}]}' > "$corpus/seed.json"
 # A healthy database as a seed, so mutations start from real SQLite pages.
 if [ -n "$seed" ]; then cp "$seed" "$corpus/seed.db";
 elif [ -x build/tuner/ktune ]; then

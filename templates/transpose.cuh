@@ -9,6 +9,7 @@
 // @tune    layout  = direct, none, pad, xor, shift
 // @tune    realign = 0, 1
 // @tune    copy    = 0, 1
+// @tune    wide    = 0, 1
 // @derive  threads    = block_x * block_y
 // @derive  smem_bytes = layout == "direct" ? 0 : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
@@ -23,6 +24,7 @@
 // @require copy == 1 || layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
 // @require copy == 1 || layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
+// @require wide == 0 || vec == 1 && align * elem_bytes < 16 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
@@ -78,6 +80,13 @@
 // elements realign as cheaply as 4- and 8-byte ones. The shuffle needs one tile row per
 // row of lanes (block_x * vec == tile_m, block_x <= 32). Reads may reach vec - 1
 // elements past the tile, so edge tile columns take the scalar path.
+//
+// wide = 1 (vec = 1, pitches that rule out 16-byte accesses) reads the tile's rows as
+// realigned 16-byte chunks the same way, each thread a few chunks, and writes them to
+// shared memory element by element; the rest is vec = 1's. A warp of scalar loads asks
+// for 32-256 bytes, one of 16-byte chunks for 512; realign's vec x vec register
+// transposes of small elements cost more than the requests they save (u8 and f16 at
+// odd pitches, H100), and this keeps the wide reads without them.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 
@@ -294,7 +303,34 @@ __device__ __forceinline__ void ktune_transpose_direct(T* __restrict__ dst, cons
 }
 
 // The other layouts: the tile staged in shared memory in the layout's order.
-template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign>
+// wide = 1's first phase: the tile's rows (full, with a chunk to spare on both sides)
+// as realigned 16-byte chunks, all of a thread's loads before any shared store.
+template <typename T, int tile_m, int tile_n, int threads, int layout>
+__device__ __forceinline__ void ktune_load_wide_rows(KtuneVec<T, 1>* tile, const T* s, long long ld_src) {
+  constexpr int per_chunk = 16 / sizeof(T), chunks = tile_n / per_chunk, steps = tile_m * chunks / threads;
+  using Chunk = KtuneVec<T, per_chunk>;
+  const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  Chunk lo[steps], hi[steps];
+  int shift[steps];
+#pragma unroll
+  for (int i = 0; i < steps; ++i) {
+    const int q = t + i * threads;
+    const T* row = s + q / chunks * ld_src;
+    shift[i] = ktune_misalignment<T, per_chunk>(row);
+    const Chunk* aligned = reinterpret_cast<const Chunk*>(row - shift[i]) + q % chunks;
+    lo[i] = ktune_load_wide(aligned);
+    hi[i] = ktune_load_wide(aligned + 1);
+  }
+#pragma unroll
+  for (int i = 0; i < steps; ++i) {
+    const int q = t + i * threads, r = q / chunks, c = q % chunks * per_chunk;
+    const Chunk v = ktune_funnel<T>(lo[i], hi[i], shift[i]);
+#pragma unroll
+    for (int e = 0; e < per_chunk; ++e) tile[ktune_smem_group<layout, tile_n, 1>(r, c + e)].v[0] = v.v[e];
+  }
+}
+
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int wide>
 __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, const T* __restrict__ src, int rows,
                                                        int cols, long long ld_dst, long long ld_src) {
   using Vec = KtuneVec<T, vec>;
@@ -322,6 +358,8 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
               ktune_funnel<T>(ktune_load_wide(chunks + g), ktune_load_wide(chunks + g + 1), m);
       }
     }
+  } else if (wide && full && c0 > 0 && c0 + tile_n + static_cast<int>(16 / sizeof(T)) <= cols) {
+    if constexpr (wide) ktune_load_wide_rows<T, tile_m, tile_n, block_x * block_y, layout>(tile, s, ld_src);
   } else if ((full && !realign) || vec == 1) {
     constexpr int row_steps = tile_m / block_y, group_steps = groups / block_x;
     Vec in[row_steps][group_steps];
@@ -386,7 +424,8 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
   }
 }
 
-template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy>
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy,
+          int wide>
 __global__ void __launch_bounds__(block_x * block_y)
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
@@ -395,6 +434,6 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
   else if constexpr (layout == layout_direct)
     ktune_transpose_direct<T, tile_m, tile_n, block_x, block_y, vec>(dst, src, rows, cols, ld_dst, ld_src);
   else
-    ktune_transpose_staged<T, tile_m, tile_n, block_x, block_y, vec, layout, realign>(dst, src, rows, cols, ld_dst,
-                                                                                      ld_src);
+    ktune_transpose_staged<T, tile_m, tile_n, block_x, block_y, vec, layout, realign, wide>(dst, src, rows, cols,
+                                                                                            ld_dst, ld_src);
 }

@@ -43,27 +43,42 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
   for (const char* layout : {"direct", "none", "pad", "xor", "shift"}) {
     SCOPED_TRACE(layout);
     // Vector path with partial edge tiles, and the scalar path on an odd shape.
-    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout}, {"realign", 0}, {"copy", 0}},
+    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout}, {"realign", 0}, {"copy", 0}, {"wide", 0}},
             DType::f32, 1008, 1040);
-    run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout}, {"realign", 0}, {"copy", 0}},
+    run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout}, {"realign", 0}, {"copy", 0}, {"wide", 0}},
             DType::f32, 333, 517);
-    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 8}, {"block_y", 8}, {"vec", 8}, {"layout", layout}, {"realign", 0}, {"copy", 0}},
+    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 8}, {"block_y", 8}, {"vec", 8}, {"layout", layout}, {"realign", 0}, {"copy", 0}, {"wide", 0}},
             DType::f16, 136, 264);
     // 16-byte accesses at odd pitches (1021 columns: rows start anywhere in a chunk).
     // 1- and 2-byte elements realigned with funnel shifts, at odd pitches both ways.
     if (std::string(layout) != "direct") {
       run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout},
-                    {"realign", 1}, {"copy", 0}},
+                    {"realign", 1}, {"copy", 0}, {"wide", 0}},
               DType::f32, 333, 1021);
       run_one(dev, {{"tile_m", 128}, {"tile_n", 128}, {"block_x", 8}, {"block_y", 8}, {"vec", 16}, {"layout", layout},
-                    {"realign", 1}, {"copy", 0}},
+                    {"realign", 1}, {"copy", 0}, {"wide", 0}},
               DType::u8, 517, 1021);
       run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 8}, {"block_y", 8}, {"vec", 8}, {"layout", layout},
-                    {"realign", 1}, {"copy", 0}},
+                    {"realign", 1}, {"copy", 0}, {"wide", 0}},
               DType::f16, 1021, 333);
       run_one(dev, {{"tile_m", 32}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 8}, {"vec", 2}, {"layout", layout},
-                    {"realign", 1}, {"copy", 0}},
+                    {"realign", 1}, {"copy", 0}, {"wide", 0}},
               DType::f64, 333, 1021);
+    }
+    // 16-byte chunk reads at odd pitches, scalar otherwise: each element size.
+    if (std::string(layout) == "pad" || std::string(layout) == "xor") {
+      run_one(dev, {{"tile_m", 128}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
+                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
+              DType::u8, 517, 1021);
+      run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
+                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
+              DType::f16, 1021, 333);
+      run_one(dev, {{"tile_m", 128}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout},
+                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
+              DType::f32, 333, 1021);
+      run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
+                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
+              DType::f64, 1021, 333);
     }
   }
 }
@@ -74,7 +89,7 @@ TEST(LayoutsGpu, DegenerateShapesCopy) {
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
   const nlohmann::json copy = {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4},
-                               {"vec", 4},     {"layout", "direct"}, {"realign", 0}, {"copy", 1}};
+                               {"vec", 4},     {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0}};
   run_one(dev, copy, DType::f32, 100003, 1);
   run_one(dev, copy, DType::f32, 1, 100003);
   nlohmann::json bytes = copy;
