@@ -55,11 +55,13 @@ struct Replay {
 
 // The first four: the space of 2026-11-22 (H200). The "-64" ones: the space of issue 17
 // (copies, 8-byte realigned vectors, up to 64 accesses and 256 bytes per thread),
-// recorded on 2026-11-23 by bench/transpose_bench.sh.
-const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",         "transpose-f32-16384x16384.jsonl",
-                              "transpose-f16-8192x4096.jsonl",         "transpose-f32-8191x4097.jsonl",
-                              "transpose-h200-f32-8191x4097-64.jsonl", "transpose-h200-u8-8191x4097-64.jsonl",
-                              "transpose-h100-f32-1000003x1-64.jsonl", "transpose-h200-f16-8192x4096-64.jsonl"};
+// recorded on 2026-11-23 by bench/transpose_bench.sh. The "-wide" ones: with realigned
+// 16-byte row reads (wide), whose configs won both, recorded on 2026-11-24 (H100).
+const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
+                              "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
+                              "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",
+                              "transpose-h100-f32-1000003x1-64.jsonl",  "transpose-h200-f16-8192x4096-64.jsonl",
+                              "transpose-h100-u8-8191x4097-wide.jsonl", "transpose-h100-f32-8191x4097-wide.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
