@@ -43,6 +43,18 @@ TEST(Lookup, NearestSkipsConfigsInvalidForThisCall) {
   EXPECT_EQ(r.record->shape, (std::vector<std::int64_t>{1024, 1024}));
 }
 
+TEST(Lookup, NearestWeighsTheAlignmentClassLikeAShapeDimension) {
+  // An odd-pitch call: the odd-pitch winner (one factor of 2 away in shape) beats the
+  // same shape's aligned winner (a factor of 4 away in alignment), though both are valid.
+  const std::vector<TuningRecord> db{rec(8192, 2048, 4), rec(8191, 4097, 1)};
+  const auto r = lookup(db, {8192, 2048}, 1, "h1", any);
+  EXPECT_EQ(r.level, MatchLevel::nearest);
+  EXPECT_EQ(r.record->align, 1);
+  // Further away in shape than in alignment, the aligned one stays nearer.
+  const std::vector<TuningRecord> far{rec(8192, 2048, 2), rec(1000, 1000, 1)};
+  EXPECT_EQ(lookup(far, {8192, 2048}, 1, "h1", any).record->align, 2);
+}
+
 TEST(Lookup, FallbackWhenNothingUsableAndStaleTemplatesIgnored) {
   const std::vector<TuningRecord> db{rec(8192, 2048, 4, "old"), rec(100, 100, 4, "old")};
   const auto r = lookup(db, {8192, 2048}, 4, "h1", any);
