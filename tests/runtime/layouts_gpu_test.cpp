@@ -36,6 +36,13 @@ void run_one(const DeviceInfo& dev, const nlohmann::json& config, DType dtype, s
   EXPECT_EQ(std::memcmp(result.data(), expect.data(), bytes), 0) << inst.name_expression;
 }
 
+// A tiled config (copy = 0).
+nlohmann::json tiled(int tile_m, int tile_n, int block_x, int block_y, int vec, const char* layout, int realign = 0,
+                     int wide = 0) {
+  return {{"tile_m", tile_m}, {"tile_n", tile_n}, {"block_x", block_x}, {"block_y", block_y}, {"vec", vec},
+          {"layout", layout}, {"realign", realign}, {"copy", 0},          {"wide", wide}};
+}
+
 TEST(LayoutsGpu, OneConfigOfEachLayout) {
   KTUNE_REQUIRE_GPU();
   const DeviceInfo dev = query_device_ordinal(0);
@@ -43,42 +50,23 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
   for (const char* layout : {"direct", "none", "pad", "xor", "shift"}) {
     SCOPED_TRACE(layout);
     // Vector path with partial edge tiles, and the scalar path on an odd shape.
-    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout}, {"realign", 0}, {"copy", 0}, {"wide", 0}},
-            DType::f32, 1008, 1040);
-    run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout}, {"realign", 0}, {"copy", 0}, {"wide", 0}},
-            DType::f32, 333, 517);
-    run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 8}, {"block_y", 8}, {"vec", 8}, {"layout", layout}, {"realign", 0}, {"copy", 0}, {"wide", 0}},
-            DType::f16, 136, 264);
+    run_one(dev, tiled(64, 64, 16, 16, 4, layout), DType::f32, 1008, 1040);
+    run_one(dev, tiled(32, 32, 32, 8, 1, layout), DType::f32, 333, 517);
+    run_one(dev, tiled(64, 64, 8, 8, 8, layout), DType::f16, 136, 264);
     // 16-byte accesses at odd pitches (1021 columns: rows start anywhere in a chunk).
     // 1- and 2-byte elements realigned with funnel shifts, at odd pitches both ways.
     if (std::string(layout) != "direct") {
-      run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16}, {"vec", 4}, {"layout", layout},
-                    {"realign", 1}, {"copy", 0}, {"wide", 0}},
-              DType::f32, 333, 1021);
-      run_one(dev, {{"tile_m", 128}, {"tile_n", 128}, {"block_x", 8}, {"block_y", 8}, {"vec", 16}, {"layout", layout},
-                    {"realign", 1}, {"copy", 0}, {"wide", 0}},
-              DType::u8, 517, 1021);
-      run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 8}, {"block_y", 8}, {"vec", 8}, {"layout", layout},
-                    {"realign", 1}, {"copy", 0}, {"wide", 0}},
-              DType::f16, 1021, 333);
-      run_one(dev, {{"tile_m", 32}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 8}, {"vec", 2}, {"layout", layout},
-                    {"realign", 1}, {"copy", 0}, {"wide", 0}},
-              DType::f64, 333, 1021);
+      run_one(dev, tiled(64, 64, 16, 16, 4, layout, 1), DType::f32, 333, 1021);
+      run_one(dev, tiled(128, 128, 8, 8, 16, layout, 1), DType::u8, 517, 1021);
+      run_one(dev, tiled(64, 64, 8, 8, 8, layout, 1), DType::f16, 1021, 333);
+      run_one(dev, tiled(32, 64, 16, 8, 2, layout, 1), DType::f64, 333, 1021);
     }
     // 16-byte chunk reads at odd pitches, scalar otherwise: each element size.
     if (std::string(layout) == "pad" || std::string(layout) == "xor") {
-      run_one(dev, {{"tile_m", 128}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
-                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
-              DType::u8, 517, 1021);
-      run_one(dev, {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
-                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
-              DType::f16, 1021, 333);
-      run_one(dev, {{"tile_m", 128}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1}, {"layout", layout},
-                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
-              DType::f32, 333, 1021);
-      run_one(dev, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 4}, {"vec", 1}, {"layout", layout},
-                    {"realign", 0}, {"copy", 0}, {"wide", 1}},
-              DType::f64, 1021, 333);
+      run_one(dev, tiled(128, 32, 32, 4, 1, layout, 0, 1), DType::u8, 517, 1021);
+      run_one(dev, tiled(64, 64, 32, 4, 1, layout, 0, 1), DType::f16, 1021, 333);
+      run_one(dev, tiled(128, 32, 32, 8, 1, layout, 0, 1), DType::f32, 333, 1021);
+      run_one(dev, tiled(32, 32, 32, 4, 1, layout, 0, 1), DType::f64, 1021, 333);
     }
   }
 }
