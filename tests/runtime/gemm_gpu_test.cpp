@@ -116,34 +116,40 @@ TEST_P(GemmSpaceGpu, EveryConfigVerifiedAtOddShapes) {
   // One kernel per name: configs differing only in splitk (a runtime tunable) share it.
   // A (config, shape) pair is verified in the shard of its kernel.
   const auto [shard, shards] = sweep_shard();
-  std::map<std::string, std::optional<std::size_t>> kernel;  // index in names; none: another shard's
+  struct Job {
+    const Config& config;
+    GemmHarness& harness;
+    Instance inst;
+    std::size_t kernel;  // index in names
+  };
+  std::map<std::string, std::optional<std::size_t>> kernel;  // none: another shard's
   std::vector<std::string> names;
+  std::vector<Job> jobs;
   std::set<Config> kept;
   for (const auto& config : chosen)
     for (const auto& h : harnesses)
       if (!why_invalid(spec, config, dev.limits, h->problem())) {
-        const std::string name = instantiate(spec, config, dev.limits, h->problem(), h->type_argument()).name_expression;
-        const auto [it, fresh] = kernel.try_emplace(name);
-        if (fresh && (kernel.size() - 1) % shards == shard) it->second = names.size(), names.push_back(name);
-        if (it->second) kept.insert(config);
+        Instance inst = instantiate(spec, config, dev.limits, h->problem(), h->type_argument());
+        const auto [it, fresh] = kernel.try_emplace(inst.name_expression);
+        if (fresh && (kernel.size() - 1) % shards == shard) {
+          it->second = names.size();
+          names.push_back(inst.name_expression);
+        }
+        if (!it->second) continue;
+        kept.insert(config);
+        jobs.push_back({config, *h, std::move(inst), *it->second});
       }
   const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, spec.family());
   std::size_t failed = 0, verified = 0, packed = 0, split = 0;
-  for (const auto& config : kept) {
-    for (const auto& h : harnesses) {
-      if (why_invalid(spec, config, dev.limits, h->problem())) continue;
-      const Instance inst = instantiate(spec, config, dev.limits, h->problem(), h->type_argument());
-      const std::optional<std::size_t> k = kernel.at(inst.name_expression);
-      if (!k) continue;  // another shard's
-      const CUfunction f = loaded.functions[*k];
-      ASSERT_TRUE(f) << inst.name_expression;
-      prepare_function(f, inst);  // dynamic shared memory beyond 48 KB (gemm_mma)
-      if (const auto wrong = h->verify(f, inst); wrong && ++failed <= 3)
-        ADD_FAILURE() << h->describe() << " " << config_to_string(spec, config) << ": " << *wrong;
-      ++verified;
-      packed += gemm_plan(spec, inst, h->args()).pack;
-      split += inst.grid[2] > 1;
-    }
+  for (const Job& job : jobs) {
+    const CUfunction f = loaded.functions[job.kernel];
+    ASSERT_TRUE(f) << job.inst.name_expression;
+    prepare_function(f, job.inst);  // dynamic shared memory beyond 48 KB (gemm_mma)
+    if (const auto wrong = job.harness.verify(f, job.inst); wrong && ++failed <= 3)
+      ADD_FAILURE() << job.harness.describe() << " " << config_to_string(spec, job.config) << ": " << *wrong;
+    ++verified;
+    packed += gemm_plan(spec, job.inst, job.harness.args()).pack;
+    split += job.inst.grid[2] > 1;
   }
   EXPECT_EQ(failed, 0u);
   std::printf("%s %s %s%s%s: %s: %zu of %zu configs (%zu kernels), %zu verifications, %zu packed, %zu split-K%s\n",
