@@ -26,6 +26,7 @@ Kernel compile_default(const DeviceInfo& dev, const Problem& problem) {
   return k;
 }
 
+// Each harness's first measurement here is the kernel itself, so it decides alone.
 TEST(TimingGpu, ShortKernelsAreBatchedAndLongOnesAreNot) {
   KTUNE_REQUIRE_GPU();
   const DeviceInfo dev = query_device_ordinal(0);
@@ -50,6 +51,34 @@ TEST(TimingGpu, ShortKernelsAreBatchedAndLongOnesAreNot) {
   const TimingStats t = big.timer().measure([&] { big.launch(k.function, k.instance); });
   EXPECT_EQ(t.batch, 1);
   EXPECT_GT(t.median_us, 20.0);
+}
+
+// One protocol a run: the first measurement (a tuning run's ceiling) decides whether
+// every later one is batched, whatever their own length.
+TEST(TimingGpu, TheFirstMeasurementDecidesForTheWholeRun) {
+  KTUNE_REQUIRE_GPU();
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  const auto& d = driver::api();
+  CUstream stream = nullptr;
+  driver::check(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  constexpr std::size_t long_bytes = std::size_t{256} << 20, short_bytes = std::size_t{64} << 10;
+  DeviceBuffer a(long_bytes), b(long_bytes);
+  // Copies of 256 MB (about 100 us) and of 64 KB (a few us) on the Timer's stream.
+  const auto copy = [&](std::size_t bytes) {
+    return [&, bytes] { driver::check(d.cuMemcpyDtoDAsync(b.get(), a.get(), bytes, stream), "cuMemcpyDtoDAsync"); };
+  };
+  {
+    Timer timer(dev, stream, TimingProtocol{});
+    EXPECT_EQ(timer.measure(copy(long_bytes)).batch, 1);
+    EXPECT_EQ(timer.measure(copy(short_bytes)).batch, 1) << "a short kernel in a run of long ones";
+  }
+  {
+    Timer timer(dev, stream, TimingProtocol{});
+    EXPECT_GT(timer.measure(copy(short_bytes)).batch, 1);
+    EXPECT_GT(timer.measure(copy(long_bytes)).batch, 1) << "a long kernel in a run of short ones";
+  }
+  driver::check(d.cuStreamDestroy(stream), "cuStreamDestroy");
 }
 
 }  // namespace

@@ -133,8 +133,9 @@ TimingStats Timer::measure(const std::function<void()>& launch, double hopeless_
     all.insert(all.end(), rest.begin(), rest.end());
     s = summarize(all);
   }
+  if (!batched_) batched_ = s.median_us < protocol_.batch_below_us;
   int batch = 1;
-  if (s.median_us < protocol_.batch_below_us) {
+  if (*batched_) {
     // Short kernel: about 200 us of work per sample, from scratch in batches.
     batch = std::clamp(static_cast<int>(200.0 / std::max(s.median_us, 0.5)), 4, 64);
     std::vector<float> batched = sample(launch, protocol_.min_reps, batch);

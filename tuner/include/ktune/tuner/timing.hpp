@@ -3,6 +3,7 @@
 #include <ktune/runtime/l2_flush.hpp>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace ktune {
@@ -31,7 +32,9 @@ struct TimingProtocol {
   int min_reps = 10;
   int max_reps = 60;
   double target_ci_pct = 1.0;  // stop once the median is known this well
-  double batch_below_us = 20;  // shorter kernels are timed in CUDA-graph batches
+  // A run whose first measurement (the ceiling) is shorter is timed in CUDA-graph
+  // batches, every kernel of it alike (Timer::measure).
+  double batch_below_us = 10;
 };
 
 // Times device work with events around the work only. Cold mode flushes the L2
@@ -44,6 +47,11 @@ class Timer {
   Timer& operator=(const Timer&) = delete;
 
   // `launch` enqueues the work on the stream. Repeats until the CI target or the cap;
+  // the first call decides, for the Timer's life, whether samples are CUDA-graph batches
+  // (its work ran under batch_below_us), so that every candidate of a run is timed by
+  // one protocol. Deciding per kernel mixed them: at H200 f16 16384x1024 the configs
+  // under 20 us were batched, which charges them the write-back of part of their
+  // output (2-4 us), and lost to slower ones timed one launch at a time.
   // a candidate whose median is already above `hopeless_us` stops at min_reps (its
   // exact time cannot change the outcome), and one whose first 3 samples' median is
   // half again past it (far_behind) stops there: at large shapes most of a search's
@@ -60,6 +68,7 @@ class Timer {
   CUstream stream_;
   TimingProtocol protocol_;
   std::unique_ptr<L2Flush> flush_;  // null when timing hot
+  std::optional<bool> batched_;      // decided by the first measure()
   std::vector<CUevent> events_;
 };
 
