@@ -9,10 +9,10 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 out=$("$ktune" log --dir "$data" list)
-[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 9 ] || fail "list: expected 9 H200 runs"  # golden/ is a subfolder
+[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 11 ] || fail "list: expected 11 H200 runs"  # golden/ is a subfolder
 [ "$(echo "$out" | grep -c 'NVIDIA H100')" = 3 ] || fail "list: expected 3 H100 runs"
-echo "$out" | tail -1 | grep -q "^12 run(s)" || fail "list: total"
-echo "$out" | head -1 | grep -q "transpose-h100-u8-8191x4097-wide" || fail "list: newest first"
+echo "$out" | tail -1 | grep -q "^14 run(s)" || fail "list: total"
+echo "$out" | head -1 | grep -q "transpose-h200-u8-16384x8192-one-protocol" || fail "list: newest first"
 
 out=$("$ktune" log --dir "$data" show transpose-f32-8192x2048)
 echo "$out" | grep -q "winner (re-timed with the finalists): 34.56 us, tile_m=32 tile_n=128 block_x=8 block_y=32 vec=4 layout=xor realign=0" \
