@@ -50,7 +50,8 @@ BenchResult bench(Harness& harness, const DeviceInfo& dev, const std::vector<nlo
       ok.push_back(k);
     }
   }
-  // A first measurement decides each kernel's batching (short kernels: CUDA graphs).
+  // A first measurement gives each kernel its batch size (the ceiling's decided whether
+  // the run is batched at all).
   std::vector<int> batch(valid.size(), 1);
   for (auto k : ok) batch[k] = harness.timer().measure([&] { harness.launch(functions[k], instances[k]); }).batch;
   std::vector<std::vector<float>> samples(valid.size());

@@ -295,8 +295,9 @@ int run(int argc, char** argv) {
   bench->add_flag("--hot", bench_hot, "time with a warm L2");
   bool single_launch = false;
   bench->add_flag("--single-launch", single_launch,
-                  "time every launch alone between two events, also short ones (default: kernels under 20 us "
-                  "run in CUDA-graph batches with their flushes, the flushes' time subtracted); the protocol of "
+                  "time every launch alone between two events, also short ones (default: when the ceiling "
+                  "takes under 10 us, every kernel runs in CUDA-graph batches with its flushes, the flushes' "
+                  "time subtracted); the protocol of "
                   "PyTorch-style benchmarks, for like-for-like comparisons");
 
   add_cache_commands(app);

@@ -46,12 +46,12 @@ class Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  // `launch` enqueues the work on the stream. Repeats until the CI target or the cap;
-  // the first call decides, for the Timer's life, whether samples are CUDA-graph batches
-  // (its work ran under batch_below_us), so that every candidate of a run is timed by
-  // one protocol. Deciding per kernel mixed them: at H200 f16 16384x1024 the configs
-  // under 20 us were batched, which charges them the write-back of part of their
-  // output (2-4 us), and lost to slower ones timed one launch at a time.
+  // `launch` enqueues the work on the stream. The first call decides, for the Timer's
+  // life, whether samples are CUDA-graph batches (its work ran under batch_below_us), so
+  // that every candidate of a run is timed by one protocol. Deciding per kernel mixed
+  // them: at H200 f16 16384x1024 the configs under 20 us were batched, which charges
+  // them the write-back of part of their output (2-4 us), and lost to slower ones timed
+  // one launch at a time. Repeats until the CI target or the cap;
   // a candidate whose median is already above `hopeless_us` stops at min_reps (its
   // exact time cannot change the outcome), and one whose first 3 samples' median is
   // half again past it (far_behind) stops there: at large shapes most of a search's
