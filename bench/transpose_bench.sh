@@ -27,12 +27,13 @@ for p in $problems; do
     >> "$out/bench.log" 2>&1 || status=1
   echo "tuned $dtype $shape in $(( $(date +%s) - start )) s (wall, whole command)" | tee -a "$out/bench.log"
 done
+# libktune for the app and the shim: their rpaths name the build directory they were
+# linked in, gone when BUILD_DIR was copied (the GPU machine's).
+export LD_LIBRARY_PATH="$build/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The separate application: must report match=exact and run at the tuner's speed.
-# (its rpath names the build directory it was linked in, gone when BUILD_DIR was copied)
-LD_LIBRARY_PATH="$build/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$build/examples/transpose_app" 8192 2048 \
-  >> "$out/bench.log" 2>&1 || status=1
+"$build/examples/transpose_app" 8192 2048 >> "$out/bench.log" 2>&1 || status=1
 grep transpose_app "$out/bench.log" | tail -2
-LD_LIBRARY_PATH="$build/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 "$here/transpose_peers.py" \
-  "$build/bench/libktune_bench_shim.so" $problems > "$out/peers.jsonl" 2>> "$out/bench.log" || status=1
+python3 "$here/transpose_peers.py" "$build/bench/libktune_bench_shim.so" $problems > "$out/peers.jsonl" \
+  2>> "$out/bench.log" || status=1
 python3 "$here/transpose_report.py" "$out/summary.jsonl" "$out/peers.jsonl" | tee "$out/results.md"
 exit $status

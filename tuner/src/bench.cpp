@@ -50,8 +50,8 @@ BenchResult bench(Harness& harness, const DeviceInfo& dev, const std::vector<nlo
       ok.push_back(k);
     }
   }
-  // A first measurement gives each kernel its batch size (the ceiling's decided whether
-  // the run is batched at all).
+  // A first measurement gives each kernel its batch size (whether the run is batched at
+  // all, the ceiling's measurement decided).
   std::vector<int> batch(valid.size(), 1);
   for (auto k : ok) batch[k] = harness.timer().measure([&] { harness.launch(functions[k], instances[k]); }).batch;
   std::vector<std::vector<float>> samples(valid.size());

@@ -297,8 +297,7 @@ int run(int argc, char** argv) {
   bench->add_flag("--single-launch", single_launch,
                   "time every launch alone between two events, also short ones (default: when the ceiling "
                   "takes under 10 us, every kernel runs in CUDA-graph batches with its flushes, the flushes' "
-                  "time subtracted); the protocol of "
-                  "PyTorch-style benchmarks, for like-for-like comparisons");
+                  "time subtracted); the protocol of PyTorch-style benchmarks, for like-for-like comparisons");
 
   add_cache_commands(app);
   add_capture_commands(app);

@@ -136,7 +136,7 @@ TimingStats Timer::measure(const std::function<void()>& launch, double hopeless_
   if (!batched_) batched_ = s.median_us < protocol_.batch_below_us;
   int batch = 1;
   if (*batched_) {
-    // Short kernel: about 200 us of work per sample, from scratch in batches.
+    // A batched run: about 200 us of work per sample (4 kernels at least), from scratch.
     batch = std::clamp(static_cast<int>(200.0 / std::max(s.median_us, 0.5)), 4, 64);
     std::vector<float> batched = sample(launch, protocol_.min_reps, batch);
     const TimingStats b = summarize(batched);
