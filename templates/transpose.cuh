@@ -10,6 +10,7 @@
 // @tune    realign = 0, 1
 // @tune    copy    = 0, 1
 // @tune    wide    = 0, 1
+// @tune    order   = src, dst
 // @derive  threads    = block_x * block_y
 // @derive  smem_bytes = layout == "direct" ? 0 : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
@@ -25,6 +26,7 @@
 // @require copy == 1 || layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
 // @require wide == 0 || vec == 1 && align * elem_bytes < 16 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
+// @require order == "src" || copy == 0 && align * elem_bytes < 16 && elem_bytes >= 4 && rows > tile_m && cols > tile_n
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
@@ -88,7 +90,15 @@
 // transposes of small elements cost more than the requests they save (u8 and f16 at
 // odd pitches, H100), and this keeps the wide reads without them.
 
+// order = dst has blocks take tiles down src's columns, so the blocks in flight write
+// whole dst rows one after another, as a copy does, and read src rows piecewise. Where
+// 4- and 8-byte elements at odd pitches leave partial sectors at every tile's dst edge,
+// that was 5-7% faster (H200, f32 4097x8191 and 8191x4097, f64 8191x4097); elsewhere it
+// made no difference or lost (aligned shapes, u8 and f16 at odd pitches), so only those
+// problems have it, and only with more than one tile each way (otherwise it is src's).
+
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
+enum KtuneOrder { order_src, order_dst };
 
 template <typename T, int V>
 struct alignas(sizeof(T) * V) KtuneVec {
@@ -235,16 +245,26 @@ __device__ __forceinline__ void ktune_store_edge(T* p, const Vec& v, int left) {
 }
 
 // The tile a block moves: its first row and column, and whether it lies wholly inside.
-template <int tile_m, int tile_n>
+// Blocks take tiles in src's row-major order (order = src: the blocks in flight read
+// whole src rows) or in dst's (order = dst: they write whole dst rows).
+template <int tile_m, int tile_n, int order>
 struct KtuneTile {
   int r0, c0;
   bool full;
   __device__ KtuneTile(int rows, int cols) {
-    const int tiles_n = (cols + tile_n - 1) / tile_n;
     // 1-D grid: no 65535 limit on either dimension.
-    const int tile_r = blockIdx.x / tiles_n;
+    int tile_r, tile_c;
+    if constexpr (order == order_src) {
+      const int tiles_n = (cols + tile_n - 1) / tile_n;
+      tile_r = blockIdx.x / tiles_n;
+      tile_c = blockIdx.x - tile_r * tiles_n;
+    } else {
+      const int tiles_m = (rows + tile_m - 1) / tile_m;
+      tile_c = blockIdx.x / tiles_m;
+      tile_r = blockIdx.x - tile_c * tiles_m;
+    }
     r0 = tile_r * tile_m;
-    c0 = (blockIdx.x - tile_r * tiles_n) * tile_n;
+    c0 = tile_c * tile_n;
     full = r0 + tile_m <= rows && c0 + tile_n <= cols;
   }
 };
@@ -255,11 +275,11 @@ struct KtuneTile {
 // bounds (at odd shapes a row and a column of tiles, a few percent of the time).
 
 // layout = direct: no shared memory, each vec x vec block straight from global memory.
-template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec>
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int order>
 __device__ __forceinline__ void ktune_transpose_direct(T* __restrict__ dst, const T* __restrict__ src, int rows,
                                                        int cols, long long ld_dst, long long ld_src) {
   using Vec = KtuneVec<T, vec>;
-  const KtuneTile<tile_m, tile_n> t(rows, cols);
+  const KtuneTile<tile_m, tile_n, order> t(rows, cols);
   const int tx = threadIdx.x, ty = threadIdx.y;
   // 64-bit pitches: rows * ld may exceed 2^31 elements.
   const T* s = src + t.r0 * ld_src + t.c0;
@@ -330,11 +350,12 @@ __device__ __forceinline__ void ktune_load_wide_rows(KtuneVec<T, 1>* tile, const
   }
 }
 
-template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int wide>
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int wide,
+          int order>
 __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, const T* __restrict__ src, int rows,
                                                        int cols, long long ld_dst, long long ld_src) {
   using Vec = KtuneVec<T, vec>;
-  const KtuneTile<tile_m, tile_n> t(rows, cols);
+  const KtuneTile<tile_m, tile_n, order> t(rows, cols);
   const int r0 = t.r0, c0 = t.c0;
   const bool full = t.full;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -425,15 +446,15 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
 }
 
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy,
-          int wide>
+          int wide, int order>
 __global__ void __launch_bounds__(block_x * block_y)
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
   if constexpr (copy)
     ktune_copy<T, tile_m * tile_n, block_x * block_y, vec>(dst, src, rows * cols);
   else if constexpr (layout == layout_direct)
-    ktune_transpose_direct<T, tile_m, tile_n, block_x, block_y, vec>(dst, src, rows, cols, ld_dst, ld_src);
+    ktune_transpose_direct<T, tile_m, tile_n, block_x, block_y, vec, order>(dst, src, rows, cols, ld_dst, ld_src);
   else
-    ktune_transpose_staged<T, tile_m, tile_n, block_x, block_y, vec, layout, realign, wide>(dst, src, rows, cols,
-                                                                                            ld_dst, ld_src);
+    ktune_transpose_staged<T, tile_m, tile_n, block_x, block_y, vec, layout, realign, wide, order>(
+        dst, src, rows, cols, ld_dst, ld_src);
 }

@@ -12,7 +12,8 @@ TEST(KernelSpec, TransposeDescriptionParses) {
   EXPECT_EQ(spec.entry(), "ktune_transpose");
   std::vector<std::string> names;
   for (const auto& t : spec.tunables()) names.push_back(t.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"tile_m", "tile_n", "block_x", "block_y", "vec", "layout", "realign", "copy", "wide"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"tile_m", "tile_n", "block_x", "block_y", "vec", "layout", "realign", "copy", "wide",
+                                               "order"}));
   const auto& layout = spec.tunables()[5].values;
   EXPECT_EQ(layout, (std::vector<Value>{std::string("direct"), std::string("none"), std::string("pad"),
                                         std::string("xor"), std::string("shift")}));

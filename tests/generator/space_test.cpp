@@ -130,7 +130,7 @@ TEST(Space, SmallerSharedMemoryLimitShrinksTheSpace) {
 
 TEST(Space, WhyInvalidNamesTheFailingRequirement) {
   const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16},
-                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0}});
+                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0}, {"order", "src"}});
   const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 100, 100, 1));
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("align % vec"), std::string::npos) << *why;
@@ -154,9 +154,9 @@ TEST(Space, ConfigJsonRoundTripAndRejectsStaleConfigs) {
 
 TEST(Space, InstantiateGivesNameAndGeometry) {
   const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 32}, {"block_x", 8}, {"block_y", 8},
-                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0}});
+                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0}, {"order", "src"}});
   const Instance inst = instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 4));
-  EXPECT_EQ(inst.name_expression, "ktune_transpose<unsigned int, 64, 32, 8, 8, 4, layout_xor, 0, 0, 0>");
+  EXPECT_EQ(inst.name_expression, "ktune_transpose<unsigned int, 64, 32, 8, 8, 4, layout_xor, 0, 0, 0, order_src>");
   EXPECT_EQ(inst.block, (std::array<std::uint32_t, 3>{8, 8, 1}));
   EXPECT_EQ(inst.grid[0], 16u * 94u);  // ceil(1000/64) * ceil(3000/32)
   EXPECT_THROW(instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 1)), Error);
@@ -168,7 +168,7 @@ TEST(Space, InstantiateGivesNameAndGeometry) {
 // tile_m * tile_n elements of the whole matrix.
 TEST(Space, CopyConfigsOnlyForDegenerateShapes) {
   const Config c = config_from_json(spec(), {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4},
-                                             {"vec", 4}, {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0}});
+                                             {"vec", 4}, {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0}, {"order", "src"}});
   Problem degenerate{DType::f32, {{"rows", 1000003}, {"cols", 1}, {"align", 1}, {"copy_align", 4}}};
   EXPECT_EQ(instantiate(spec(), c, DeviceLimits{}, degenerate).grid[0], 245u);  // ceil(1000003 / 4096)
   const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 1000003, 1, 1));
@@ -179,6 +179,33 @@ TEST(Space, CopyConfigsOnlyForDegenerateShapes) {
   EXPECT_GT(copies, 10u);
   for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(DType::f32, 4096, 4096, 4)))
     EXPECT_EQ(value_int(k, "copy"), 0);
+}
+
+// Tiles in dst order only where they paid: 4- and 8-byte elements at pitches that rule
+// out 16-byte accesses, more than one tile each way; there, every config of such a
+// problem's tiled space has a twin in dst order unless a dimension fits one tile.
+TEST(Space, DstOrderOnlyForWideElementsAtOddPitches) {
+  const auto dst_count = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
+    std::size_t n = 0, all = 0;
+    for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(dtype, rows, cols, align))) {
+      n += value_str(k, "order") == "dst";
+      ++all;
+    }
+    return std::pair{n, all};
+  };
+  const auto [f32_odd, f32_all] = dst_count(DType::f32, 4097, 8191, 1);
+  EXPECT_GT(f32_odd, f32_all / 3);
+  EXPECT_GT(dst_count(DType::f64, 8191, 4097, 1).first, 0u);
+  EXPECT_EQ(dst_count(DType::f32, 8192, 2048, 4).first, 0u);  // 16-byte accesses possible
+  EXPECT_EQ(dst_count(DType::u8, 8191, 4097, 1).first, 0u);
+  EXPECT_EQ(dst_count(DType::f16, 8191, 4097, 1).first, 0u);
+  std::size_t one_tile_wide = 0;  // tile_n = 128 covers all 100 columns
+  for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(DType::f32, 100003, 100, 1)))
+    if (value_int(k, "tile_n") == 128) {
+      EXPECT_EQ(value_str(k, "order"), "src");
+      ++one_tile_wide;
+    }
+  EXPECT_GT(one_tile_wide, 0u);
 }
 
 // A runtime tunable changes the launch, not the kernel: it is no template argument.

@@ -38,9 +38,9 @@ void run_one(const DeviceInfo& dev, const nlohmann::json& config, DType dtype, s
 
 // A tiled config (copy = 0).
 nlohmann::json tiled(int tile_m, int tile_n, int block_x, int block_y, int vec, const char* layout, int realign = 0,
-                     int wide = 0) {
+                     int wide = 0, const char* order = "src") {
   return {{"tile_m", tile_m}, {"tile_n", tile_n}, {"block_x", block_x}, {"block_y", block_y}, {"vec", vec},
-          {"layout", layout}, {"realign", realign}, {"copy", 0},          {"wide", wide}};
+          {"layout", layout}, {"realign", realign}, {"copy", 0},          {"wide", wide},       {"order", order}};
 }
 
 TEST(LayoutsGpu, OneConfigOfEachLayout) {
@@ -68,6 +68,9 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
       run_one(dev, tiled(128, 32, 32, 8, 1, layout, 0, 1), DType::f32, 333, 1021);
       run_one(dev, tiled(32, 32, 32, 4, 1, layout, 0, 1), DType::f64, 1021, 333);
     }
+    // Tiles in dst order at odd pitches, partial tiles both ways.
+    run_one(dev, tiled(128, 32, 32, 8, 1, layout, 0, 0, "dst"), DType::f32, 333, 1021);
+    run_one(dev, tiled(32, 64, 32, 4, 1, layout, 0, 0, "dst"), DType::f64, 1021, 333);
   }
 }
 
@@ -77,7 +80,8 @@ TEST(LayoutsGpu, DegenerateShapesCopy) {
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
   const nlohmann::json copy = {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4},
-                               {"vec", 4},     {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0}};
+                               {"vec", 4},     {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0},
+                               {"order", "src"}};
   run_one(dev, copy, DType::f32, 100003, 1);
   run_one(dev, copy, DType::f32, 1, 100003);
   nlohmann::json bytes = copy;

@@ -40,7 +40,8 @@ class TransposePart : public FamilyPart {
 
   // Wider accesses, warps that cover whole 32-byte sectors on both the read and the
   // write side (a copy, where the shape allows one), about 64 bytes in flight per
-  // thread, few shared-memory bank conflicts (layout_model), enough threads per block.
+  // thread, few shared-memory bank conflicts (layout_model), enough threads per block,
+  // tiles in dst order where the space has them.
   double model_score(const Config& c, const Problem& p, const DeviceLimits&) const override {
     const KernelSpec& s = spec();
     const double elem = size_of(p.dtype);
@@ -66,6 +67,8 @@ class TransposePart : public FamilyPart {
     score += sectors(read) + sectors(write);
     score -= in_flight;
     if (threads < 256) score += 0.1 * std::log2(threads / 256);
+    // Tiles in dst order write dst rows whole: it exists only where that paid (odd pitches).
+    if (text_tunable(s, c, "order") == "dst") score += 0.3;
     if (layout == "direct") return score - 0.3;
     const auto bc = transpose_bank_conflicts(*parse_smem_layout(layout), static_cast<int>(tile_m),
                                              static_cast<int>(tile_n), static_cast<int>(block_x),
