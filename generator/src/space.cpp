@@ -54,6 +54,17 @@ Config config_from_json(const KernelSpec& spec, const nlohmann::json& json) {
   return config;
 }
 
+Config config_from_older_json(const KernelSpec& spec, nlohmann::json json) {
+  if (json.is_object())
+    for (const auto& t : spec.tunables())
+      if (!json.contains(t.name)) {
+        const Value& old = t.values.front();
+        if (const auto* i = std::get_if<std::int64_t>(&old)) json[t.name] = *i;
+        else json[t.name] = std::get<std::string>(old);
+      }
+  return config_from_json(spec, json);
+}
+
 std::string config_to_string(const KernelSpec& spec, const Config& config) {
   std::string s;
   for (std::size_t i = 0; i < config.size(); ++i)

@@ -17,12 +17,14 @@ record() {  # shape align median hash config
 JSON
 }
 vec4='{"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0, "order": "src"}'
+# A record of an older template, stored before `order` was added: imported as it is.
+vec4_old='{"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0}'
 vec1='{"tile_m": 32, "tile_n": 64, "block_x": 32, "block_y": 8, "vec": 1, "layout": "shift", "realign": 0, "copy": 0, "wide": 0, "order": "src"}'
 cat > "$dir/a.json" <<JSON
 {"ktune_schema": 1, "records": [
 $(record "8192, 2048" 4 40.0 "$hash" "$vec4"),
 $(record "1024, 1024" 1 9.0 "$hash" "$vec1"),
-$(record "4096, 4096" 4 99.0 "0000000000000000" "$vec4")
+$(record "4096, 4096" 4 99.0 "0000000000000000" "$vec4_old")
 ]}
 JSON
 "$ktune" cache import "$dir/a.json" | grep -q "3 of 3 record(s) stored" || fail "import"

@@ -9,10 +9,10 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 out=$("$ktune" log --dir "$data" list)
-[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 11 ] || fail "list: expected 11 H200 runs"  # golden/ is a subfolder
-[ "$(echo "$out" | grep -c 'NVIDIA H100')" = 3 ] || fail "list: expected 3 H100 runs"
-echo "$out" | tail -1 | grep -q "^14 run(s)" || fail "list: total"
-echo "$out" | head -1 | grep -q "transpose-h200-u8-16384x8192-one-protocol" || fail "list: newest first"
+[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 12 ] || fail "list: expected 12 H200 runs"  # golden/ is a subfolder
+[ "$(echo "$out" | grep -c 'NVIDIA H100')" = 4 ] || fail "list: expected 4 H100 runs"
+echo "$out" | tail -1 | grep -q "^16 run(s)" || fail "list: total"
+echo "$out" | head -1 | grep -q "transpose-h100-f64-8191x4097-order" || fail "list: newest first"
 
 out=$("$ktune" log --dir "$data" show transpose-f32-8192x2048)
 echo "$out" | grep -q "winner (re-timed with the finalists): 34.56 us, tile_m=32 tile_n=128 block_x=8 block_y=32 vec=4 layout=xor realign=0" \
@@ -51,7 +51,7 @@ grep -q "badhead.jsonl:1: unreadable header" "$dir/err" || fail "show: header er
 
 "$ktune" log export "$data/transpose-f32-8192x2048.jsonl" --csv "$dir/run.csv" > /dev/null
 [ "$(wc -l < "$dir/run.csv")" = 1143 ] || fail "export: one row per candidate plus a header"
-head -1 "$dir/run.csv" | grep -q "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,copy,wide,median_us" || fail "export: header"
+head -1 "$dir/run.csv" | grep -q "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,copy,wide,order,median_us" || fail "export: header"
 [ "$(grep -c ',ok,' "$dir/run.csv")" = 1126 ] || fail "export: ok rows"
 
 out=$("$ktune" log --dir "$data" compare transpose-f32-8192x2048 transpose-f32-16384x16384 --top 3)

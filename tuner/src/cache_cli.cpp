@@ -39,7 +39,7 @@ std::optional<std::string> check_against_family(const TuningRecord& r) {
       if (name == "align") value = r.align;
     DeviceLimits generous;
     generous.max_smem_per_block = std::int64_t{1} << 30;
-    if (auto why = why_invalid(part->spec(), config_from_json(part->spec(), r.config), generous, problem.problem))
+    if (auto why = why_invalid(part->spec(), config_from_older_json(part->spec(), r.config), generous, problem.problem))
       return "config invalid for its problem: " + *why;
   } catch (const Error& e) {
     return std::string(e.what());

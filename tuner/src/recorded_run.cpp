@@ -16,22 +16,6 @@ std::optional<std::size_t> RecordedRun::best() const {
   return b;
 }
 
-namespace {
-
-// A config from a log written before a tunable was added: templates list a new
-// tunable's old behaviour first, so that value stands for the missing one.
-Config complete_config(const KernelSpec& spec, nlohmann::json config) {
-  for (const auto& t : spec.tunables())
-    if (!config.contains(t.name)) {
-      const Value& old = t.values.front();
-      if (const auto* i = std::get_if<std::int64_t>(&old)) config[t.name] = *i;
-      else config[t.name] = std::get<std::string>(old);
-    }
-  return config_from_json(spec, config);
-}
-
-}  // namespace
-
 RecordedRun read_search_log(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw Error("cannot read search log " + path.string());
@@ -55,7 +39,7 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
         if (!dtype) throw Error("unknown dtype '" + j.at("dtype").get<std::string>() + "'");
         run.dtype = *dtype;
       } else if (type == "candidate" && spec) {
-        Config c = complete_config(*spec, j.at("config"));
+        Config c = config_from_older_json(*spec, j.at("config"));
         std::optional<double> t;
         if (j.at("status") == "ok") {
           t = j.at("timing").at("median_us").get<double>();
@@ -65,7 +49,7 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
         run.median_us.push_back(t);
         run.candidates.push_back(std::move(j));
       } else if (type == "closing" && spec) {
-        if (j.contains("winner")) run.winner = complete_config(*spec, j["winner"].at("config"));
+        if (j.contains("winner")) run.winner = config_from_older_json(*spec, j["winner"].at("config"));
         run.closing = j;
       }
     } catch (const std::exception& e) {

@@ -42,6 +42,10 @@ nlohmann::json config_to_json(const KernelSpec& spec, const Config& config);
 // Throws ktune::Error when the JSON does not name exactly the spec's tunables with
 // declared values (e.g. a record stored before the template changed).
 Config config_from_json(const KernelSpec& spec, const nlohmann::json& json);
+// The same for a config written before tunables were added (an older search log or
+// exported record): templates list a new tunable's old behaviour first, so that value
+// stands for each missing one.
+Config config_from_older_json(const KernelSpec& spec, nlohmann::json json);
 // "tile_m=64 tile_n=64 ..." for logs and tables, and back (same checks as from JSON).
 std::string config_to_string(const KernelSpec& spec, const Config& config);
 Config config_from_string(const KernelSpec& spec, const std::string& text);
