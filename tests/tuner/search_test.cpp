@@ -59,7 +59,7 @@ struct Replay {
 // 16-byte row reads (wide), whose configs won both, recorded on 2026-11-24 (H100). The
 // "-one-protocol" ones: H200, 2026-11-24, every config timed one launch at a time (the
 // run-wide protocol; f16 16384x1024 is where the per-kernel one had mis-ranked them).
-// The "-order" ones: with tiles in dst order (order = dst won both), 2026-11-24.
+// The "-order" ones: with tiles in dst order (order = dst won all three), 2026-11-24.
 const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
                               "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
                               "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",
@@ -68,7 +68,8 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h200-f16-16384x1024-one-protocol.jsonl",
                               "transpose-h200-u8-16384x8192-one-protocol.jsonl",
                               "transpose-h200-f32-4097x8191-order.jsonl",
-                              "transpose-h100-f64-8191x4097-order.jsonl"};
+                              "transpose-h100-f16-8191x4097-order.jsonl",
+                              "transpose-h100-u8-4097x8191-order.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
