@@ -92,13 +92,14 @@
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
-// pitches, where every tile's dst rows start and end in partial sectors, that was
-// faster: f32 4097x8191 and 8191x4097 and f64 8191x4097 by 5-10% (H100 and H200), f16
-// 8191x4097 by 13% and u8 by 1.5-7% on the H100 (on the H200 f16 1%, u8 1-3% slower).
-// Only tiles of 128 dst elements a row (tile_m = 128, shared memory) have it: in the
-// exhaustive runs the best of the other dst configs was never more than 0.2% faster,
-// and the space grows by a fifth instead of doubling. Aligned shapes lost with it or
-// did not change, and a problem of one tile row or column has just one order.
+// pitches, where every tile's dst rows start and end in partial sectors, the best dst
+// config beat the best src one by 7-10% at f32 4097x8191 and 8191x4097, 2-5% at f64
+// 8191x4097, 13% at f16 8191x4097 on the H100 and 1.5-7% at u8 there (H200: f16 1-3%
+// faster, u8 from 3% slower to 1% faster; the tuner chooses). Only tiles of 128 dst elements a row
+// (tile_m = 128, shared memory) have it: in the exhaustive runs the best of the other
+// dst configs was never more than 0.2% faster, and the space grows by a fifth instead
+// of doubling. Aligned shapes lost with it or did not change, and a problem of one tile
+// row or column has just one order.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 enum KtuneOrder { order_src, order_dst };

@@ -130,7 +130,8 @@ TEST(Space, SmallerSharedMemoryLimitShrinksTheSpace) {
 
 TEST(Space, WhyInvalidNamesTheFailingRequirement) {
   const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16},
-                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0}, {"order", "src"}});
+                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0},
+                                             {"order", "src"}});
   const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 100, 100, 1));
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("align % vec"), std::string::npos) << *why;
@@ -154,7 +155,8 @@ TEST(Space, ConfigJsonRoundTripAndRejectsStaleConfigs) {
 
 TEST(Space, InstantiateGivesNameAndGeometry) {
   const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 32}, {"block_x", 8}, {"block_y", 8},
-                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0}, {"order", "src"}});
+                                             {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0},
+                                             {"order", "src"}});
   const Instance inst = instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 4));
   EXPECT_EQ(inst.name_expression, "ktune_transpose<unsigned int, 64, 32, 8, 8, 4, layout_xor, 0, 0, 0, order_src>");
   EXPECT_EQ(inst.block, (std::array<std::uint32_t, 3>{8, 8, 1}));
@@ -168,7 +170,8 @@ TEST(Space, InstantiateGivesNameAndGeometry) {
 // tile_m * tile_n elements of the whole matrix.
 TEST(Space, CopyConfigsOnlyForDegenerateShapes) {
   const Config c = config_from_json(spec(), {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4},
-                                             {"vec", 4}, {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0}, {"order", "src"}});
+                                             {"vec", 4}, {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0},
+                                             {"order", "src"}});
   Problem degenerate{DType::f32, {{"rows", 1000003}, {"cols", 1}, {"align", 1}, {"copy_align", 4}}};
   EXPECT_EQ(instantiate(spec(), c, DeviceLimits{}, degenerate).grid[0], 245u);  // ceil(1000003 / 4096)
   const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 1000003, 1, 1));
