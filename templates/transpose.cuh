@@ -9,10 +9,10 @@
 // @tune    layout  = direct, none, pad, xor, shift
 // @tune    realign = 0, 1
 // @tune    copy    = 0, 1
-// @tune    wide    = 0, 1
+// @tune    wide    = 0, 1, 2
 // @tune    order   = src, dst
 // @derive  threads    = block_x * block_y
-// @derive  smem_bytes = layout == "direct" ? 0 : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
+// @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
 // @require vec * elem_bytes <= 16
 // @require vec == 1 || align % vec == 0 || realign == 1 || copy == 1
@@ -25,7 +25,8 @@
 // @require copy == 1 || layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
 // @require copy == 1 || layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
-// @require wide == 0 || vec == 1 && align * elem_bytes < 16 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
+// @require wide != 1 || vec == 1 && align * elem_bytes < 16 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
+// @require wide != 2 || elem_bytes == 1 && align < 16 && tile_m == 128 && vec == 1 && layout == "xor" && realign == 0 && copy == 0 && block_x == 32 && tile_n % 16 == 0 && tile_n <= threads && threads <= 4 * tile_n && rows > tile_m
 // @require order == "src" || copy == 0 && layout != "direct" && tile_m == 128 && align * elem_bytes < 16 && rows > tile_m && cols > tile_n
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
@@ -89,6 +90,25 @@
 // for 32-256 bytes, one of 16-byte chunks for 512; realign's vec x vec register
 // transposes of small elements cost more than the requests they save (u8 and f16 at
 // odd pitches, H100), and this keeps the wide reads without them.
+//
+// wide = 2 (1-byte elements, tile_m = 128, pitches that rule out 16-byte accesses)
+// writes each dst row of a tile as whole aligned 16-byte chunks, so that no 32-byte
+// sector is shared by two tiles' partial writes, and moves bytes as words. vec = 1's
+// 128 x 32 tiles are bound by the L2 at u8 odd pitches (85-87% of its throughput): a
+// 32-byte row piece at an odd offset spans two sectors each way, and about 17
+// instructions move each byte. A tile owns, in dst row c, the chunks from the chunk
+// boundary at or before r0 (r0 - m_c, m_c being the misalignment there) to the one at
+// or before r0 + 128, so it stages src rows r0 - 16 .. r0 + 127 (up to 15 of them the
+// previous tile's, L2 hits; the first and the last tile of a column of tiles own
+// [0, ...) and [..., rows) and write element by element). Each thread takes 4 src rows
+// times a 16-byte column chunk (lanes along the chunks of a row, the chunk after a lane's
+// from the next lane), realigns them, transposes the 4 x 4 byte blocks with byte
+// permutes and stores words into a tile staged in dst's orientation (the `xor` of the
+// layout tunable: 16-byte slots swizzled by the staged row); each dst chunk is then a
+// funnel shift of two 16-byte shared loads. Against the best of the other designs at
+// u8 8191x4097 and 4097x8191 (H100): 33.0 and 33.4 us against 35.0 and 35.2, with a
+// quarter fewer L2 sectors; slower at small shapes, where the element-by-element tiles
+// weigh more (1000x999: 6.0 against 3.7 us), so the tuner chooses.
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
@@ -449,6 +469,152 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
   }
 }
 
+__device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
+  const unsigned t0 = __byte_perm(w[0], w[1], 0x5140), t1 = __byte_perm(w[0], w[1], 0x7362);
+  const unsigned t2 = __byte_perm(w[2], w[3], 0x5140), t3 = __byte_perm(w[2], w[3], 0x7362);
+  w[0] = __byte_perm(t0, t2, 0x5410);
+  w[1] = __byte_perm(t0, t2, 0x7632);
+  w[2] = __byte_perm(t1, t3, 0x5410);
+  w[3] = __byte_perm(t1, t3, 0x7632);
+}
+
+// Bytes [b, b + 16) of the 32 bytes lo, hi (b in [0, 16)), as words: a rotation by
+// b / 4 words in two select stages (a run-time index would put the words in local
+// memory), then funnel shifts of neighbouring words.
+__device__ __forceinline__ uint4 ktune_window(const uint4& lo, const uint4& hi, int b) {
+  const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  unsigned x[6], y[5];
+#pragma unroll
+  for (int k = 0; k < 6; ++k) x[k] = b & 8 ? w[k + 2] : w[k];
+#pragma unroll
+  for (int k = 0; k < 5; ++k) y[k] = b & 4 ? x[k + 1] : x[k];
+  const int shift = (b & 3) * 8;
+  return make_uint4(__funnelshift_r(y[0], y[1], shift), __funnelshift_r(y[1], y[2], shift),
+                    __funnelshift_r(y[2], y[3], shift), __funnelshift_r(y[3], y[4], shift));
+}
+
+// Byte offset of staged row c's 16-byte slot i (i < 10, 16 slots a row): i XOR-swizzled
+// by c, so that the word stores of phase 1 (lanes along c / 16), its byte stores at edge
+// tiles (lanes along c) and the chunk loads of phase 2 (lanes along i) hit distinct banks.
+__device__ __forceinline__ int ktune_staged_slot(int c, int i) {
+  return c * 256 + ((i ^ ((c >> 4 ^ c) & 7)) << 4);
+}
+
+template <int tile_n, int threads, int order>
+__device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict__ dst,
+                                                      const unsigned char* __restrict__ src, int rows, int cols,
+                                                      long long ld_dst, long long ld_src) {
+  constexpr int tile_m = 128, staged = tile_m + 16, quads = staged / 4, chunks = tile_n / 16;
+  const KtuneTile<tile_m, tile_n, order> t(rows, cols);
+  const int r0 = t.r0, c0 = t.c0;
+  const int id = threadIdx.y * blockDim.x + threadIdx.x;
+  extern __shared__ __align__(16) unsigned char ktune_smem[];
+  const auto misalignment = [](const void* p) { return static_cast<int>(reinterpret_cast<unsigned long long>(p) & 15); };
+  // Staged row c holds dst row c from src row r0 - 16 on (i = 0), a spare chunk at its end.
+  const auto src_row = [&](int i) { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; };
+  const auto dst_row = [&](int c) { return dst + static_cast<long long>(c0 + c) * ld_dst; };
+  const auto chunk = [&](int c, int a) { return *reinterpret_cast<const uint4*>(ktune_smem + ktune_staged_slot(c, a)); };
+  const auto byte = [&](int c, int i) -> unsigned char& { return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)]; };
+
+  // Phase 1: unit (quad g, chunk k) = staged rows 4g .. 4g + 3, columns 16k .. 16k + 15,
+  // every tile alike: rows outside the matrix are skipped, and a row whose aligned
+  // chunks would reach outside src's allocation (its first and last row, at the edge
+  // tiles) is read byte by byte. Columns past the matrix are read but never written.
+  const unsigned char* src_end = src + static_cast<long long>(rows - 1) * ld_src + cols;
+  constexpr int steps = (quads * chunks + threads - 1) / threads;
+  uint4 lo[steps][4], hi[steps][4];
+  unsigned wide_rows = 0, edge_rows = 0;  // bit 4u + r: the row is read as chunks, or byte by byte
+#pragma unroll
+  for (int u = 0; u < steps; ++u) {
+    const int q = id + u * threads, g = q / chunks, k = q % chunks;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int row_index = r0 - 16 + 4 * g + r;
+      if (q >= quads * chunks || row_index < 0 || row_index >= rows) continue;
+      const unsigned char* row = src_row(4 * g + r);
+      const uint4* aligned = reinterpret_cast<const uint4*>(row - misalignment(row));
+      if (reinterpret_cast<const unsigned char*>(aligned) < src ||
+          reinterpret_cast<const unsigned char*>(aligned + chunks + 1) > src_end) {
+        edge_rows |= 1u << (4 * u + r);
+        continue;
+      }
+      wide_rows |= 1u << (4 * u + r);
+      lo[u][r] = __ldg(aligned + k);
+      if (k == chunks - 1) hi[u][r] = __ldg(aligned + k + 1);
+    }
+  }
+  // The chunk after a lane's is the next lane's (the row's last lane loaded its own).
+#pragma unroll
+  for (int u = 0; u < steps; ++u) {
+    const int k = (id + u * threads) % chunks;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      uint4 next;
+      next.x = __shfl_down_sync(0xffffffffu, lo[u][r].x, 1);
+      next.y = __shfl_down_sync(0xffffffffu, lo[u][r].y, 1);
+      next.z = __shfl_down_sync(0xffffffffu, lo[u][r].z, 1);
+      next.w = __shfl_down_sync(0xffffffffu, lo[u][r].w, 1);
+      if (k < chunks - 1) hi[u][r] = next;
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < steps; ++u) {
+    const int q = id + u * threads, g = q / chunks, k = q % chunks;
+    if (q >= quads * chunks) continue;
+    uint4 v[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const unsigned char* row = src_row(4 * g + r);
+      if (wide_rows >> (4 * u + r) & 1) {
+        v[r] = ktune_window(lo[u][r], hi[u][r], misalignment(row));
+      } else {
+        unsigned w[4] = {0, 0, 0, 0};
+        if (edge_rows >> (4 * u + r) & 1)
+#pragma unroll
+          for (int e = 0; e < 16; ++e)
+            if (c0 + 16 * k + e < cols) w[e / 4] |= static_cast<unsigned>(row[16 * k + e]) << (e % 4 * 8);
+        v[r] = make_uint4(w[0], w[1], w[2], w[3]);
+      }
+    }
+    unsigned w[4][4] = {{v[0].x, v[1].x, v[2].x, v[3].x}, {v[0].y, v[1].y, v[2].y, v[3].y},
+                        {v[0].z, v[1].z, v[2].z, v[3].z}, {v[0].w, v[1].w, v[2].w, v[3].w}};
+#pragma unroll
+    for (int x = 0; x < 4; ++x) {
+      ktune_transpose_4x4(w[x]);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) *reinterpret_cast<unsigned*>(&byte(16 * k + 4 * x + j, 4 * g)) = w[x][j];
+    }
+  }
+  __syncthreads();
+
+  // Phase 2: slot j of dst row c = the aligned chunk at 16 j - m (m: the misalignment of
+  // dst row c at r0), staged bytes 16 - m + 16 j on; lanes along j.
+  const int inside = min(tile_n, cols - c0);
+  if (r0 > 0 && r0 + tile_m < rows) {
+    constexpr int steps = (tile_n * 8 + threads - 1) / threads;
+    uint4 out[steps];
+#pragma unroll
+    for (int u = 0; u < steps; ++u) {
+      const int q = id + u * threads, c = q / 8, j = q % 8, m = misalignment(dst_row(c) + r0);
+      if (q < tile_n * 8 && c < inside) out[u] = ktune_window(chunk(c, j + (m == 0)), chunk(c, j + 1 + (m == 0)), (16 - m) % 16);
+    }
+#pragma unroll
+    for (int u = 0; u < steps; ++u) {
+      const int q = id + u * threads, c = q / 8, j = q % 8;
+      unsigned char* at = dst_row(c) + r0;
+      if (q < tile_n * 8 && c < inside) *reinterpret_cast<uint4*>(at - misalignment(at) + 16 * j) = out[u];
+    }
+  } else {  // the first and the last tile of a column of tiles own [0, ...) and [..., rows)
+    for (int q = id; q < staged * tile_n; q += threads) {
+      const int c = q / staged, i = q % staged, r = r0 - 16 + i;
+      if (c0 + c >= cols) continue;
+      const int m = misalignment(dst_row(c) + r0);
+      const int first = r0 == 0 ? 0 : r0 - m, last = r0 + tile_m >= rows ? rows : r0 + tile_m - m;
+      if (r >= first && r < last) dst_row(c)[r] = byte(c, i);
+    }
+  }
+}
+
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy,
           int wide, int order>
 __global__ void __launch_bounds__(block_x * block_y)
@@ -456,6 +622,8 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
                 long long ld_dst, long long ld_src) {
   if constexpr (copy)
     ktune_copy<T, tile_m * tile_n, block_x * block_y, vec>(dst, src, rows * cols);
+  else if constexpr (wide == 2)  // (1-byte elements only)
+    ktune_transpose_bytes<tile_n, block_x * block_y, order>(dst, src, rows, cols, ld_dst, ld_src);
   else if constexpr (layout == layout_direct)
     ktune_transpose_direct<T, tile_m, tile_n, block_x, block_y, vec, order>(dst, src, rows, cols, ld_dst, ld_src);
   else

@@ -207,6 +207,32 @@ TEST(Space, DstOrderOnlyAtOddPitchesWithLongTileRows) {
   EXPECT_FALSE(dst_configs(DType::f32, 129, 100003, 1).empty());
 }
 
+// wide = 2 (whole 16-byte dst chunks, bytes moved as words) is for 1-byte elements at
+// pitches that rule out 16-byte accesses, with 128-row tiles and 1-4 threads per tile
+// column; its staged tile is 256 bytes a column.
+TEST(Space, WholeChunkWritesOnlyForBytesAtOddPitches) {
+  const auto chunked = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
+    std::vector<Config> out;
+    for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(dtype, rows, cols, align)))
+      if (value_int(k, "wide") == 2) out.push_back(k);
+    return out;
+  };
+  const auto u8 = chunked(DType::u8, 8191, 4097, 1);
+  EXPECT_EQ(u8.size(), 12u);  // 128 x 32, 64 and 128 tiles, two thread counts, two orders
+  for (const auto& k : u8) {
+    EXPECT_EQ(value_int(k, "tile_m"), 128);
+    EXPECT_EQ(value_str(k, "layout"), "xor");
+    const std::int64_t threads = value_int(k, "block_x") * value_int(k, "block_y");
+    EXPECT_GE(threads, value_int(k, "tile_n"));
+    EXPECT_LE(threads, 4 * value_int(k, "tile_n"));
+    const auto inst = instantiate(spec(), k, DeviceLimits{}, problem(DType::u8, 8191, 4097, 1));
+    EXPECT_EQ(inst.smem_bytes, 256 * value_int(k, "tile_n"));
+  }
+  EXPECT_TRUE(chunked(DType::u8, 16384, 8192, 16).empty());  // 16-byte accesses possible
+  EXPECT_TRUE(chunked(DType::f16, 8191, 4097, 1).empty());
+  EXPECT_TRUE(chunked(DType::u8, 128, 100003, 1).empty());  // one tile row
+}
+
 // A runtime tunable changes the launch, not the kernel: it is no template argument.
 TEST(Space, RuntimeTunablesShareOneKernel) {
   const KernelSpec k = KernelSpec::parse(

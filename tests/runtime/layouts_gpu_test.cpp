@@ -68,6 +68,13 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
       run_one(dev, tiled(128, 32, 32, 8, 1, layout, 0, 1), DType::f32, 333, 1021);
       run_one(dev, tiled(32, 32, 32, 4, 1, layout, 0, 1), DType::f64, 1021, 333);
     }
+    // Whole 16-byte dst chunks (u8, xor only): first, middle and last tile rows, both
+    // orders, partial tile columns.
+    if (std::string(layout) == "xor") {
+      run_one(dev, tiled(128, 64, 32, 8, 1, layout, 0, 2, "dst"), DType::u8, 517, 1021);
+      run_one(dev, tiled(128, 32, 32, 2, 1, layout, 0, 2, "src"), DType::u8, 1021, 517);
+      run_one(dev, tiled(128, 128, 32, 16, 1, layout, 0, 2, "dst"), DType::u8, 1021, 333);
+    }
     // Tiles in dst order at odd pitches, partial tiles both ways: each element size.
     if (std::string(layout) != "direct") {
       run_one(dev, tiled(128, 32, 32, 4, 1, layout, 0, 0, "dst"), DType::u8, 517, 1021);
