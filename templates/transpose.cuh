@@ -509,11 +509,15 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
   const int r0 = t.r0, c0 = t.c0;
   const int id = threadIdx.y * blockDim.x + threadIdx.x;
   extern __shared__ __align__(16) unsigned char ktune_smem[];
-  const auto misalignment = [](const void* p) { return static_cast<int>(reinterpret_cast<unsigned long long>(p) & 15); };
+  const auto misalignment = [](const void* p) {
+    return static_cast<int>(reinterpret_cast<unsigned long long>(p) & 15);
+  };
   // Staged row c holds dst row c from src row r0 - 16 on (i = 0), a spare chunk at its end.
   const auto src_row = [&](int i) { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; };
   const auto dst_row = [&](int c) { return dst + static_cast<long long>(c0 + c) * ld_dst; };
-  const auto chunk = [&](int c, int a) { return *reinterpret_cast<const uint4*>(ktune_smem + ktune_staged_slot(c, a)); };
+  const auto chunk = [&](int c, int a) {
+    return *reinterpret_cast<const uint4*>(ktune_smem + ktune_staged_slot(c, a));
+  };
   const auto byte = [&](int c, int i) -> unsigned char& { return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)]; };
 
   // Phase 1: unit (quad g, chunk k) = staged rows 4g .. 4g + 3, columns 16k .. 16k + 15,
@@ -596,7 +600,8 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
 #pragma unroll
     for (int u = 0; u < steps; ++u) {
       const int q = id + u * threads, c = q / 8, j = q % 8, m = misalignment(dst_row(c) + r0);
-      if (q < tile_n * 8 && c < inside) out[u] = ktune_window(chunk(c, j + (m == 0)), chunk(c, j + 1 + (m == 0)), (16 - m) % 16);
+      if (q < tile_n * 8 && c < inside)
+        out[u] = ktune_window(chunk(c, j + (m == 0)), chunk(c, j + 1 + (m == 0)), (16 - m) % 16);
     }
 #pragma unroll
     for (int u = 0; u < steps; ++u) {
