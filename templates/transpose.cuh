@@ -16,7 +16,7 @@
 // @require threads >= 64 && threads <= max_threads_per_block
 // @require vec * elem_bytes <= 16
 // @require vec == 1 || align % vec == 0 || realign == 1 || copy == 1
-// @require realign == 0 || align < vec && vec * elem_bytes >= 8 && layout != "direct"
+// @require realign == 0 || align < vec && vec * elem_bytes >= 8 && layout != "direct" && (elem_bytes > 1 || align > 1)
 // @require realign == 0 || block_x * vec == tile_m && block_x <= 32
 // @require tile_m % vec == 0 && tile_n % vec == 0
 // @require vec * elem_bytes >= 4 || align * elem_bytes < 4 || layout == "direct" || tile_m == 32 && tile_n == 32 && block_x == 32 && block_y == 8
@@ -82,7 +82,10 @@
 // tile's two ends. The shifts work on 32-bit words (funnel shifts), so 1- and 2-byte
 // elements realign as cheaply as 4- and 8-byte ones. The shuffle needs one tile row per
 // row of lanes (block_x * vec == tile_m, block_x <= 32). Reads may reach vec - 1
-// elements past the tile, so edge tile columns take the scalar path.
+// elements past the tile, so edge tile columns take the scalar path. Not for 1-byte
+// elements at odd pitches (align 1): in four exhaustive runs (H100 and H200, u8
+// 8191x4097 and 4097x8191) the best of their 48 configs was 1.34-1.55x slower than the
+// winner, and they compile slowest (1.4-1.6 s each for vec 8 and 16), last in the run.
 //
 // wide = 1 (vec = 1, pitches that rule out 16-byte accesses) reads the tile's rows as
 // realigned 16-byte chunks the same way, each thread a few chunks, and writes them to
