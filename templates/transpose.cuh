@@ -512,9 +512,7 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
   const int r0 = t.r0, c0 = t.c0;
   const int id = threadIdx.y * blockDim.x + threadIdx.x;
   extern __shared__ __align__(16) unsigned char ktune_smem[];
-  const auto misalignment = [](const void* p) {
-    return static_cast<int>(reinterpret_cast<unsigned long long>(p) & 15);
-  };
+  const auto misalignment = [](const unsigned char* p) { return ktune_misalignment<unsigned char, 16>(p); };
   // Staged row c holds dst row c from src row r0 - 16 on (i = 0), a spare chunk at its end.
   const auto src_row = [&](int i) { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; };
   const auto dst_row = [&](int c) { return dst + static_cast<long long>(c0 + c) * ld_dst; };

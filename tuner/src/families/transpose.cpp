@@ -39,9 +39,9 @@ class TransposePart : public FamilyPart {
   }
 
   // Wider accesses, warps that cover whole 32-byte sectors on both the read and the
-  // write side (a copy, where the shape allows one; whole chunks with wide = 2), about 64 bytes in flight per
-  // thread, few shared-memory bank conflicts (layout_model), enough threads per block,
-  // tiles in dst order where the space has them.
+  // write side (a copy, where the shape allows one; whole chunks with wide = 2), about
+  // 64 bytes in flight per thread, few shared-memory bank conflicts (layout_model),
+  // enough threads per block, tiles in dst order where the space has them.
   double model_score(const Config& c, const Problem& p, const DeviceLimits&) const override {
     const KernelSpec& s = spec();
     const double elem = size_of(p.dtype);
@@ -49,6 +49,7 @@ class TransposePart : public FamilyPart {
     const double tile_m = v("tile_m"), tile_n = v("tile_n"), block_x = v("block_x"), block_y = v("block_y");
     const double vec = v("vec");
     const std::string& layout = text_tunable(s, c, "layout");
+    const bool whole_chunks = v("wide") == 2;
     const double access = vec * elem, threads = block_x * block_y;
     double score = std::log2(access);
     const double in_flight = 0.3 * std::abs(std::log2(tile_m * tile_n * elem / threads / 64));
@@ -59,7 +60,7 @@ class TransposePart : public FamilyPart {
     if (layout == "direct") {
       read = block_x * access;
       write = (block_x < 32 ? std::min(block_y, 32 / block_x) : 1) * access;
-    } else if (v("wide") == 2) {  // whole 16-byte chunks of each tile row, both sides
+    } else if (whole_chunks) {  // 16-byte chunks of each tile row, both sides
       read = tile_n * elem;
       write = tile_m * elem;
     } else {
@@ -73,7 +74,7 @@ class TransposePart : public FamilyPart {
     // Tiles in dst order write dst rows whole: it exists only where that paid (odd pitches).
     if (text_tunable(s, c, "order") == "dst") score += 0.3;
     if (layout == "direct") return score - 0.3;
-    if (v("wide") == 2) return score;  // its own staged layout, free of bank conflicts
+    if (whole_chunks) return score;  // its own staged layout, free of bank conflicts
     const auto bc = transpose_bank_conflicts(*parse_smem_layout(layout), static_cast<int>(tile_m),
                                              static_cast<int>(tile_n), static_cast<int>(block_x),
                                              static_cast<int>(block_y), static_cast<int>(vec), static_cast<int>(elem));
