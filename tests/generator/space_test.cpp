@@ -218,26 +218,37 @@ TEST(Space, DstOrderOnlyAtOddPitchesWithLongTileRows) {
 // pitches that rule out 16-byte accesses, with 128-row tiles and 1-4 threads per tile
 // column; its staged tile is 256 bytes a column.
 TEST(Space, WholeChunkWritesOnlyForBytesAtOddPitches) {
-  const auto chunked = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
+  const auto chunked = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align, int wide) {
     std::vector<Config> out;
     for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(dtype, rows, cols, align)))
-      if (value_int(k, "wide") == 2) out.push_back(k);
+      if (value_int(k, "wide") == wide) out.push_back(k);
     return out;
   };
-  const auto u8 = chunked(DType::u8, 8191, 4097, 1);
-  EXPECT_EQ(u8.size(), 12u);  // 128 x 32, 64 and 128 tiles, two thread counts, two orders
-  for (const auto& k : u8) {
+  const auto staged_bytes = [](const Config& k) {
+    return instantiate(spec(), k, DeviceLimits{}, problem(DType::u8, 8191, 4097, 1)).smem_bytes;
+  };
+  const auto loaded = chunked(DType::u8, 8191, 4097, 1, 2);
+  EXPECT_EQ(loaded.size(), 12u);  // 128 x 32, 64 and 128 tiles, two thread counts, two orders
+  for (const auto& k : loaded) {
     EXPECT_EQ(value_int(k, "tile_m"), 128);
     EXPECT_EQ(value_str(k, "layout"), "xor");
     const std::int64_t threads = value_int(k, "block_x") * value_int(k, "block_y");
     EXPECT_GE(threads, value_int(k, "tile_n"));
     EXPECT_LE(threads, 4 * value_int(k, "tile_n"));
-    const auto inst = instantiate(spec(), k, DeviceLimits{}, problem(DType::u8, 8191, 4097, 1));
-    EXPECT_EQ(inst.smem_bytes, 256 * value_int(k, "tile_n"));
+    EXPECT_EQ(staged_bytes(k), 256 * value_int(k, "tile_n"));
   }
-  EXPECT_TRUE(chunked(DType::u8, 16384, 8192, 16).empty());  // 16-byte accesses possible
-  EXPECT_TRUE(chunked(DType::f16, 8191, 4097, 1).empty());
-  EXPECT_TRUE(chunked(DType::u8, 128, 100003, 1).empty());  // one tile row
+  // wide = 3 copies the rows first (144 of tile_n + 16 bytes) and takes 256 threads or more.
+  const auto copied = chunked(DType::u8, 8191, 4097, 1, 3);
+  EXPECT_EQ(copied.size(), 6u);  // 128 x 64 on 256 threads, 128 x 128 on 256 and 512, two orders
+  for (const auto& k : copied) {
+    EXPECT_GE(value_int(k, "block_x") * value_int(k, "block_y"), 256);
+    EXPECT_EQ(staged_bytes(k), 256 * value_int(k, "tile_n") + 144 * (value_int(k, "tile_n") + 16));
+  }
+  for (const int wide : {2, 3}) {
+    EXPECT_TRUE(chunked(DType::u8, 16384, 8192, 16, wide).empty());  // 16-byte accesses possible
+    EXPECT_TRUE(chunked(DType::f16, 8191, 4097, 1, wide).empty());
+    EXPECT_TRUE(chunked(DType::u8, 128, 100003, 1, wide).empty());  // one tile row
+  }
 }
 
 // A runtime tunable changes the launch, not the kernel: it is no template argument.

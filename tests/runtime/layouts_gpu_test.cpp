@@ -74,6 +74,10 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
       run_one(dev, tiled(128, 64, 32, 8, 1, layout, 0, 2, "dst"), DType::u8, 517, 1021);
       run_one(dev, tiled(128, 32, 32, 2, 1, layout, 0, 2, "src"), DType::u8, 1021, 517);
       run_one(dev, tiled(128, 128, 32, 16, 1, layout, 0, 2, "dst"), DType::u8, 1021, 333);
+      // The same tiles with their rows copied into shared memory first (cp.async).
+      run_one(dev, tiled(128, 64, 32, 8, 1, layout, 0, 3, "src"), DType::u8, 517, 1021);
+      run_one(dev, tiled(128, 128, 32, 8, 1, layout, 0, 3, "dst"), DType::u8, 1021, 517);
+      run_one(dev, tiled(128, 128, 32, 16, 1, layout, 0, 3, "src"), DType::u8, 130, 4099);
     }
     // Tiles in dst order at odd pitches, partial tiles both ways: each element size.
     if (std::string(layout) != "direct") {

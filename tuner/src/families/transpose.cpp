@@ -49,7 +49,7 @@ class TransposePart : public FamilyPart {
     const double tile_m = v("tile_m"), tile_n = v("tile_n"), block_x = v("block_x"), block_y = v("block_y");
     const double vec = v("vec");
     const std::string& layout = text_tunable(s, c, "layout");
-    const bool whole_chunks = v("wide") == 2;
+    const bool whole_chunks = v("wide") >= 2;
     const double access = vec * elem, threads = block_x * block_y;
     double score = std::log2(access);
     const double in_flight = 0.3 * std::abs(std::log2(tile_m * tile_n * elem / threads / 64));
