@@ -113,6 +113,10 @@
 // u8 8191x4097 and 4097x8191 (H100): 33.0 and 33.4 us against 35.0 and 35.2, with a
 // quarter fewer L2 sectors; slower at small shapes, where the element-by-element tiles
 // weigh more (1000x999: 6.0 against 3.7 us), so the tuner chooses.
+// wide = 3 is the same tile with its src rows first copied into shared memory as aligned
+// chunks (cp.async), so that no registers wait on the loads: 40 registers, 6 blocks of
+// 256 threads an SM against 5 (H200, u8 8191x4097: 30.4 against 31.4 us; H100: 33.7
+// against 32.8, so the tuner chooses).
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
@@ -482,6 +486,23 @@ __device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
   w[3] = __byte_perm(t1, t3, 0x7632);
 }
 
+// Bytes [b, b + 16) of the 32 bytes lo, hi (b in [0, 16)), as words: a rotation by
+// b / 4 words in two select stages (a run-time index would put the words in local
+// memory), then funnel shifts of neighbouring words. Kept apart from ktune_funnel: these
+// stages inside ktune_funnel made wide = 1 and realign 2-5% slower (H100), and a wide = 2
+// built on ktune_funnel's select chain (and restructured) was 5% slower (H200).
+__device__ __forceinline__ uint4 ktune_window(const uint4& lo, const uint4& hi, int b) {
+  const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  unsigned x[6], y[5];
+#pragma unroll
+  for (int k = 0; k < 6; ++k) x[k] = b & 8 ? w[k + 2] : w[k];
+#pragma unroll
+  for (int k = 0; k < 5; ++k) y[k] = b & 4 ? x[k + 1] : x[k];
+  const int shift = (b & 3) * 8;
+  return make_uint4(__funnelshift_r(y[0], y[1], shift), __funnelshift_r(y[1], y[2], shift),
+                    __funnelshift_r(y[2], y[3], shift), __funnelshift_r(y[3], y[4], shift));
+}
+
 // Byte offset of staged row c's 16-byte slot i (i < 10, 16 slots a row): i XOR-swizzled
 // by c, so that the word stores of phase 1 (lanes along c / 16), its byte stores at edge
 // tiles (lanes along c) and the chunk loads of phase 2 (lanes along i) hit distinct banks.
@@ -489,81 +510,97 @@ __device__ __forceinline__ int ktune_staged_slot(int c, int i) {
   return c * 256 + ((i ^ ((c >> 4 ^ c) & 7)) << 4);
 }
 
-// A tile of wide >= 2: staged row c holds dst row c from src row r0 - 16 on (i = 0).
-template <int tile_n, int order>
-struct KtuneByteTile {
-  static constexpr int tile_m = 128, width = tile_n, staged = tile_m + 16, quads = staged / 4, chunks = tile_n / 16;
-  unsigned char* dst;
-  const unsigned char* src;
-  int rows, cols;
-  long long ld_dst, ld_src;
-  int r0, c0;
-  __device__ KtuneByteTile(unsigned char* d, const unsigned char* s, int m, int n, long long ldd, long long lds)
-      : dst(d), src(s), rows(m), cols(n), ld_dst(ldd), ld_src(lds) {
-    const KtuneTile<tile_m, tile_n, order> t(rows, cols);
-    r0 = t.r0;
-    c0 = t.c0;
-  }
-  __device__ const unsigned char* src_row(int i) const { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; }
-  __device__ unsigned char* dst_row(int c) const { return dst + static_cast<long long>(c0 + c) * ld_dst; }
-  __device__ bool inside(int i) const { return r0 - 16 + i >= 0 && r0 - 16 + i < rows; }
-  // Whether src row i's aligned chunks (one past the tile's) stay inside src's allocation;
-  // only the matrix's first and last row can leave it, at the edge tiles.
-  __device__ bool chunked(int i) const {
-    const unsigned char* row = src_row(i);
-    const unsigned char* aligned = row - ktune_misalignment<unsigned char, 16>(row);
-    return aligned >= src && aligned + 16 * (chunks + 1) <= src + static_cast<long long>(rows - 1) * ld_src + cols;
-  }
-  // Bytes 16 k .. 16 k + 15 of src row i one by one (a row that is not chunked).
-  __device__ uint4 piece(int i, int k) const {
-    const unsigned char* row = src_row(i);
-    unsigned w[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (int e = 0; e < 16; ++e)
-      if (c0 + 16 * k + e < cols) w[e / 4] |= static_cast<unsigned>(row[16 * k + e]) << (e % 4 * 8);
-    return make_uint4(w[0], w[1], w[2], w[3]);
-  }
-  __device__ unsigned char& byte(int c, int i) const {
-    extern __shared__ __align__(16) unsigned char ktune_smem[];
-    return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)];
-  }
-};
-
-// Phase 1's step for unit (quad g, chunk k): the 4 x 4 byte blocks of 4 realigned src
-// row pieces v, transposed, stored as words into the staged rows 16 k .. 16 k + 15.
-template <typename Tile>
-__device__ __forceinline__ void ktune_stage_unit(const Tile& t, int g, int k, const uint4 (&v)[4]) {
+// Phase 1's last step for unit (quad g, chunk k): the 4 x 4 byte blocks of 4 realigned src
+// row pieces v, transposed, stored as words into staged rows 16 k .. 16 k + 15.
+template <typename Byte>
+__device__ __forceinline__ void ktune_stage_words(int k, int g, const uint4 (&v)[4], const Byte& byte) {
   unsigned w[4][4] = {{v[0].x, v[1].x, v[2].x, v[3].x}, {v[0].y, v[1].y, v[2].y, v[3].y},
                       {v[0].z, v[1].z, v[2].z, v[3].z}, {v[0].w, v[1].w, v[2].w, v[3].w}};
 #pragma unroll
   for (int x = 0; x < 4; ++x) {
     ktune_transpose_4x4(w[x]);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) *reinterpret_cast<unsigned*>(&t.byte(16 * k + 4 * x + j, 4 * g)) = w[x][j];
+    for (int j = 0; j < 4; ++j) *reinterpret_cast<unsigned*>(&byte(16 * k + 4 * x + j, 4 * g)) = w[x][j];
   }
 }
 
-// Phase 1, wide = 2: units (quad g, chunk k) = staged rows 4g .. 4g + 3, columns 16k ..
-// 16k + 15; each thread's 16-byte loads are all in flight before it stages them. Rows
-// outside the matrix are skipped; columns past it are read but never written.
-template <int threads, typename Tile>
-__device__ __forceinline__ void ktune_stage_loaded(const Tile& t, int id) {
-  constexpr int chunks = Tile::chunks, units = Tile::quads * chunks, steps = (units + threads - 1) / threads;
+// Phase 2 of wide = 2 and 3: slot j of dst row c = the aligned chunk at 16 j - m (m: the
+// misalignment of dst row c at r0), staged bytes 16 - m + 16 j on; lanes along j.
+template <int tile_n, int threads>
+__device__ __forceinline__ void ktune_store_chunks(unsigned char* __restrict__ dst, int rows, int cols, long long ld_dst,
+                                                   int r0, int c0, int id) {
+  constexpr int tile_m = 128, staged = tile_m + 16;
+  extern __shared__ __align__(16) unsigned char ktune_smem[];
+  const auto misalignment = [](const unsigned char* p) { return ktune_misalignment<unsigned char, 16>(p); };
+  const auto dst_row = [&](int c) { return dst + static_cast<long long>(c0 + c) * ld_dst; };
+  const auto chunk = [&](int c, int a) {
+    return *reinterpret_cast<const uint4*>(ktune_smem + ktune_staged_slot(c, a));
+  };
+  const auto byte = [&](int c, int i) -> unsigned char& { return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)]; };
+  const int inside = min(tile_n, cols - c0);
+  if (r0 > 0 && r0 + tile_m < rows) {
+    constexpr int steps = (tile_n * 8 + threads - 1) / threads;
+    uint4 out[steps];
+#pragma unroll
+    for (int u = 0; u < steps; ++u) {
+      const int q = id + u * threads, c = q / 8, j = q % 8, m = misalignment(dst_row(c) + r0);
+      if (q < tile_n * 8 && c < inside)
+        out[u] = ktune_window(chunk(c, j + (m == 0)), chunk(c, j + 1 + (m == 0)), (16 - m) % 16);
+    }
+#pragma unroll
+    for (int u = 0; u < steps; ++u) {
+      const int q = id + u * threads, c = q / 8, j = q % 8;
+      unsigned char* at = dst_row(c) + r0;
+      if (q < tile_n * 8 && c < inside) *reinterpret_cast<uint4*>(at - misalignment(at) + 16 * j) = out[u];
+    }
+  } else {  // the first and the last tile of a column of tiles own [0, ...) and [..., rows)
+    for (int q = id; q < staged * tile_n; q += threads) {
+      const int c = q / staged, i = q % staged, r = r0 - 16 + i;
+      if (c0 + c >= cols) continue;
+      const int m = misalignment(dst_row(c) + r0);
+      const int first = r0 == 0 ? 0 : r0 - m, last = r0 + tile_m >= rows ? rows : r0 + tile_m - m;
+      if (r >= first && r < last) dst_row(c)[r] = byte(c, i);
+    }
+  }
+}
+
+template <int tile_n, int threads, int order>
+__device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict__ dst,
+                                                      const unsigned char* __restrict__ src, int rows, int cols,
+                                                      long long ld_dst, long long ld_src) {
+  constexpr int tile_m = 128, staged = tile_m + 16, quads = staged / 4, chunks = tile_n / 16;
+  const KtuneTile<tile_m, tile_n, order> t(rows, cols);
+  const int r0 = t.r0, c0 = t.c0;
+  const int id = threadIdx.y * blockDim.x + threadIdx.x;
+  extern __shared__ __align__(16) unsigned char ktune_smem[];
+  const auto misalignment = [](const unsigned char* p) { return ktune_misalignment<unsigned char, 16>(p); };
+  // Staged row c holds dst row c from src row r0 - 16 on (i = 0), a spare chunk at its end.
+  const auto src_row = [&](int i) { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; };
+  const auto byte = [&](int c, int i) -> unsigned char& { return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)]; };
+
+  // Phase 1: unit (quad g, chunk k) = staged rows 4g .. 4g + 3, columns 16k .. 16k + 15,
+  // every tile alike: rows outside the matrix are skipped, and a row whose aligned
+  // chunks would reach outside src's allocation (its first and last row, at the edge
+  // tiles) is read byte by byte. Columns past the matrix are read but never written.
+  const unsigned char* src_end = src + static_cast<long long>(rows - 1) * ld_src + cols;
+  constexpr int steps = (quads * chunks + threads - 1) / threads;
   uint4 lo[steps][4], hi[steps][4];
-  unsigned loaded = 0, pieces = 0;  // bit 4u + r: the row is read as chunks, or byte by byte
+  unsigned wide_rows = 0, edge_rows = 0;  // bit 4u + r: the row is read as chunks, or byte by byte
 #pragma unroll
   for (int u = 0; u < steps; ++u) {
     const int q = id + u * threads, g = q / chunks, k = q % chunks;
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      if (q >= units || !t.inside(4 * g + r)) continue;
-      if (!t.chunked(4 * g + r)) {
-        pieces |= 1u << (4 * u + r);
+      const int row_index = r0 - 16 + 4 * g + r;
+      if (q >= quads * chunks || row_index < 0 || row_index >= rows) continue;
+      const unsigned char* row = src_row(4 * g + r);
+      const uint4* aligned = reinterpret_cast<const uint4*>(row - misalignment(row));
+      if (reinterpret_cast<const unsigned char*>(aligned) < src ||
+          reinterpret_cast<const unsigned char*>(aligned + chunks + 1) > src_end) {
+        edge_rows |= 1u << (4 * u + r);
         continue;
       }
-      const unsigned char* row = t.src_row(4 * g + r);
-      const uint4* aligned = reinterpret_cast<const uint4*>(row - ktune_misalignment<unsigned char, 16>(row));
-      loaded |= 1u << (4 * u + r);
+      wide_rows |= 1u << (4 * u + r);
       lo[u][r] = __ldg(aligned + k);
       if (k == chunks - 1) hi[u][r] = __ldg(aligned + k + 1);
     }
@@ -585,100 +622,87 @@ __device__ __forceinline__ void ktune_stage_loaded(const Tile& t, int id) {
 #pragma unroll
   for (int u = 0; u < steps; ++u) {
     const int q = id + u * threads, g = q / chunks, k = q % chunks;
-    if (q >= units) continue;
+    if (q >= quads * chunks) continue;
     uint4 v[4];
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const int m = ktune_misalignment<unsigned char, 16>(t.src_row(4 * g + r));
-      v[r] = loaded >> (4 * u + r) & 1   ? ktune_funnel<unsigned char>(lo[u][r], hi[u][r], m)
-             : pieces >> (4 * u + r) & 1 ? t.piece(4 * g + r, k)
-                                         : make_uint4(0, 0, 0, 0);
+      const unsigned char* row = src_row(4 * g + r);
+      if (wide_rows >> (4 * u + r) & 1) {
+        v[r] = ktune_window(lo[u][r], hi[u][r], misalignment(row));
+      } else {
+        unsigned w[4] = {0, 0, 0, 0};
+        if (edge_rows >> (4 * u + r) & 1)
+#pragma unroll
+          for (int e = 0; e < 16; ++e)
+            if (c0 + 16 * k + e < cols) w[e / 4] |= static_cast<unsigned>(row[16 * k + e]) << (e % 4 * 8);
+        v[r] = make_uint4(w[0], w[1], w[2], w[3]);
+      }
     }
-    ktune_stage_unit(t, g, k, v);
+    ktune_stage_words(k, g, v, byte);
   }
+  __syncthreads();
+
+  ktune_store_chunks<tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
 }
 
-// Phase 1, wide = 3: the chunks of every row first go into shared memory (`raw`, after
-// the staged rows) by cp.async, so no registers wait on them, then the same units.
-template <int threads, typename Tile>
-__device__ __forceinline__ void ktune_stage_copied(const Tile& t, int id) {
-  constexpr int chunks = Tile::chunks, row_chunks = chunks + 1;
+// wide = 3: phase 1 copies each staged row's tile_n / 16 + 1 aligned chunks into `raw`
+// (after the staged rows) first, then takes the units from there.
+template <int tile_n, int threads, int order>
+__device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __restrict__ dst,
+                                                      const unsigned char* __restrict__ src, int rows, int cols,
+                                                      long long ld_dst, long long ld_src) {
+  constexpr int tile_m = 128, staged = tile_m + 16, quads = staged / 4, chunks = tile_n / 16, row_chunks = chunks + 1;
+  const KtuneTile<tile_m, tile_n, order> t(rows, cols);
+  const int r0 = t.r0, c0 = t.c0;
+  const int id = threadIdx.y * blockDim.x + threadIdx.x;
   extern __shared__ __align__(16) unsigned char ktune_smem[];
-  const uint4* raw = reinterpret_cast<const uint4*>(ktune_smem + Tile::width * 256);
-  for (int q = id; q < Tile::staged * row_chunks; q += threads) {
+  uint4* raw = reinterpret_cast<uint4*>(ktune_smem + tile_n * 256);
+  const auto misalignment = [](const unsigned char* p) { return ktune_misalignment<unsigned char, 16>(p); };
+  const auto src_row = [&](int i) { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; };
+  const auto byte = [&](int c, int i) -> unsigned char& { return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)]; };
+  const auto inside_rows = [&](int i) { return r0 - 16 + i >= 0 && r0 - 16 + i < rows; };
+
+  const unsigned char* src_end = src + static_cast<long long>(rows - 1) * ld_src + cols;
+  for (int q = id; q < staged * row_chunks; q += threads) {
     const int i = q / row_chunks, k = q % row_chunks;
-    if (!t.inside(i) || !t.chunked(i)) continue;
-    const unsigned char* row = t.src_row(i);
-    const unsigned char* from = row - ktune_misalignment<unsigned char, 16>(row) + 16 * k;
-    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(raw + q));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(from));
+    if (!inside_rows(i)) continue;
+    const unsigned char* row = src_row(i);
+    const unsigned char* aligned = row - misalignment(row);
+    if (aligned >= src && aligned + 16 * row_chunks <= src_end) {
+      const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(raw + q));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(aligned + 16 * k));
+    } else {
+      unsigned w[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int e = 0; e < 16; ++e) {
+        const long long j = aligned + 16 * k + e - row;
+        if (j >= 0 && c0 + j < cols) w[e / 4] |= static_cast<unsigned>(row[j]) << (e % 4 * 8);
+      }
+      raw[q] = make_uint4(w[0], w[1], w[2], w[3]);
+    }
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
-  for (int q = id; q < Tile::quads * chunks; q += threads) {
+
+  for (int q = id; q < quads * chunks; q += threads) {
     const int g = q / chunks, k = q % chunks;
     uint4 v[4];
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const int i = 4 * g + r, m = ktune_misalignment<unsigned char, 16>(t.src_row(i));
-      v[r] = !t.inside(i)    ? make_uint4(0, 0, 0, 0)
-             : t.chunked(i) ? ktune_funnel<unsigned char>(raw[i * row_chunks + k], raw[i * row_chunks + k + 1], m)
-                            : t.piece(i, k);
+      const int i = 4 * g + r;
+      v[r] = inside_rows(i) ? ktune_window(raw[i * row_chunks + k], raw[i * row_chunks + k + 1], misalignment(src_row(i)))
+                            : make_uint4(0, 0, 0, 0);
     }
-    ktune_stage_unit(t, g, k, v);
+    ktune_stage_words(k, g, v, byte);
   }
-}
-
-// Phase 2: slot j of dst row c = the aligned chunk at 16 j - m (m: the misalignment of
-// dst row c at r0), staged bytes 16 - m + 16 j on; lanes along j. The first and the last
-// tile of a column of tiles own [0, ...) and [..., rows), element by element.
-template <int threads, typename Tile>
-__device__ __forceinline__ void ktune_store_staged(const Tile& t, int id) {
-  constexpr int tile_m = Tile::tile_m, tile_n = Tile::width;
-  extern __shared__ __align__(16) unsigned char ktune_smem[];
-  const auto chunk = [&](int c, int a) { return *reinterpret_cast<const uint4*>(ktune_smem + ktune_staged_slot(c, a)); };
-  const auto misalignment = [&](int c) { return ktune_misalignment<unsigned char, 16>(t.dst_row(c) + t.r0); };
-  const int inside = min(tile_n, t.cols - t.c0);
-  if (t.r0 > 0 && t.r0 + tile_m < t.rows) {
-    constexpr int steps = (tile_n * 8 + threads - 1) / threads;
-    uint4 out[steps];
-#pragma unroll
-    for (int u = 0; u < steps; ++u) {
-      const int q = id + u * threads, c = q / 8, j = q % 8, m = misalignment(c);
-      if (q < tile_n * 8 && c < inside)
-        out[u] = ktune_funnel<unsigned char>(chunk(c, j + (m == 0)), chunk(c, j + 1 + (m == 0)), (16 - m) % 16);
-    }
-#pragma unroll
-    for (int u = 0; u < steps; ++u) {
-      const int q = id + u * threads, c = q / 8, j = q % 8;
-      if (q < tile_n * 8 && c < inside)
-        *reinterpret_cast<uint4*>(t.dst_row(c) + t.r0 - misalignment(c) + 16 * j) = out[u];
-    }
-  } else {
-    for (int q = id; q < Tile::staged * tile_n; q += threads) {
-      const int c = q / Tile::staged, i = q % Tile::staged, r = t.r0 - 16 + i;
-      if (c >= inside) continue;
-      const int m = misalignment(c);
-      const int first = t.r0 == 0 ? 0 : t.r0 - m, last = t.r0 + tile_m >= t.rows ? t.rows : t.r0 + tile_m - m;
-      if (r >= first && r < last) t.dst_row(c)[r] = t.byte(c, i);
-    }
-  }
-}
-
-template <int tile_n, int threads, int wide, int order>
-__device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict__ dst,
-                                                      const unsigned char* __restrict__ src, int rows, int cols,
-                                                      long long ld_dst, long long ld_src) {
-  const KtuneByteTile<tile_n, order> t(dst, src, rows, cols, ld_dst, ld_src);
-  const int id = threadIdx.y * blockDim.x + threadIdx.x;
-  if constexpr (wide == 2)
-    ktune_stage_loaded<threads>(t, id);
-  else
-    ktune_stage_copied<threads>(t, id);
   __syncthreads();
-  ktune_store_staged<threads>(t, id);
+
+  ktune_store_chunks<tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
 }
 
+// Two kernels of one name, told apart by wide: wide = 3 asks for 1536 threads an SM in
+// its launch bounds, and a bound of (threads, 1) is not the same as none (wide = 2 took
+// 69 registers with it, 48 without).
 template <bool c, typename R = void> struct KtuneIf {};
 template <typename R> struct KtuneIf<true, R> { using type = R; };
 
@@ -687,7 +711,7 @@ template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec,
 __global__ typename KtuneIf<wide == 3>::type __launch_bounds__(block_x * block_y, 1536 / (block_x * block_y))
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
-  ktune_transpose_bytes<tile_n, block_x * block_y, wide, order>(dst, src, rows, cols, ld_dst, ld_src);
+  ktune_transpose_bytes_async<tile_n, block_x * block_y, order>(dst, src, rows, cols, ld_dst, ld_src);
 }
 
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy,
@@ -698,7 +722,7 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
   if constexpr (copy)
     ktune_copy<T, tile_m * tile_n, block_x * block_y, vec>(dst, src, rows * cols);
   else if constexpr (wide == 2)  // (1-byte elements only)
-    ktune_transpose_bytes<tile_n, block_x * block_y, wide, order>(dst, src, rows, cols, ld_dst, ld_src);
+    ktune_transpose_bytes<tile_n, block_x * block_y, order>(dst, src, rows, cols, ld_dst, ld_src);
   else if constexpr (layout == layout_direct)
     ktune_transpose_direct<T, tile_m, tile_n, block_x, block_y, vec, order>(dst, src, rows, cols, ld_dst, ld_src);
   else
