@@ -61,7 +61,9 @@ struct Replay {
 // run-wide protocol; f16 16384x1024 is where the per-kernel one had mis-ranked them).
 // The "-order" ones: with tiles in dst order (order = dst won all three), 2026-11-24.
 // The "-chunks" ones: with whole 16-byte dst chunks for bytes (wide = 2 won both),
-// recorded by bench/transpose_bench.sh on 2026-11-24.
+// recorded by bench/transpose_bench.sh on 2026-11-24. The "-copied" ones: with wide = 3
+// (the same tiles through cp.async; it won on the H200, wide = 2 on the H100), the same
+// bench, later that day.
 const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
                               "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
                               "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",
@@ -73,7 +75,9 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h100-f16-8191x4097-order.jsonl",
                               "transpose-h100-u8-4097x8191-order.jsonl",
                               "transpose-h100-u8-8191x4097-chunks.jsonl",
-                              "transpose-h200-u8-4097x8191-chunks.jsonl"};
+                              "transpose-h200-u8-4097x8191-chunks.jsonl",
+                              "transpose-h200-u8-8191x4097-copied.jsonl",
+                              "transpose-h100-u8-8191x4097-copied.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
