@@ -39,7 +39,7 @@ class TransposePart : public FamilyPart {
   }
 
   // Wider accesses, warps that cover whole 32-byte sectors on both the read and the
-  // write side (a copy, where the shape allows one; whole chunks with wide = 2), about
+  // write side (a copy, where the shape allows one; whole chunks with wide = 2 and 3), about
   // 64 bytes in flight per thread, few shared-memory bank conflicts (layout_model),
   // enough threads per block, tiles in dst order where the space has them.
   double model_score(const Config& c, const Problem& p, const DeviceLimits&) const override {
