@@ -503,6 +503,11 @@ __device__ __forceinline__ uint4 ktune_window(const uint4& lo, const uint4& hi, 
                     __funnelshift_r(y[2], y[3], shift), __funnelshift_r(y[3], y[4], shift));
 }
 
+// How far p is past a 16-byte boundary (wide = 2 and 3 read and write aligned chunks).
+__device__ __forceinline__ int ktune_chunk_misalignment(const unsigned char* p) {
+  return ktune_misalignment<unsigned char, 16>(p);
+}
+
 // Byte offset of staged row c's 16-byte slot i (i < 10, 16 slots a row): i XOR-swizzled
 // by c, so that the word stores of phase 1 (lanes along c / 16), its byte stores at edge
 // tiles (lanes along c) and the chunk loads of phase 2 (lanes along i) hit distinct banks.
@@ -510,40 +515,44 @@ __device__ __forceinline__ int ktune_staged_slot(int c, int i) {
   return c * 256 + ((i ^ ((c >> 4 ^ c) & 7)) << 4);
 }
 
+// Staged byte i of staged row c (the tile of wide = 2 and 3 is the dynamic shared memory).
+__device__ __forceinline__ unsigned char& ktune_staged_byte(int c, int i) {
+  extern __shared__ __align__(16) unsigned char ktune_smem[];
+  return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)];
+}
+
 // Phase 1's last step for unit (quad g, chunk k): the 4 x 4 byte blocks of 4 realigned src
 // row pieces v, transposed, stored as words into staged rows 16 k .. 16 k + 15.
-template <typename Byte>
-__device__ __forceinline__ void ktune_stage_words(int k, int g, const uint4 (&v)[4], const Byte& byte) {
+__device__ __forceinline__ void ktune_stage_words(int k, int g, const uint4 (&v)[4]) {
   unsigned w[4][4] = {{v[0].x, v[1].x, v[2].x, v[3].x}, {v[0].y, v[1].y, v[2].y, v[3].y},
                       {v[0].z, v[1].z, v[2].z, v[3].z}, {v[0].w, v[1].w, v[2].w, v[3].w}};
 #pragma unroll
   for (int x = 0; x < 4; ++x) {
     ktune_transpose_4x4(w[x]);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) *reinterpret_cast<unsigned*>(&byte(16 * k + 4 * x + j, 4 * g)) = w[x][j];
+    for (int j = 0; j < 4; ++j)
+      *reinterpret_cast<unsigned*>(&ktune_staged_byte(16 * k + 4 * x + j, 4 * g)) = w[x][j];
   }
 }
 
 // Phase 2 of wide = 2 and 3: slot j of dst row c = the aligned chunk at 16 j - m (m: the
 // misalignment of dst row c at r0), staged bytes 16 - m + 16 j on; lanes along j.
 template <int tile_n, int threads>
-__device__ __forceinline__ void ktune_store_chunks(unsigned char* __restrict__ dst, int rows, int cols, long long ld_dst,
-                                                   int r0, int c0, int id) {
+__device__ __forceinline__ void ktune_store_chunks(unsigned char* __restrict__ dst, int rows, int cols,
+                                                   long long ld_dst, int r0, int c0, int id) {
   constexpr int tile_m = 128, staged = tile_m + 16;
   extern __shared__ __align__(16) unsigned char ktune_smem[];
-  const auto misalignment = [](const unsigned char* p) { return ktune_misalignment<unsigned char, 16>(p); };
   const auto dst_row = [&](int c) { return dst + static_cast<long long>(c0 + c) * ld_dst; };
   const auto chunk = [&](int c, int a) {
     return *reinterpret_cast<const uint4*>(ktune_smem + ktune_staged_slot(c, a));
   };
-  const auto byte = [&](int c, int i) -> unsigned char& { return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)]; };
   const int inside = min(tile_n, cols - c0);
   if (r0 > 0 && r0 + tile_m < rows) {
     constexpr int steps = (tile_n * 8 + threads - 1) / threads;
     uint4 out[steps];
 #pragma unroll
     for (int u = 0; u < steps; ++u) {
-      const int q = id + u * threads, c = q / 8, j = q % 8, m = misalignment(dst_row(c) + r0);
+      const int q = id + u * threads, c = q / 8, j = q % 8, m = ktune_chunk_misalignment(dst_row(c) + r0);
       if (q < tile_n * 8 && c < inside)
         out[u] = ktune_window(chunk(c, j + (m == 0)), chunk(c, j + 1 + (m == 0)), (16 - m) % 16);
     }
@@ -551,15 +560,16 @@ __device__ __forceinline__ void ktune_store_chunks(unsigned char* __restrict__ d
     for (int u = 0; u < steps; ++u) {
       const int q = id + u * threads, c = q / 8, j = q % 8;
       unsigned char* at = dst_row(c) + r0;
-      if (q < tile_n * 8 && c < inside) *reinterpret_cast<uint4*>(at - misalignment(at) + 16 * j) = out[u];
+      if (q < tile_n * 8 && c < inside)
+        *reinterpret_cast<uint4*>(at - ktune_chunk_misalignment(at) + 16 * j) = out[u];
     }
   } else {  // the first and the last tile of a column of tiles own [0, ...) and [..., rows)
     for (int q = id; q < staged * tile_n; q += threads) {
       const int c = q / staged, i = q % staged, r = r0 - 16 + i;
       if (c0 + c >= cols) continue;
-      const int m = misalignment(dst_row(c) + r0);
+      const int m = ktune_chunk_misalignment(dst_row(c) + r0);
       const int first = r0 == 0 ? 0 : r0 - m, last = r0 + tile_m >= rows ? rows : r0 + tile_m - m;
-      if (r >= first && r < last) dst_row(c)[r] = byte(c, i);
+      if (r >= first && r < last) dst_row(c)[r] = ktune_staged_byte(c, i);
     }
   }
 }
@@ -572,11 +582,8 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
   const KtuneTile<tile_m, tile_n, order> t(rows, cols);
   const int r0 = t.r0, c0 = t.c0;
   const int id = threadIdx.y * blockDim.x + threadIdx.x;
-  extern __shared__ __align__(16) unsigned char ktune_smem[];
-  const auto misalignment = [](const unsigned char* p) { return ktune_misalignment<unsigned char, 16>(p); };
   // Staged row c holds dst row c from src row r0 - 16 on (i = 0), a spare chunk at its end.
   const auto src_row = [&](int i) { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; };
-  const auto byte = [&](int c, int i) -> unsigned char& { return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)]; };
 
   // Phase 1: unit (quad g, chunk k) = staged rows 4g .. 4g + 3, columns 16k .. 16k + 15,
   // every tile alike: rows outside the matrix are skipped, and a row whose aligned
@@ -594,7 +601,7 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
       const int row_index = r0 - 16 + 4 * g + r;
       if (q >= quads * chunks || row_index < 0 || row_index >= rows) continue;
       const unsigned char* row = src_row(4 * g + r);
-      const uint4* aligned = reinterpret_cast<const uint4*>(row - misalignment(row));
+      const uint4* aligned = reinterpret_cast<const uint4*>(row - ktune_chunk_misalignment(row));
       if (reinterpret_cast<const unsigned char*>(aligned) < src ||
           reinterpret_cast<const unsigned char*>(aligned + chunks + 1) > src_end) {
         edge_rows |= 1u << (4 * u + r);
@@ -628,7 +635,7 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
     for (int r = 0; r < 4; ++r) {
       const unsigned char* row = src_row(4 * g + r);
       if (wide_rows >> (4 * u + r) & 1) {
-        v[r] = ktune_window(lo[u][r], hi[u][r], misalignment(row));
+        v[r] = ktune_window(lo[u][r], hi[u][r], ktune_chunk_misalignment(row));
       } else {
         unsigned w[4] = {0, 0, 0, 0};
         if (edge_rows >> (4 * u + r) & 1)
@@ -638,7 +645,7 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
         v[r] = make_uint4(w[0], w[1], w[2], w[3]);
       }
     }
-    ktune_stage_words(k, g, v, byte);
+    ktune_stage_words(k, g, v);
   }
   __syncthreads();
 
@@ -657,9 +664,7 @@ __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __res
   const int id = threadIdx.y * blockDim.x + threadIdx.x;
   extern __shared__ __align__(16) unsigned char ktune_smem[];
   uint4* raw = reinterpret_cast<uint4*>(ktune_smem + tile_n * 256);
-  const auto misalignment = [](const unsigned char* p) { return ktune_misalignment<unsigned char, 16>(p); };
   const auto src_row = [&](int i) { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; };
-  const auto byte = [&](int c, int i) -> unsigned char& { return ktune_smem[ktune_staged_slot(c, i >> 4) + (i & 15)]; };
   const auto inside_rows = [&](int i) { return r0 - 16 + i >= 0 && r0 - 16 + i < rows; };
 
   const unsigned char* src_end = src + static_cast<long long>(rows - 1) * ld_src + cols;
@@ -667,7 +672,7 @@ __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __res
     const int i = q / row_chunks, k = q % row_chunks;
     if (!inside_rows(i)) continue;
     const unsigned char* row = src_row(i);
-    const unsigned char* aligned = row - misalignment(row);
+    const unsigned char* aligned = row - ktune_chunk_misalignment(row);
     if (aligned >= src && aligned + 16 * row_chunks <= src_end) {
       const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(raw + q));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(aligned + 16 * k));
@@ -690,10 +695,11 @@ __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __res
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
       const int i = 4 * g + r;
-      v[r] = inside_rows(i) ? ktune_window(raw[i * row_chunks + k], raw[i * row_chunks + k + 1], misalignment(src_row(i)))
+      v[r] = inside_rows(i) ? ktune_window(raw[i * row_chunks + k], raw[i * row_chunks + k + 1],
+                                           ktune_chunk_misalignment(src_row(i)))
                             : make_uint4(0, 0, 0, 0);
     }
-    ktune_stage_words(k, g, v, byte);
+    ktune_stage_words(k, g, v);
   }
   __syncthreads();
 
