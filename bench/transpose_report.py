@@ -15,18 +15,19 @@ def load(path):
 
 
 def main():
-    tuned = {(r["dtype"], r["shape"]): r for r in load(sys.argv[1])}
+    # A pitched problem was tuned with --ld LD_SRC,LD_DST (its summary says so).
+    tuned = {(r["dtype"], r["shape"], r.get("ld", "")): r for r in load(sys.argv[1])}
     print("| dtype | shape | ld src/dst | memcpy us | ktune us | ktune % of memcpy | Triton us | Triton % of memcpy | "
           "ktune / Triton speed | torch us | ktune / torch speed | tuner's median us | tune s | configs | "
           "ktune launch | Triton winner |")
     print("|" + "---|" * 16)
     for p in load(sys.argv[2]):
         copy, k, t = p["copy_us"], p["ktune_us"], p["triton_us"]
-        r = tuned.get((p["dtype"], p["shape"]))
         dense = p["ld_src"] == int(p["shape"].split("x")[1]) and p["ld_dst"] == int(p["shape"].split("x")[0])
-        tuner = f"{r['winner']['median_us']:.1f}" if r and r.get("winner") and dense else "-"
-        seconds = f"{r['seconds']:.1f}" if r and dense else "-"
-        configs = str(r["configs"]) if r and dense else "-"
+        r = tuned.get((p["dtype"], p["shape"], "" if dense else f"{p['ld_src']},{p['ld_dst']}"))
+        tuner = f"{r['winner']['median_us']:.1f}" if r and r.get("winner") else "-"
+        seconds = f"{r['seconds']:.1f}" if r else "-"
+        configs = str(r["configs"]) if r else "-"
         print(f"| {p['dtype']} | {p['shape']} | {p['ld_src']}/{p['ld_dst']} | {copy:.1f} | {k:.1f} | "
               f"{100 * copy / k:.1f}% | {t:.1f} | {100 * copy / t:.1f}% | {t / k:.3f} | {p['torch_us']:.1f} | "
               f"{p['torch_us'] / k:.2f} | {tuner} | {seconds} | {configs} | `{p['ktune_launch']}` | "

@@ -15,8 +15,9 @@ namespace {
   throw Error("transpose " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
 }
 
-// The extents (bytes) src and dst must have; checks sizes and pitches.
-std::pair<std::int64_t, std::int64_t> checked_extents(const TransposeArgs& a) {
+}  // namespace
+
+std::pair<std::int64_t, std::int64_t> transpose_extents(const TransposeArgs& a) {
   if (a.rows <= 0 || a.cols <= 0) fail(a, "dimensions must be positive");
   constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
   if (a.rows > int_max || a.cols > int_max) fail(a, "rows and cols must each be below 2^31");
@@ -32,15 +33,9 @@ std::pair<std::int64_t, std::int64_t> checked_extents(const TransposeArgs& a) {
   return {src_bytes, dst_bytes};
 }
 
-}  // namespace
-
-std::int64_t transpose_extent_bytes(DType dtype, std::int64_t rows, std::int64_t cols) {
-  return checked_extents({dtype, rows, cols, rows, cols, 0, 0}).first;
-}
-
 void validate(const TransposeArgs& a) {
   // Runs on every runtime call: nothing allocates unless it fails.
-  const auto [src_bytes, dst_bytes] = checked_extents(a);
+  const auto [src_bytes, dst_bytes] = transpose_extents(a);
   const std::int64_t elem = size_of(a.dtype);
   if (a.src == 0 || a.dst == 0) fail(a, "null pointer");
   if (a.src % static_cast<std::uintptr_t>(elem) || a.dst % static_cast<std::uintptr_t>(elem))
@@ -69,10 +64,27 @@ Problem transpose_problem(const TransposeArgs& args) {
                   {"copy_align", transpose_copy_alignment(args)}}};
 }
 
-TransposeArgs transpose_probe_args(DType dtype, std::int64_t rows, std::int64_t cols) {
-  const std::int64_t bytes = transpose_extent_bytes(dtype, rows, cols);
-  const std::uintptr_t src = 256, dst = src + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256;
-  return TransposeArgs{dtype, rows, cols, rows, cols, dst, src};
+TransposeArgs transpose_probe_args(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t ld_src,
+                                   std::int64_t ld_dst) {
+  TransposeArgs a{dtype, rows, cols, ld_dst ? ld_dst : rows, ld_src ? ld_src : cols, 0, 0};
+  const std::int64_t src_bytes = transpose_extents(a).first;
+  a.src = 256;
+  a.dst = a.src + (static_cast<std::uintptr_t>(src_bytes) + 255) / 256 * 256;
+  return a;
+}
+
+std::pair<std::int64_t, std::int64_t> transpose_class_pitches(DType dtype, std::int64_t rows, std::int64_t cols,
+                                                              std::int64_t align) {
+  const std::int64_t widest = 16 / size_of(dtype);
+  if (align < 1 || align > widest || (align & (align - 1)))
+    throw Error("transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " " + std::string(to_string(dtype)) +
+                ": alignment class " + std::to_string(align) + " is not a power of two from 1 to " +
+                std::to_string(widest) + " elements");
+  const auto pitch = [&](std::int64_t n) {
+    const std::int64_t ld = (n + align - 1) / align * align;
+    return align < widest && ld % (2 * align) == 0 ? ld + align : ld;
+  };
+  return {pitch(cols), pitch(rows)};
 }
 
 TuningProblem transpose_tuning_problem(const TransposeArgs& args) {

@@ -86,7 +86,7 @@ std::optional<fs::path> Capture::claim(const TuningProblem& p) {
   bool match = false;
   for (const auto& pattern : patterns_) match = match || fnmatch(pattern.c_str(), p.family().c_str(), 0) == 0;
   if (!match) return std::nullopt;
-  const std::string name = capture_file_name(p.family(), p.variant, p.dtype_key, p.shape);
+  const std::string name = capture_file_name(p.family(), p.variant, p.dtype_key, p.shape, p.align());
   std::lock_guard<std::mutex> lock(mutex_);
   if (!claimed_.insert(name).second) return std::nullopt;
   std::error_code ec;

@@ -193,7 +193,9 @@ LookupResult Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem&
     }
   } else {
     const std::string record =
-        nlohmann::json{{"family", p.family()}, {"variant", p.variant}, {"dtype", p.dtype_key}, {"shape", p.shape}}.dump();
+        nlohmann::json{{"family", p.family()}, {"variant", p.variant}, {"dtype", p.dtype_key}, {"shape", p.shape},
+                       {"align", p.align()}}
+            .dump();
     failed = run_tuner({"--record", record}, path.string(), dev.ordinal, status);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -135,11 +135,14 @@ TEST_F(CaptureBundleTest, FolderListingAndFileNames) {
   EXPECT_EQ(files[0].filename(), "a.ktcap");
   EXPECT_EQ(capture_files(dir_ / "a.ktcap").size(), 1u);
   expect_error([&] { capture_files(dir_ / "nowhere"); }, "no such file or folder");
-  const std::string name = capture_file_name("elementwise", "o0=(i0*i1)/x", "f16>f32", {1000003});
+  const std::string name = capture_file_name("elementwise", "o0=(i0*i1)/x", "f16>f32", {1000003}, 4);
   EXPECT_EQ(name.find('/'), std::string::npos);
   EXPECT_EQ(name.find('>'), std::string::npos);
-  EXPECT_EQ(name.substr(name.size() - 22), "-f16_f32-1000003.ktcap");
-  EXPECT_NE(capture_file_name("gemm", "nn", "f32", {4, 4, 4}), capture_file_name("gemm", "nt", "f32", {4, 4, 4}));
+  EXPECT_EQ(name.substr(name.size() - 25), "-f16_f32-1000003-a4.ktcap");
+  EXPECT_NE(capture_file_name("gemm", "nn", "f32", {4, 4, 4}, 4), capture_file_name("gemm", "nt", "f32", {4, 4, 4}, 4));
+  // A pitched call of the same shape (another alignment class) is another problem.
+  EXPECT_NE(capture_file_name("transpose", "", "u8", {8192, 2048}, 16),
+            capture_file_name("transpose", "", "u8", {8192, 2048}, 1));
 }
 
 }  // namespace

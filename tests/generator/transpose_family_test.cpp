@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace ktune {
 namespace {
@@ -54,6 +56,43 @@ TEST(TransposeFamily, AlignmentIsTheLargestSharedVectorWidth) {
   a = args(4096, 4096);
   a.dtype = DType::u8;
   EXPECT_EQ(transpose_alignment(a), 16);
+}
+
+// A record's alignment class is tuned at the smallest pitches of that class: every class
+// of every element size, from shapes of any alignment, lands exactly in it.
+TEST(TransposeFamily, ClassPitchesAreTheSmallestOfTheClass) {
+  for (const DType d : {DType::u8, DType::f16, DType::f32, DType::f64})
+    for (std::int64_t align = 1; align * size_of(d) <= 16; align *= 2)
+      for (const auto& [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+               {8192, 2048}, {8191, 4097}, {1, 1000003}, {1000003, 1}, {6, 10}}) {
+        const auto [ld_src, ld_dst] = transpose_class_pitches(d, rows, cols, align);
+        EXPECT_GE(ld_src, cols);
+        EXPECT_GE(ld_dst, rows);
+        EXPECT_LT(ld_src, cols + 2 * align);
+        EXPECT_LT(ld_dst, rows + 2 * align);
+        EXPECT_EQ(transpose_alignment(transpose_probe_args(d, rows, cols, ld_src, ld_dst)), align)
+            << to_string(d) << " " << rows << "x" << cols << " class " << align;
+      }
+  EXPECT_EQ(transpose_class_pitches(DType::u8, 8192, 2048, 1), std::make_pair(std::int64_t{2049}, std::int64_t{8193}));
+  EXPECT_EQ(transpose_class_pitches(DType::f32, 1000, 1537, 4), std::make_pair(std::int64_t{1540}, std::int64_t{1000}));
+  for (const std::int64_t bad : {0, 3, 8, -4})
+    try {
+      transpose_class_pitches(DType::f32, 10, 10, bad);
+      FAIL() << "class " << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a power of two from 1 to 4 elements"), std::string::npos) << e.what();
+    }
+}
+
+// Pitched probe args: dst starts after src's pitched extent.
+TEST(TransposeFamily, ProbeArgsTakePitches) {
+  const TransposeArgs a = transpose_probe_args(DType::u8, 8192, 2048, 2051, 8195);
+  EXPECT_EQ(a.ld_src, 2051);
+  EXPECT_EQ(a.ld_dst, 8195);
+  EXPECT_GE(a.dst, a.src + static_cast<std::uintptr_t>(transpose_extents(a).first));
+  EXPECT_EQ(transpose_extents(a), std::make_pair(std::int64_t{8191} * 2051 + 2048, std::int64_t{2047} * 8195 + 8192));
+  EXPECT_EQ(transpose_probe_args(DType::u8, 8192, 2048).ld_src, 2048);
+  EXPECT_THROW(transpose_probe_args(DType::u8, 8192, 2048, 2047, 8192), Error);
 }
 
 // A 1 x n or n x 1 transpose with dense pitches is a copy; its vector width depends on

@@ -33,7 +33,7 @@ TEST(TimingGpu, ShortKernelsAreBatchedAndLongOnesAreNot) {
   for (bool cold : {true, false}) {
     TimingProtocol protocol;
     protocol.cold = cold;
-    TransposeHarness small(dev, DType::f32, 256, 256, protocol);  // 0.5 MB: a few microseconds
+    TransposeHarness small(dev, transpose_probe_args(DType::f32, 256, 256), protocol);  // 0.5 MB: a few microseconds
     const Kernel k = compile_default(dev, small.problem());
     ASSERT_FALSE(small.verify(k.function, k.instance));
     const auto launch = [&] { small.launch(k.function, k.instance); };
@@ -46,7 +46,7 @@ TEST(TimingGpu, ShortKernelsAreBatchedAndLongOnesAreNot) {
     const TimingStats single = summarize(small.timer().sample(launch, 30, 1));
     EXPECT_GT(single.median_us, batched.median_us * 0.8) << "cold " << cold;
   }
-  TransposeHarness big(dev, DType::f32, 8192, 4096, TimingProtocol{});  // 256 MB moved: ~70 us
+  TransposeHarness big(dev, transpose_probe_args(DType::f32, 8192, 4096), TimingProtocol{});  // 256 MB moved: ~70 us
   const Kernel k = compile_default(dev, big.problem());
   const TimingStats t = big.timer().measure([&] { big.launch(k.function, k.instance); });
   EXPECT_EQ(t.batch, 1);

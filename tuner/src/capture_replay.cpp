@@ -38,8 +38,9 @@ TuneTarget capture_target(const fs::path& path) {
     const std::string kind = h.at("kind").get<std::string>();
     if (kind == "kernel") return kernel_target(h, path);
     if (kind == "problem") {
-      const nlohmann::json key{{"family", h.at("family")}, {"variant", h.at("variant")}, {"dtype", h.at("dtype")},
-                               {"shape", h.at("shape")}};
+      nlohmann::json key{{"family", h.at("family")}, {"variant", h.at("variant")}, {"dtype", h.at("dtype")},
+                         {"shape", h.at("shape")}};
+      if (h.contains("align")) key["align"] = h.at("align");  // bundles before the class was tuned lack it
       return parse_problem(record_problem(key.dump(), ProblemArgs{}));
     }
     throw CaptureError(path.string() + ": unknown kind of capture '" + kind + "'");

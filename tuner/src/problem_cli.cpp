@@ -72,13 +72,23 @@ ProblemArgs record_problem(const std::string& json, const ProblemArgs& given) {
     r.variant = j.value("variant", std::string());
     r.dtype = j.at("dtype").get<std::string>();
     r.shape = j.at("shape").get<std::vector<std::int64_t>>();
+    r.align = j.value("align", std::int64_t{0});  // 0: not given, the family's dense class
   } catch (const std::exception& e) {
-    throw Error("--record " + json + ": " + e.what() + " (want {\"family\", \"variant\", \"dtype\", \"shape\"})");
+    throw Error("--record " + json + ": " + e.what() +
+                " (want {\"family\", \"variant\", \"dtype\", \"shape\"} and optionally \"align\")");
   }
   const FamilyPart& part = family(r.family);
   ProblemArgs p;
   p.family = r.family;
   p.given = part.options_of(r);
+  // A winner stored under another alignment class would never be the call's exact match.
+  if (r.align > 0) {
+    const std::int64_t tuned = parse_problem(p).problem.align();
+    if (tuned != r.align)
+      throw Error("--record " + json + ": " + r.family + " tunes this problem at alignment class " +
+                  std::to_string(tuned) + " only, not the call's " + std::to_string(r.align) +
+                  " (its calls use the nearest stored record)");
+  }
   return p;
 }
 

@@ -29,10 +29,11 @@ TuneTarget parse_problem(const ProblemArgs& args);
 // Whether the arguments name a problem at all (a family, a kernel, or any option).
 bool names_a_problem(const ProblemArgs& args);
 
-// The problem of a record key given as JSON ({"family", "variant", "dtype", "shape"},
-// as the runtime passes it when it tunes on a miss): the family's options for it.
-// Throws ktune::Error for malformed JSON, an unknown family, a problem given besides
-// it, or a key no problem of the family has.
+// The problem of a record key given as JSON ({"family", "variant", "dtype", "shape"} and
+// optionally "align", as the runtime passes it when it tunes on a miss): the family's
+// options for it. Throws ktune::Error for malformed JSON, an unknown family, a problem
+// given besides it, a key no problem of the family has, or an alignment class the
+// family cannot tune that problem at.
 ProblemArgs record_problem(const std::string& json, const ProblemArgs& given);
 
 // The problem as a command line, for messages: "transpose --dtype f32 --shape ...".

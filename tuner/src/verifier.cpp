@@ -47,7 +47,7 @@ Verifier::Verifier(const DeviceInfo& dev, CUstream stream, CUdeviceptr dst, CUde
 }
 
 void Verifier::poison() const {
-  driver::check(driver::api().cuMemsetD8Async(dst_, 0xA5, bytes_, stream_), "cuMemsetD8Async", "poison");
+  driver::check(driver::api().cuMemsetD8Async(dst_, poison_byte, bytes_, stream_), "cuMemsetD8Async", "poison");
 }
 
 unsigned long long Verifier::mismatches() {

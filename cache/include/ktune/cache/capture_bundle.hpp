@@ -57,9 +57,9 @@ std::vector<std::filesystem::path> capture_files(const std::filesystem::path& fi
 // database.
 std::filesystem::path capture_folder(const std::filesystem::path& database);
 
-// "jacobi-1f2e3d4c-f32-8192x8192.ktcap": what the application looks up, so a problem
-// is captured once.
+// "jacobi-1f2e3d4c-f32-8192x8192-a1.ktcap": the key the application looks up (its
+// alignment class last: a pitched call is another problem), so a problem is captured once.
 std::string capture_file_name(const std::string& family, const std::string& variant, const std::string& dtype,
-                              const std::vector<std::int64_t>& shape);
+                              const std::vector<std::int64_t>& shape, std::int64_t align);
 
 }  // namespace ktune

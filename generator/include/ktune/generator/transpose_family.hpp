@@ -3,6 +3,7 @@
 #include <ktune/generator/tuning_problem.hpp>
 
 #include <cstdint>
+#include <utility>
 
 namespace ktune {
 
@@ -18,9 +19,9 @@ struct TransposeArgs {
 // smaller than the row, null, misaligned or overlapping pointers.
 void validate(const TransposeArgs& args);
 
-// Bytes of an unpitched rows x cols matrix; throws ktune::Error like validate() on bad
-// sizes or overflow.
-std::int64_t transpose_extent_bytes(DType dtype, std::int64_t rows, std::int64_t cols);
+// Bytes src and dst span (the last row's end): {src, dst}; throws ktune::Error like
+// validate() on bad sizes, pitches or overflow.
+std::pair<std::int64_t, std::int64_t> transpose_extents(const TransposeArgs& args);
 
 // Largest power-of-two vector width in elements (<= 16 bytes) that both pointers and both
 // pitches are aligned to: the alignment class that decides which `vec` is valid.
@@ -33,9 +34,19 @@ std::int64_t transpose_copy_alignment(const TransposeArgs& args);
 // The problem as constraints see it (rows, cols, align, copy_align); validates first.
 Problem transpose_problem(const TransposeArgs& args);
 
-// The arguments of a tuning run: stand-in cuMemAlloc'd (256-byte aligned) pointers with
-// pitch = row length, checkable before anything is allocated.
-TransposeArgs transpose_probe_args(DType dtype, std::int64_t rows, std::int64_t cols);
+// The arguments of a tuning run: stand-in cuMemAlloc'd (256-byte aligned) pointers and
+// pitches ld_src, ld_dst (0: the row length, dense), checkable before anything is
+// allocated.
+TransposeArgs transpose_probe_args(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t ld_src = 0,
+                                   std::int64_t ld_dst = 0);
+
+// The pitches a tuning run of alignment class `align` (elements, a power of two) uses:
+// the smallest ld_src >= cols and ld_dst >= rows that are multiples of align and, below
+// 16 bytes, of no larger power of two (the class is the narrower of the two). Results
+// are stored per class, so any call of the class finds them. Throws ktune::Error for a
+// class that is not a power of two from 1 to 16 bytes.
+std::pair<std::int64_t, std::int64_t> transpose_class_pitches(DType dtype, std::int64_t rows, std::int64_t cols,
+                                                              std::int64_t align);
 
 // The problem's one description (keys, constraints' view, source, default); validates.
 TuningProblem transpose_tuning_problem(const TransposeArgs& args);

@@ -13,10 +13,9 @@ namespace ktune {
 
 class TransposeHarness : public Harness {
  public:
-  // Buffers are cuMemAlloc'd with pitch = row length, so the alignment class is the
-  // one tuning results are stored under.
-  TransposeHarness(const DeviceInfo& device, DType dtype, std::int64_t rows, std::int64_t cols,
-                   const TimingProtocol& protocol);
+  // The problem of `probe` (transpose_probe_args: dtype, shape and pitches) on
+  // cuMemAlloc'd buffers, so its alignment class is the one results are stored under.
+  TransposeHarness(const DeviceInfo& device, const TransposeArgs& probe, const TimingProtocol& protocol);
   ~TransposeHarness() override;
   TransposeHarness(const TransposeHarness&) = delete;
   TransposeHarness& operator=(const TransposeHarness&) = delete;
@@ -31,7 +30,9 @@ class TransposeHarness : public Harness {
  private:
   PrimaryContext context_;
   CUstream stream_ = nullptr;
-  std::size_t bytes_;
+  struct Extents {
+    std::size_t src, dst;  // bytes each buffer spans
+  } bytes_;
   DeviceBuffer src_, dst_, ref_;
   TransposeArgs args_;
   std::unique_ptr<Timer> timer_;

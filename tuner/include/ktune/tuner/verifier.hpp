@@ -27,7 +27,8 @@ class Verifier {
   // dst and ref are allocated with round16(bytes); only the first `bytes` of dst are
   // poisoned, the tail must equal ref's.
   Verifier(const DeviceInfo& dev, CUstream stream, CUdeviceptr dst, CUdeviceptr ref, std::size_t bytes);
-  void poison() const;
+  static constexpr unsigned char poison_byte = 0xA5;
+  void poison() const;  // fills dst's first `bytes` with poison_byte
   // Number of 16-byte chunks that differ from the reference (synchronizes the stream).
   unsigned long long mismatches();
 
