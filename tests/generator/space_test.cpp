@@ -251,6 +251,27 @@ TEST(Space, WholeChunkWritesOnlyForBytesAtOddPitches) {
   }
 }
 
+// 256-element tile sides are for 1-byte elements with 8- or 16-byte accesses (256-byte
+// tile rows, like 64 f32 elements'), swizzled shared memory: 52 configs at aligned u8,
+// none for wider elements or at odd pitches.
+TEST(Space, TilesOf256OnlyForBytesWithWideAccesses) {
+  const auto big = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
+    std::vector<Config> out;
+    for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(dtype, rows, cols, align)))
+      if (value_int(k, "tile_m") == 256 || value_int(k, "tile_n") == 256) out.push_back(k);
+    return out;
+  };
+  const auto bytes = big(DType::u8, 16384, 8192, 16);
+  EXPECT_EQ(bytes.size(), 52u);
+  for (const auto& k : bytes) {
+    EXPECT_GE(value_int(k, "vec"), 8);
+    EXPECT_TRUE(value_str(k, "layout") == "xor" || value_str(k, "layout") == "shift") << value_str(k, "layout");
+    EXPECT_EQ(value_int(k, "wide") + value_int(k, "realign") + value_int(k, "copy"), 0);
+  }
+  EXPECT_TRUE(big(DType::u8, 8191, 4097, 1).empty());
+  for (DType dtype : {DType::f16, DType::f32, DType::f64}) EXPECT_TRUE(big(dtype, 16384, 8192, 16 / size_of(dtype)).empty());
+}
+
 // A runtime tunable changes the launch, not the kernel: it is no template argument.
 TEST(Space, RuntimeTunablesShareOneKernel) {
   const KernelSpec k = KernelSpec::parse(

@@ -79,6 +79,13 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
       run_one(dev, tiled(128, 128, 32, 8, 1, layout, 0, 3, "dst"), DType::u8, 1021, 517);
       run_one(dev, tiled(128, 128, 32, 16, 1, layout, 0, 3, "src"), DType::u8, 130, 4099);
     }
+    // 256-byte tile rows for 1-byte elements (vec 8 and 16, xor and shift), partial
+    // tiles both ways (u8 at 16-byte pitches).
+    if (std::string(layout) == "xor" || std::string(layout) == "shift") {
+      run_one(dev, tiled(256, 256, 16, 16, 16, layout), DType::u8, 1008, 1040);
+      run_one(dev, tiled(256, 128, 16, 8, 8, layout), DType::u8, 1040, 528);
+      run_one(dev, tiled(64, 256, 8, 8, 8, layout), DType::u8, 272, 1008);
+    }
     // Tiles in dst order at odd pitches, partial tiles both ways: each element size.
     if (std::string(layout) != "direct") {
       run_one(dev, tiled(128, 32, 32, 4, 1, layout, 0, 0, "dst"), DType::u8, 517, 1021);
