@@ -63,7 +63,9 @@ struct Replay {
 // The "-chunks" ones: with whole 16-byte dst chunks for bytes (wide = 2 won both),
 // recorded by bench/transpose_bench.sh on 2026-11-24. The "-copied" ones: with wide = 3
 // (the same tiles through cp.async; it won on the H200, wide = 2 on the H100), the same
-// bench, later that day.
+// bench, later that day. The "-tiles256" ones: aligned u8 with 256-element tile sides
+// (256 x 256 won on both GPUs), and "-pitched": u8 8192x2048 tuned at pitches 2051/8195,
+// the same bench that evening.
 const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
                               "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
                               "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",
@@ -77,7 +79,10 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h100-u8-8191x4097-chunks.jsonl",
                               "transpose-h200-u8-4097x8191-chunks.jsonl",
                               "transpose-h200-u8-8191x4097-copied.jsonl",
-                              "transpose-h100-u8-8191x4097-copied.jsonl"};
+                              "transpose-h100-u8-8191x4097-copied.jsonl",
+                              "transpose-h200-u8-16384x8192-tiles256.jsonl",
+                              "transpose-h100-u8-16384x8192-tiles256.jsonl",
+                              "transpose-h200-u8-8192x2048-pitched.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
