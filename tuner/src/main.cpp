@@ -263,8 +263,8 @@ int run(int argc, char** argv) {
                    "with --workload: the GPUs to spread it over, e.g. 0,1 or all (GPUs of one fingerprint; "
                    "a worker process per GPU)");
   tune->add_option("--record", record,
-                   "the problem of a record key, as JSON {\"family\", \"variant\", \"dtype\", \"shape\"} (what the "
-                   "runtime passes when KTUNE_TUNE_ON_MISS=1)");
+                   "the problem of a record key, as JSON {\"family\", \"variant\", \"dtype\", \"shape\"} and "
+                   "optionally \"align\", the call's alignment class (what the runtime passes when KTUNE_TUNE_ON_MISS=1)");
   tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")
       ->capture_default_str()
       ->check(CLI::Range(0, 4096));
