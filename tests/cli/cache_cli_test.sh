@@ -7,6 +7,15 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export KTUNE_CACHE_DIR="$dir/cache"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# Before anything is tuned there is no database: the read-only commands say so, exit 0,
+# and create nothing.
+"$ktune" cache list | grep -q "^0 record(s): no tuning database at $KTUNE_CACHE_DIR/tuning.db yet" || fail "list, no database"
+[ -z "$("$ktune" cache show 2> "$dir/err")" ] && grep -q "no tuning database .* yet: nothing to show" "$dir/err" ||
+  fail "show, no database"
+out=$("$ktune" cache explain transpose --dtype u8 --shape 300x200 --ld 201,301 --device-key "x|sm_90|y" | tr '\n' ' ')
+echo "$out" | grep -q "(alignment class 1): *fallback: no tuning database at .* yet; the safe default" ||
+  fail "explain, no database: $out"
+[ ! -e "$KTUNE_CACHE_DIR" ] || fail "a read-only command created $KTUNE_CACHE_DIR"
 hash=$("$ktune" space transpose --shape 64x64 | tail -1 | sed 's/.*"template_hash": "\([0-9a-f]*\)".*/\1/')
 [ ${#hash} = 16 ] || fail "no template hash from ktune space"
 dev="NVIDIA H200|sm_90|132sm|143771MiB|60MiB"

@@ -72,16 +72,28 @@ std::pair<std::string, DeviceLimits> target_device(const CacheArgs& a) {
   return {dev.fingerprint.key(), dev.limits};
 }
 
+// Before anything was tuned here there is no database file: to the read-only commands
+// that is an empty database, not an error (and they never create it).
+bool no_database_yet(const fs::path& path) {
+  std::error_code ec;
+  return !fs::exists(path, ec) && !ec;  // (a path that cannot be checked: opening it says why)
+}
+
 // The problem is given as to `ktune tune` (any family, or --kernel); its alignment
-// class is that of cuMemAlloc'd buffers with dense pitches, what applications usually have.
+// class is that of cuMemAlloc'd buffers with dense pitches, or with --ld's for a transpose.
 void explain(const CacheArgs& a) {
   const TuningProblem problem = parse_problem(a.problem).problem;
   const KernelSpec& spec = *problem.spec;
   const auto [key, limits] = target_device(a);
-  Database db(db_path(a), true);
-  const LookupResult r = lookup_config(db, key, problem, limits);
   std::printf("device %s, %s (alignment class %lld):\n", key.c_str(), problem.describe().c_str(),
               static_cast<long long>(problem.align()));
+  if (no_database_yet(db_path(a))) {
+    std::printf("  fallback: no tuning database at %s yet; the safe default %s\n", db_path(a).c_str(),
+                config_to_string(spec, problem.default_config).c_str());
+    return;
+  }
+  Database db(db_path(a), true);
+  const LookupResult r = lookup_config(db, key, problem, limits);
   if (r.record) {
     std::printf("  %s: tuned %s align %lld, %.2f us, %s\n", std::string(to_string(r.level)).c_str(),
                 shape_to_string(r.record->shape).c_str(), static_cast<long long>(r.record->align), r.record->median_us,
@@ -112,6 +124,10 @@ void add_cache_commands(CLI::App& app) {
   };
 
   with_db(cache->add_subcommand("list", "list stored results"))->callback([args] {
+    if (no_database_yet(db_path(*args))) {
+      std::printf("0 record(s): no tuning database at %s yet (`ktune tune` creates it)\n", db_path(*args).c_str());
+      return;
+    }
     Database db(db_path(*args), true);
     const auto records = db.all();
     for (const auto& r : records) print_record(r);
@@ -125,6 +141,10 @@ void add_cache_commands(CLI::App& app) {
       throw Error("bad --shape '" + args->shape + "': expected sizes like 8192x2048");
     if (!args->dtype.empty() && !parse_dtype(args->dtype))
       throw Error("unknown dtype '" + args->dtype + "' (known: " + std::string(dtype_names()) + ")");
+    if (no_database_yet(db_path(*args))) {
+      std::fprintf(stderr, "no tuning database at %s yet: nothing to show\n", db_path(*args).c_str());
+      return;
+    }
     Database db(db_path(*args), true);
     for (const auto& r : db.all())
       if (matches(r, *args)) std::cout << r.to_json().dump(2) << '\n';
