@@ -211,8 +211,8 @@ std::string capture_file_name(const std::string& family, const std::string& vari
   std::string shape_text;
   for (auto v : shape) shape_text += (shape_text.empty() ? "" : "x") + std::to_string(v);
   // A variant may be an expression or a long hash: its hash keeps the name short and safe.
-  std::string name =
-      family + "-" + hex64(fnv1a64(variant)).substr(0, 8) + "-" + dtype + "-" + shape_text + "-a" + std::to_string(align);
+  std::string name = family + "-" + hex64(fnv1a64(variant)).substr(0, 8) + "-" + dtype + "-" + shape_text + "-a" +
+                     std::to_string(align);
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   return name + ".ktcap";

@@ -30,7 +30,7 @@ refused() {  # message, ktune arguments...
   out=$("$ktune" "$@" 2>&1) && fail "accepted: $*"
   echo "$out" | grep -qF -- "$want" || fail "$*: expected '$want', got: $out"
 }
-for ld in 5 10,abc ,5 2051,; do refused "bad --ld '$ld': expected two positive pitches" tune transpose --shape 300x200 --ld "$ld"; done
+for ld in 5 10,abc ,5 2051, 1099511627777,8192; do refused "bad --ld '$ld': expected two pitches of 1 to 2^40 elements" tune transpose --shape 300x200 --ld "$ld"; done
 refused "ld_src 100 is smaller than cols" tune transpose --shape 300x200 --ld 100,400
 refused "ld_dst 299 is smaller than rows" space transpose --shape 300x200 --ld 200,299
 refused "--ld does not apply to gemm" space gemm --ld 4,4

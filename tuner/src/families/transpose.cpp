@@ -20,7 +20,9 @@ std::pair<std::int64_t, std::int64_t> pitches(const OptionValues& values) {
   const auto it = values.find("ld");
   if (it == values.end() || it->second.empty()) return {0, 0};
   const std::string& text = it->second.front();
-  const auto bad = [&] { return Error("bad --ld '" + text + "': expected two positive pitches in elements like 2051,8195"); };
+  const auto bad = [&] {
+    return Error("bad --ld '" + text + "': expected two pitches of 1 to 2^40 elements, like 2051,8195");
+  };
   const std::size_t comma = text.find(',');
   if (comma == std::string::npos) throw bad();
   const auto number = [&](const std::string& part) {
