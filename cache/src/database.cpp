@@ -36,11 +36,11 @@ std::string shape_to_string(const std::vector<std::int64_t>& shape) {
   return s;
 }
 
-std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text) {
+std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text, char separator) {
   std::vector<std::int64_t> shape;
   std::size_t pos = 0;
   while (pos <= text.size()) {
-    const std::size_t x = std::min(text.find('x', pos), text.size());
+    const std::size_t x = std::min(text.find(separator, pos), text.size());
     const std::string_view part = text.substr(pos, x - pos);
     if (part.empty() || part.size() > 18) return std::nullopt;
     std::int64_t v = 0;

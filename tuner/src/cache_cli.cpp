@@ -87,19 +87,16 @@ void explain(const CacheArgs& a) {
   const auto [key, limits] = target_device(a);
   std::printf("device %s, %s (alignment class %lld):\n", key.c_str(), problem.describe().c_str(),
               static_cast<long long>(problem.align()));
-  if (no_database_yet(db_path(a))) {
-    std::printf("  fallback: no tuning database at %s yet; the safe default %s\n", db_path(a).c_str(),
-                config_to_string(spec, problem.default_config).c_str());
-    return;
-  }
-  Database db(db_path(a), true);
-  const LookupResult r = lookup_config(db, key, problem, limits);
+  const fs::path path = db_path(a);
+  const bool none = no_database_yet(path);
+  const LookupResult r = none ? LookupResult{} : lookup_config(Database(path, true), key, problem, limits);
   if (r.record) {
     std::printf("  %s: tuned %s align %lld, %.2f us, %s\n", std::string(to_string(r.level)).c_str(),
                 shape_to_string(r.record->shape).c_str(), static_cast<long long>(r.record->align), r.record->median_us,
                 r.record->config.dump().c_str());
   } else {
-    std::printf("  fallback: no usable tuned record; the safe default %s\n",
+    const std::string why = none ? "no tuning database at " + path.string() + " yet" : "no usable tuned record";
+    std::printf("  fallback: %s; the safe default %s\n", why.c_str(),
                 config_to_string(spec, problem.default_config).c_str());
   }
   if (r.stale) std::printf("  (%zu record(s) tuned on another template version ignored)\n", r.stale);

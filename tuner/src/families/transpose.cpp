@@ -7,9 +7,7 @@
 #include <ktune/tuner/transpose_harness.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 
 namespace ktune {
 namespace {
@@ -20,19 +18,10 @@ std::pair<std::int64_t, std::int64_t> pitches(const OptionValues& values) {
   const auto it = values.find("ld");
   if (it == values.end() || it->second.empty()) return {0, 0};
   const std::string& text = it->second.front();
-  const auto bad = [&] {
-    return Error("bad --ld '" + text + "': expected two pitches of 1 to 2^40 elements, like 2051,8195");
-  };
-  const std::size_t comma = text.find(',');
-  if (comma == std::string::npos) throw bad();
-  const auto number = [&](const std::string& part) {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(part.c_str(), &end, 10);
-    if (part.empty() || *end || errno || v < 1 || v > (std::int64_t{1} << 40)) throw bad();
-    return static_cast<std::int64_t>(v);
-  };
-  return {number(text.substr(0, comma)), number(text.substr(comma + 1))};
+  const auto ld = parse_shape(text, ',');
+  if (!ld || ld->size() != 2 || std::max((*ld)[0], (*ld)[1]) > (std::int64_t{1} << 40))
+    throw Error("bad --ld '" + text + "': expected two pitches of 1 to 2^40 elements, like 2051,8195");
+  return {(*ld)[0], (*ld)[1]};
 }
 
 class TransposePart : public FamilyPart {

@@ -77,8 +77,9 @@ SalvageReport salvage_records(const std::filesystem::path& path);
 void create_private_directory(const std::filesystem::path& dir);
 
 std::string shape_to_string(const std::vector<std::int64_t>& shape);  // "8192x2048"
-// Parses "8192x2048"; nullopt when malformed or not positive.
-std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text);
+// Parses "8192x2048" (or sizes with another separator, e.g. "2051,8195"); nullopt when
+// malformed or not positive.
+std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text, char separator = 'x');
 
 // A compiled kernel binary and the (mangled) names of its entry functions, one per line.
 struct StoredBinary {
