@@ -109,15 +109,15 @@
 // boundary at or before r0 (r0 - m_c, m_c being the misalignment there) to the one at
 // or before r0 + 128, so it stages src rows r0 - 16 .. r0 + 127 (up to 15 of them the
 // previous tile's, L2 hits; the first and the last tile of a column of tiles own
-// [0, ...) and [..., rows) and write element by element). Each thread takes 4 src rows
+// [0, ...) and [..., rows), and write the chunks that range cuts byte by byte). Each thread takes 4 src rows
 // times a 16-byte column chunk (lanes along the chunks of a row, the chunk after a lane's
 // from the next lane), realigns them, transposes the 4 x 4 byte blocks with byte
 // permutes and stores words into a tile staged in dst's orientation (the `xor` of the
 // layout tunable: 16-byte slots swizzled by the staged row); each dst chunk is then a
 // funnel shift of two 16-byte shared loads. Against the best of the other designs at
 // u8 8191x4097 and 4097x8191 (H100): 33.0 and 33.4 us against 35.0 and 35.2, with a
-// quarter fewer L2 sectors; slower at small shapes, where the element-by-element tiles
-// weigh more (1000x999: 6.0 against 3.7 us), so the tuner chooses.
+// quarter fewer L2 sectors; slower at small shapes, where the edge tiles weigh more
+// (1000x999: 6.0 against 3.7 us, when those wrote every byte alone), so the tuner chooses.
 // wide = 3 is the same tile with its src rows first copied into shared memory as aligned
 // chunks (cp.async), so that no registers wait on the loads: 40 registers, 6 blocks of
 // 256 threads an SM against 5 (H200, u8 8191x4097: 30.4 against 31.4 us; H100: 33.7
@@ -283,22 +283,26 @@ __device__ __forceinline__ void ktune_store_edge(T* p, const Vec& v, int left) {
 
 // The tile a block moves: its first row and column, and whether it lies wholly inside.
 // Blocks take tiles in src's row-major order (order = src: the blocks in flight read
-// whole src rows) or in dst's (order = dst: they write whole dst rows).
+// whole src rows) or in dst's (order = dst: they write whole dst rows), the last row
+// (column) of tiles first: its tiles are partial, or for wide = 2 and 3 written byte by
+// byte, so slower, and as the grid's last blocks they kept some SMs busy after the rest
+// had drained (u8 8191x4097, wide = 3, H200: 30.5 -> 28.1 us).
 template <int tile_m, int tile_n, int order>
 struct KtuneTile {
   int r0, c0;
   bool full;
   __device__ KtuneTile(int rows, int cols) {
     // 1-D grid: no 65535 limit on either dimension.
+    const int tiles_m = (rows + tile_m - 1) / tile_m, tiles_n = (cols + tile_n - 1) / tile_n;
     int tile_r, tile_c;
     if constexpr (order == order_src) {
-      const int tiles_n = (cols + tile_n - 1) / tile_n;
-      tile_r = blockIdx.x / tiles_n;
-      tile_c = blockIdx.x - tile_r * tiles_n;
+      const int k = blockIdx.x / tiles_n;
+      tile_r = k == 0 ? tiles_m - 1 : k - 1;
+      tile_c = blockIdx.x - k * tiles_n;
     } else {
-      const int tiles_m = (rows + tile_m - 1) / tile_m;
-      tile_c = blockIdx.x / tiles_m;
-      tile_r = blockIdx.x - tile_c * tiles_m;
+      const int k = blockIdx.x / tiles_m;
+      tile_c = k == 0 ? tiles_n - 1 : k - 1;
+      tile_r = blockIdx.x - k * tiles_m;
     }
     r0 = tile_r * tile_m;
     c0 = tile_c * tile_n;
@@ -545,7 +549,7 @@ __device__ __forceinline__ void ktune_stage_words(int k, int g, const uint4 (&v)
 template <int tile_n, int threads>
 __device__ __forceinline__ void ktune_store_chunks(unsigned char* __restrict__ dst, int rows, int cols,
                                                    long long ld_dst, int r0, int c0, int id) {
-  constexpr int tile_m = 128, staged = tile_m + 16;
+  constexpr int tile_m = 128;
   extern __shared__ __align__(16) unsigned char ktune_smem[];
   const auto dst_row = [&](int c) { return dst + static_cast<long long>(c0 + c) * ld_dst; };
   const auto chunk = [&](int c, int a) {
@@ -568,13 +572,19 @@ __device__ __forceinline__ void ktune_store_chunks(unsigned char* __restrict__ d
       if (q < tile_n * 8 && c < inside)
         *reinterpret_cast<uint4*>(at - ktune_chunk_misalignment(at) + 16 * j) = out[u];
     }
-  } else {  // the first and the last tile of a column of tiles own [0, ...) and [..., rows)
-    for (int q = id; q < staged * tile_n; q += threads) {
-      const int c = q / staged, i = q % staged, r = r0 - 16 + i;
-      if (c0 + c >= cols) continue;
-      const int m = ktune_chunk_misalignment(dst_row(c) + r0);
+  } else {  // the first and the last tile of a column of tiles own [0, ...) and [..., rows):
+            // the chunks inside that range whole, the two it cuts byte by byte
+    for (int q = id; q < tile_n * 9; q += threads) {
+      const int c = q / 9, j = q % 9;
+      if (c >= inside) continue;
+      unsigned char* row = dst_row(c);
+      const int m = ktune_chunk_misalignment(row + r0);
       const int first = r0 == 0 ? 0 : r0 - m, last = r0 + tile_m >= rows ? rows : r0 + tile_m - m;
-      if (r >= first && r < last) dst_row(c)[r] = ktune_staged_byte(c, i);
+      const int r = r0 - m + 16 * j, i = 16 - m + 16 * j;  // the chunk's first row, and its staged byte
+      if (r >= first && r + 16 <= last)
+        *reinterpret_cast<uint4*>(row + r) = ktune_window(chunk(c, i / 16), chunk(c, i / 16 + 1), i % 16);
+      else
+        for (int e = max(r, first); e < min(r + 16, last); ++e) row[e] = ktune_staged_byte(c, i + e - r);
     }
   }
 }
