@@ -9,10 +9,10 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 out=$("$ktune" log --dir "$data" list)
-[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 16 ] || fail "list: expected 16 H200 runs"  # golden/ is a subfolder
-[ "$(echo "$out" | grep -c 'NVIDIA H100')" = 8 ] || fail "list: expected 8 H100 runs"
-echo "$out" | tail -1 | grep -q "^24 run(s)" || fail "list: total"
-echo "$out" | head -1 | grep -q "transpose-h100-u8-16384x8192-tiles256" || fail "list: newest first"
+[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 17 ] || fail "list: expected 17 H200 runs"  # golden/ is a subfolder
+[ "$(echo "$out" | grep -c 'NVIDIA H100')" = 9 ] || fail "list: expected 9 H100 runs"
+echo "$out" | tail -1 | grep -q "^26 run(s)" || fail "list: total"
+echo "$out" | head -1 | grep -q "transpose-h100-u8-8191x4097-edges-first" || fail "list: newest first"
 
 out=$("$ktune" log --dir "$data" show transpose-f32-8192x2048)
 echo "$out" | grep -q "winner (re-timed with the finalists): 34.56 us, tile_m=32 tile_n=128 block_x=8 block_y=32 vec=4 layout=xor realign=0" \

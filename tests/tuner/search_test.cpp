@@ -82,7 +82,9 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h100-u8-8191x4097-copied.jsonl",
                               "transpose-h200-u8-16384x8192-tiles256.jsonl",
                               "transpose-h100-u8-16384x8192-tiles256.jsonl",
-                              "transpose-h200-u8-8192x2048-pitched.jsonl"};
+                              "transpose-h200-u8-8192x2048-pitched.jsonl",
+                              "transpose-h200-u8-8191x4097-edges-first.jsonl",
+                              "transpose-h100-u8-8191x4097-edges-first.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
