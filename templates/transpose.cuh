@@ -109,15 +109,16 @@
 // boundary at or before r0 (r0 - m_c, m_c being the misalignment there) to the one at
 // or before r0 + 128, so it stages src rows r0 - 16 .. r0 + 127 (up to 15 of them the
 // previous tile's, L2 hits; the first and the last tile of a column of tiles own
-// [0, ...) and [..., rows), and write the chunks that range cuts byte by byte). Each thread takes 4 src rows
-// times a 16-byte column chunk (lanes along the chunks of a row, the chunk after a lane's
-// from the next lane), realigns them, transposes the 4 x 4 byte blocks with byte
-// permutes and stores words into a tile staged in dst's orientation (the `xor` of the
-// layout tunable: 16-byte slots swizzled by the staged row); each dst chunk is then a
-// funnel shift of two 16-byte shared loads. Against the best of the other designs at
-// u8 8191x4097 and 4097x8191 (H100): 33.0 and 33.4 us against 35.0 and 35.2, with a
-// quarter fewer L2 sectors; slower at small shapes, where the edge tiles weigh more
-// (1000x999: 6.0 against 3.7 us, when those wrote every byte alone), so the tuner chooses.
+// [0, ...) and [..., rows), and write the two chunks that range cuts byte by byte).
+// Each thread takes 4 src rows times a 16-byte column chunk (lanes along the chunks of
+// a row, the chunk after a lane's from the next lane), realigns them, transposes the
+// 4 x 4 byte blocks with byte permutes and stores words into a tile staged in dst's
+// orientation (the `xor` of the layout tunable: 16-byte slots swizzled by the staged
+// row); each dst chunk is then a funnel shift of two 16-byte shared loads. Against the
+// best of the other designs at u8 8191x4097 and 4097x8191 (H100): 33.0 and 33.4 us
+// against 35.0 and 35.2, with a quarter fewer L2 sectors; slower at small shapes, where
+// the edge tiles weigh more (1000x999: 6.0 against 3.7 us, when those wrote every byte
+// alone), so the tuner chooses.
 // wide = 3 is the same tile with its src rows first copied into shared memory as aligned
 // chunks (cp.async), so that no registers wait on the loads: 40 registers, 6 blocks of
 // 256 threads an SM against 5 (H200, u8 8191x4097: 30.4 against 31.4 us; H100: 33.7
