@@ -1,4 +1,5 @@
 #include <ktune/cache/capture_bundle.hpp>
+#include <ktune/cache/database.hpp>
 
 #include <ktune/generator/hash.hpp>
 
@@ -208,11 +209,9 @@ fs::path capture_folder(const fs::path& database) {
 
 std::string capture_file_name(const std::string& family, const std::string& variant, const std::string& dtype,
                               const std::vector<std::int64_t>& shape, std::int64_t align) {
-  std::string shape_text;
-  for (auto v : shape) shape_text += (shape_text.empty() ? "" : "x") + std::to_string(v);
   // A variant may be an expression or a long hash: its hash keeps the name short and safe.
-  std::string name = family + "-" + hex64(fnv1a64(variant)).substr(0, 8) + "-" + dtype + "-" + shape_text + "-a" +
-                     std::to_string(align);
+  std::string name = family + "-" + hex64(fnv1a64(variant)).substr(0, 8) + "-" + dtype + "-" + shape_to_string(shape) +
+                     "-a" + std::to_string(align);
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   return name + ".ktcap";

@@ -121,11 +121,12 @@ void add_cache_commands(CLI::App& app) {
   };
 
   with_db(cache->add_subcommand("list", "list stored results"))->callback([args] {
-    if (no_database_yet(db_path(*args))) {
-      std::printf("0 record(s): no tuning database at %s yet (`ktune tune` creates it)\n", db_path(*args).c_str());
+    const fs::path path = db_path(*args);
+    if (no_database_yet(path)) {
+      std::printf("0 record(s): no tuning database at %s yet (`ktune tune` creates it)\n", path.c_str());
       return;
     }
-    Database db(db_path(*args), true);
+    Database db(path, true);
     const auto records = db.all();
     for (const auto& r : records) print_record(r);
     std::printf("%zu record(s) in %s\n", records.size(), db.path().c_str());
@@ -138,11 +139,12 @@ void add_cache_commands(CLI::App& app) {
       throw Error("bad --shape '" + args->shape + "': expected sizes like 8192x2048");
     if (!args->dtype.empty() && !parse_dtype(args->dtype))
       throw Error("unknown dtype '" + args->dtype + "' (known: " + std::string(dtype_names()) + ")");
-    if (no_database_yet(db_path(*args))) {
-      std::fprintf(stderr, "no tuning database at %s yet: nothing to show\n", db_path(*args).c_str());
+    const fs::path path = db_path(*args);
+    if (no_database_yet(path)) {
+      std::fprintf(stderr, "no tuning database at %s yet: nothing to show\n", path.c_str());
       return;
     }
-    Database db(db_path(*args), true);
+    Database db(path, true);
     for (const auto& r : db.all())
       if (matches(r, *args)) std::cout << r.to_json().dump(2) << '\n';
   });
