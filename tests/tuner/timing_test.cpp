@@ -40,5 +40,20 @@ TEST(Timing, ProbeRulesOutOnlyFarSlowerCandidates) {
   EXPECT_FALSE(far_behind(summarize({30, 31, 30}), 12.5, floor));           // short: batches decide
 }
 
+// Re-timing (finalists, `ktune bench`) batches about 200 us of the kernel itself, 4 to
+// 64 kernels; a kernel timed one launch at a time is re-timed so too.
+TEST(Timing, RetimeBatchHoldsAbout200UsOfTheKernel) {
+  const auto measured = [](double median_us, int batch) {
+    TimingStats t;
+    t.median_us = median_us;
+    t.batch = batch;
+    return t;
+  };
+  EXPECT_EQ(retime_batch(measured(3.0, 5)), 64);
+  EXPECT_EQ(retime_batch(measured(10.0, 4)), 20);
+  EXPECT_EQ(retime_batch(measured(90.0, 4)), 4);
+  EXPECT_EQ(retime_batch(measured(3.0, 1)), 1);
+}
+
 }  // namespace
 }  // namespace ktune

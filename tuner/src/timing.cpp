@@ -5,9 +5,6 @@
 #include <cmath>
 
 namespace ktune {
-namespace {
-
-}  // namespace
 
 TimingStats summarize(std::vector<float> samples) {
   TimingStats s;
@@ -74,16 +71,20 @@ class Graph {
 std::vector<float> Timer::sample(const std::function<void()>& launch, int reps, int batch) {
   const auto& d = driver::api();
   if (batch > 1) {
+    // One flush more than kernels, after the last: each kernel's write-back of its
+    // output falls in the next flush, so every kernel of the batch pays its own, and
+    // the time a kernel is charged does not depend on the batch size.
     const Graph work(stream_, [&] {
       for (int k = 0; k < batch; ++k) {
         if (flush_) flush_->enqueue(stream_);
         launch();
       }
+      if (flush_) flush_->enqueue(stream_);
     });
     std::unique_ptr<Graph> flushes;
     if (flush_)
       flushes = std::make_unique<Graph>(stream_, [&] {
-        for (int k = 0; k < batch; ++k) flush_->enqueue(stream_);
+        for (int k = 0; k <= batch; ++k) flush_->enqueue(stream_);
       });
     const auto timed = [&](const Graph* g) -> std::function<void()> {
       return [this, g] {
@@ -91,10 +92,14 @@ std::vector<float> Timer::sample(const std::function<void()>& launch, int reps, 
       };
     };
     const auto with = sample(timed(&work), reps, 1);
-    // No flush graph (hot): nothing to subtract.
-    const auto without = flushes ? sample(timed(flushes.get()), reps, 1) : std::vector<float>(with.size(), 0.0f);
+    // The flush graph a third as often, its median subtracted from every sample: that
+    // costs a third of timing it beside each sample and adds less noise (a median of
+    // several against one sample). No flush graph (hot): nothing to subtract.
+    const double without =
+        flushes ? summarize(sample(timed(flushes.get()), std::max(3, reps / 3), 1)).median_us : 0.0;
     std::vector<float> out(with.size());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = (with[i] - without[i]) / static_cast<float>(batch);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = static_cast<float>((with[i] - without) / batch);
     return out;
   }
   while (events_.size() < 2 * static_cast<std::size_t>(reps)) {
@@ -118,6 +123,16 @@ std::vector<float> Timer::sample(const std::function<void()>& launch, int reps, 
   return out;
 }
 
+double Timer::flush_us() {
+  if (!flush_) return 0;
+  if (!flush_us_) flush_us_ = summarize(sample([this] { flush_->enqueue(stream_); }, 5)).median_us;
+  return *flush_us_;
+}
+
+int retime_batch(const TimingStats& measured) {
+  return measured.batch > 1 ? std::clamp(static_cast<int>(200.0 / std::max(measured.median_us, 0.5)), 4, 64) : 1;
+}
+
 bool far_behind(const TimingStats& probe, double hopeless_us, double floor_us) {
   return hopeless_us > 0 && probe.samples >= k_probe_reps && probe.median_us >= floor_us &&
          probe.median_us > 1.5 * hopeless_us;
@@ -136,8 +151,11 @@ TimingStats Timer::measure(const std::function<void()>& launch, double hopeless_
   if (!batched_) batched_ = s.median_us < protocol_.batch_below_us;
   int batch = 1;
   if (*batched_) {
-    // A batched run: about 200 us of work per sample (4 kernels at least), from scratch.
-    batch = std::clamp(static_cast<int>(200.0 / std::max(s.median_us, 0.5)), 4, 64);
+    // A batched run: about 200 us of work per sample, the flushes included (4 kernels at
+    // least), from scratch. Each flush reads twice the L2 (about 30 us on an H200, ten
+    // times a 3 us kernel): batches sized by the kernel alone made samples of 2-4 ms, and
+    // a small shape's search took 60-70 s (H200, 1000x999, 1432-1550 configs).
+    batch = std::clamp(static_cast<int>(200.0 / (std::max(s.median_us, 0.5) + flush_us())), 4, 64);
     std::vector<float> batched = sample(launch, protocol_.min_reps, batch);
     const TimingStats b = summarize(batched);
     // The flushes' time is subtracted; where it varies more than the kernel takes (a

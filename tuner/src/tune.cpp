@@ -311,17 +311,18 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
   });
   const std::size_t k = std::min<std::size_t>(ok.size(), static_cast<std::size_t>(std::max(1, o.top_k)));
   std::vector<std::vector<float>> pooled(k);
+  std::vector<int> batches(k);
+  for (std::size_t j = 0; j < k; ++j) batches[j] = retime_batch(ok[j].timing);
   for (int round = 0; round < 5; ++round)
     for (std::size_t j = 0; j < k; ++j) {
       const auto& c = ok[j];
       const auto s = harness.timer().sample([&] { harness.launch(c.function, instances[c.index]); },
-                                            o.timing.min_reps, c.timing.batch);
+                                            o.timing.min_reps, batches[j]);
       pooled[j].insert(pooled[j].end(), s.begin(), s.end());
     }
   for (std::size_t j = 0; j < k; ++j) {
-    const int batch = ok[j].timing.batch;
     ok[j].timing = summarize(pooled[j]);
-    ok[j].timing.batch = batch;
+    ok[j].timing.batch = batches[j];
   }
   // Lowest median wins; medians within the winner's noise tie and break by space order.
   std::sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(k), [](const Candidate& a, const Candidate& b) {

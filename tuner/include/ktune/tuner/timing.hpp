@@ -26,6 +26,12 @@ TimingStats summarize(std::vector<float> samples_us);
 constexpr int k_probe_reps = 3;
 bool far_behind(const TimingStats& probe, double hopeless_us, double floor_us);
 
+// The batch in which a kernel measured in batches is re-timed interleaved with others
+// (finalists, `ktune bench`): about 200 us of its own time a sample (4 to 64 kernels),
+// where Timer::measure counts its flushes too, to search fast. Few kernels are re-timed,
+// and these longer samples are the precise ones that decide between them.
+int retime_batch(const TimingStats& measured);
+
 struct TimingProtocol {
   bool cold = true;         // flush L2 before each repetition
   int warmup = 2;
@@ -59,8 +65,9 @@ class Timer {
   TimingStats measure(const std::function<void()>& launch, double hopeless_us = 0);
   // Exactly `reps` timed samples (no warm-up), each the time of one kernel: for
   // interleaved re-timing. With batch > 1 a sample is a CUDA graph of `batch`
-  // (flush, kernel) pairs, minus a graph of `batch` flushes timed right after it,
-  // divided by `batch`: launch gaps and event resolution vanish from short kernels.
+  // (flush, kernel) pairs, minus the median time of a graph of `batch` flushes (timed
+  // after the samples, a third as often), divided by `batch`: launch gaps and event
+  // resolution vanish from short kernels.
   std::vector<float> sample(const std::function<void()>& launch, int reps, int batch = 1);
   const TimingProtocol& protocol() const { return protocol_; }
 
@@ -68,7 +75,9 @@ class Timer {
   CUstream stream_;
   TimingProtocol protocol_;
   std::unique_ptr<L2Flush> flush_;  // null when timing hot
+  double flush_us();  // one flush's time (0 when hot), measured once
   std::optional<bool> batched_;      // decided by the first measure()
+  std::optional<double> flush_us_;
   std::vector<CUevent> events_;
 };
 
