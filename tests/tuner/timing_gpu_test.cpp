@@ -6,6 +6,7 @@
 #include <ktune/runtime/transpose_launch.hpp>
 #include <ktune/tuner/transpose_harness.hpp>
 
+#include <functional>
 #include <iostream>
 
 namespace ktune {
@@ -55,32 +56,43 @@ TEST(TimingGpu, ShortKernelsAreBatchedAndLongOnesAreNot) {
   EXPECT_GT(t.median_us, 20.0);
 }
 
+// Device-to-device copies of up to `capacity` bytes on a stream of their own: work of a
+// known size for the Timer.
+struct Copies {
+  explicit Copies(std::size_t capacity) : dev(query_device_ordinal(0)), ctx(dev.device), a(capacity), b(capacity) {
+    driver::check(driver::api().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  }
+  ~Copies() { driver::api().cuStreamDestroy(stream); }
+  Copies(const Copies&) = delete;
+  Copies& operator=(const Copies&) = delete;
+  std::function<void()> copy(std::size_t bytes) {
+    return [this, bytes] {
+      driver::check(driver::api().cuMemcpyDtoDAsync(b.get(), a.get(), bytes, stream), "cuMemcpyDtoDAsync");
+    };
+  }
+  DeviceInfo dev;
+  PrimaryContext ctx;
+  DeviceBuffer a, b;
+  CUstream stream = nullptr;
+};
+
 // One protocol a run: the first measurement (a tuning run's ceiling) decides whether
 // every later one is batched, whatever their own length.
 TEST(TimingGpu, TheFirstMeasurementDecidesForTheWholeRun) {
   KTUNE_REQUIRE_GPU();
-  const DeviceInfo dev = query_device_ordinal(0);
-  PrimaryContext ctx(dev.device);
-  const auto& d = driver::api();
-  CUstream stream = nullptr;
-  driver::check(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  // Copies of 256 MB (about 100 us) and of 64 KB (a few us).
   constexpr std::size_t long_bytes = std::size_t{256} << 20, short_bytes = std::size_t{64} << 10;
-  DeviceBuffer a(long_bytes), b(long_bytes);
-  // Copies of 256 MB (about 100 us) and of 64 KB (a few us) on the Timer's stream.
-  const auto copy = [&](std::size_t bytes) {
-    return [&, bytes] { driver::check(d.cuMemcpyDtoDAsync(b.get(), a.get(), bytes, stream), "cuMemcpyDtoDAsync"); };
-  };
+  Copies c(long_bytes);
   {
-    Timer timer(dev, stream, TimingProtocol{});
-    EXPECT_EQ(timer.measure(copy(long_bytes)).batch, 1);
-    EXPECT_EQ(timer.measure(copy(short_bytes)).batch, 1) << "a short kernel in a run of long ones";
+    Timer timer(c.dev, c.stream, TimingProtocol{});
+    EXPECT_EQ(timer.measure(c.copy(long_bytes)).batch, 1);
+    EXPECT_EQ(timer.measure(c.copy(short_bytes)).batch, 1) << "a short kernel in a run of long ones";
   }
   {
-    Timer timer(dev, stream, TimingProtocol{});
-    EXPECT_GT(timer.measure(copy(short_bytes)).batch, 1);
-    EXPECT_GT(timer.measure(copy(long_bytes)).batch, 1) << "a long kernel in a run of short ones";
+    Timer timer(c.dev, c.stream, TimingProtocol{});
+    EXPECT_GT(timer.measure(c.copy(short_bytes)).batch, 1);
+    EXPECT_GT(timer.measure(c.copy(long_bytes)).batch, 1) << "a long kernel in a run of short ones";
   }
-  driver::check(d.cuStreamDestroy(stream), "cuStreamDestroy");
 }
 
 // A batched sample charges each kernel the write-back of its output whatever the batch
@@ -89,24 +101,15 @@ TEST(TimingGpu, TheFirstMeasurementDecidesForTheWholeRun) {
 // batches of 2 miss half a write-back a kernel.
 TEST(TimingGpu, BatchedTimeDoesNotDependOnTheBatchSize) {
   KTUNE_REQUIRE_GPU();
-  const DeviceInfo dev = query_device_ordinal(0);
-  PrimaryContext ctx(dev.device);
-  const auto& d = driver::api();
-  CUstream stream = nullptr;
-  driver::check(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   constexpr std::size_t bytes = std::size_t{8} << 20;
-  DeviceBuffer a(bytes), b(bytes);
-  const auto copy = [&] { driver::check(d.cuMemcpyDtoDAsync(b.get(), a.get(), bytes, stream), "cuMemcpyDtoDAsync"); };
-  {
-    Timer timer(dev, stream, TimingProtocol{});
-    timer.sample(copy, 3, 2);  // warm-up
-    const double small = summarize(timer.sample(copy, 30, 2)).median_us;
-    const double large = summarize(timer.sample(copy, 30, 32)).median_us;
-    std::cout << "8 MB copy, batches of 2: " << small << " us, of 32: " << large << " us\n";
-    EXPECT_GT(small, 0.0);
-    EXPECT_NEAR(small, large, 0.05 * large) << "batches of 2: " << small << " us, of 32: " << large << " us";
-  }
-  driver::check(d.cuStreamDestroy(stream), "cuStreamDestroy");
+  Copies c(bytes);
+  Timer timer(c.dev, c.stream, TimingProtocol{});
+  timer.sample(c.copy(bytes), 3, 2);  // warm-up
+  const double small = summarize(timer.sample(c.copy(bytes), 30, 2)).median_us;
+  const double large = summarize(timer.sample(c.copy(bytes), 30, 32)).median_us;
+  std::cout << "8 MB copy, batches of 2: " << small << " us, of 32: " << large << " us\n";
+  EXPECT_GT(small, 0.0);
+  EXPECT_NEAR(small, large, 0.05 * large) << "batches of 2: " << small << " us, of 32: " << large << " us";
 }
 
 }  // namespace
