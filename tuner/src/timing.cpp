@@ -129,8 +129,15 @@ double Timer::flush_us() {
   return *flush_us_;
 }
 
+namespace {
+
+// Kernels in a batch of about 200 us, each taking `us` (4 to 64).
+int batch_for(double us) { return std::clamp(static_cast<int>(200.0 / us), 4, 64); }
+
+}  // namespace
+
 int retime_batch(const TimingStats& measured) {
-  return measured.batch > 1 ? std::clamp(static_cast<int>(200.0 / std::max(measured.median_us, 0.5)), 4, 64) : 1;
+  return measured.batch > 1 ? batch_for(std::max(measured.median_us, 0.5)) : 1;
 }
 
 bool far_behind(const TimingStats& probe, double hopeless_us, double floor_us) {
@@ -155,7 +162,7 @@ TimingStats Timer::measure(const std::function<void()>& launch, double hopeless_
     // least), from scratch. Each flush reads twice the L2 (about 30 us on an H200, ten
     // times a 3 us kernel): batches sized by the kernel alone made samples of 2-4 ms, and
     // a small shape's search took 60-70 s (H200, 1000x999, 1432-1550 configs).
-    batch = std::clamp(static_cast<int>(200.0 / (std::max(s.median_us, 0.5) + flush_us())), 4, 64);
+    batch = batch_for(std::max(s.median_us, 0.5) + flush_us());
     std::vector<float> batched = sample(launch, protocol_.min_reps, batch);
     const TimingStats b = summarize(batched);
     // The flushes' time is subtracted; where it varies more than the kernel takes (a
