@@ -124,8 +124,8 @@
 // 256 threads an SM against 5 (H200, u8 8191x4097: 30.4 against 31.4 us; H100: 33.7
 // against 32.8, so the tuner chooses). Its copies ask the L2 for the whole 128-byte line
 // around each chunk (.L2::128B): the blocks beside it in the grid read the rest of the
-// line next, and the early fetch made u8 8191x4097 1.9% faster on an H200 (26.8 against
-// 27.3 us; 256-byte lines were 2% slower).
+// line next, and the early fetch made u8 8191x4097 2% faster on an H200 (26.8 against
+// 27.3 us) and on an H100 (30.9 against 31.5); 256-byte lines were 2% slower (H200).
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
