@@ -65,19 +65,20 @@ class Timer {
   TimingStats measure(const std::function<void()>& launch, double hopeless_us = 0);
   // Exactly `reps` timed samples (no warm-up), each the time of one kernel: for
   // interleaved re-timing. With batch > 1 a sample is a CUDA graph of `batch`
-  // (flush, kernel) pairs, minus the median time of a graph of `batch` flushes (timed
-  // after the samples, a third as often), divided by `batch`: launch gaps and event
-  // resolution vanish from short kernels.
+  // (flush, kernel) pairs and one flush more, minus the median time of a graph of its
+  // `batch` + 1 flushes (timed after the samples, a third as often), divided by `batch`:
+  // launch gaps and event resolution vanish from short kernels.
   std::vector<float> sample(const std::function<void()>& launch, int reps, int batch = 1);
   const TimingProtocol& protocol() const { return protocol_; }
 
  private:
+  double flush_us();  // one flush's time (0 when hot), measured once
+
   CUstream stream_;
   TimingProtocol protocol_;
   std::unique_ptr<L2Flush> flush_;  // null when timing hot
-  double flush_us();  // one flush's time (0 when hot), measured once
   std::optional<bool> batched_;      // decided by the first measure()
-  std::optional<double> flush_us_;
+  std::optional<double> flush_us_;   // flush_us(), once measured
   std::vector<CUevent> events_;
 };
 
