@@ -1,6 +1,7 @@
 """The timing protocol the PyTorch peers share with ktune: events around the op only,
 the L2 flushed before each repetition by reading a buffer of twice its size, median."""
 import statistics
+import time
 
 import torch
 
@@ -10,13 +11,22 @@ def l2_flush_buffer():
     return torch.ones(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
 
 
-def timed(fn, flush, reps=30, warmup=5, hide_launch=False):
+def timed(fn, flush, reps=30, warmup=5, hide_launch=False, warmup_ms=20):
     """Median microseconds of fn() over reps repetitions, each after flush.sum().
+    Warm-up: at least `warmup` repetitions and `warmup_ms` of wall time. After the host
+    has been busy (allocating, checking), five repetitions of a 100-us kernel left the
+    first buffer set of a problem 8-14% slow (f32 8191x4097, H200 and H100).
     hide_launch: queue a spin kernel (~50 us) before the start event, so that the GPU
     is still busy when the host has launched fn and the host's launch cost (tens of
     microseconds for a Triton kernel) stays out of the interval."""
+    start, done = time.perf_counter(), 0
+    while done < warmup or time.perf_counter() - start < warmup_ms / 1e3:
+        flush.sum()
+        fn()
+        torch.cuda.synchronize()
+        done += 1
     times = []
-    for i in range(warmup + reps):
+    for _ in range(reps):
         flush.sum()
         if hide_launch:
             torch.cuda._sleep(100_000)
@@ -25,6 +35,5 @@ def timed(fn, flush, reps=30, warmup=5, hide_launch=False):
         fn()
         b.record()
         b.synchronize()
-        if i >= warmup:
-            times.append(a.elapsed_time(b) * 1e3)
+        times.append(a.elapsed_time(b) * 1e3)
     return statistics.median(times)
