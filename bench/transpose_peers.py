@@ -15,6 +15,7 @@ Placements: where a buffer lies in DRAM moves a copy of 33 MB by up to 5% (20.1 
 ceiling, and every ratio to it, a draw. Each problem is timed on KTUNE_BENCH_PLACEMENTS
 (default 3) buffer sets allocated side by side, every peer on the same sets, and each
 time is the median of the per-set medians (the per-set medians are in the JSON line).
+Between runs on fresh machines the 33 MB memcpy still moves by up to 5%.
 """
 import ctypes
 import json
@@ -127,7 +128,8 @@ def measure(ktune, flush, arg):
     torch.cuda.empty_cache()
     best = triton_transpose.best_config
     return {"dtype": name, "shape": f"{rows}x{cols}", "ld_src": ld_src, "ld_dst": ld_dst,
-            "bytes": 2 * rows * cols * torch.tensor([], dtype=dtype).element_size(), **results, "ktune_launch": ktune.message(),
+            "bytes": 2 * rows * cols * torch.tensor([], dtype=dtype).element_size(), **results,
+            "ktune_launch": ktune.message(),
             "triton_config": f"BM={best.kwargs['BM']} BN={best.kwargs['BN']} num_warps={best.num_warps}",
             "device": torch.cuda.get_device_properties(0).name, "torch_version": torch.__version__,
             "triton_version": triton.__version__}
