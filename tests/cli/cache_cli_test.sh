@@ -7,13 +7,14 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export KTUNE_CACHE_DIR="$dir/cache"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/contains.sh"
 # Before anything is tuned there is no database: the read-only commands say so, exit 0,
 # and create nothing.
-"$ktune" cache list | grep -q "^0 record(s): no tuning database at $KTUNE_CACHE_DIR/tuning.db yet" || fail "list, no database"
+"$ktune" cache list | contains "^0 record(s): no tuning database at $KTUNE_CACHE_DIR/tuning.db yet" || fail "list, no database"
 [ -z "$("$ktune" cache show 2> "$dir/err")" ] && grep -q "no tuning database .* yet: nothing to show" "$dir/err" ||
   fail "show, no database"
 out=$("$ktune" cache explain transpose --dtype u8 --shape 300x200 --ld 201,301 --device-key "x|sm_90|y" | tr '\n' ' ')
-echo "$out" | grep -q "(alignment class 1): *fallback: no tuning database at .* yet; the safe default" ||
+echo "$out" | contains "(alignment class 1): *fallback: no tuning database at .* yet; the safe default" ||
   fail "explain, no database: $out"
 [ ! -e "$KTUNE_CACHE_DIR" ] || fail "a read-only command created $KTUNE_CACHE_DIR"
 hash=$("$ktune" space transpose --shape 64x64 | tail -1 | sed 's/.*"template_hash": "\([0-9a-f]*\)".*/\1/')
@@ -36,7 +37,7 @@ $(record "1024, 1024" 1 9.0 "$hash" "$vec1"),
 $(record "4096, 4096" 4 99.0 "0000000000000000" "$vec4_old")
 ]}
 JSON
-"$ktune" cache import "$dir/a.json" | grep -q "3 of 3 record(s) stored" || fail "import"
+"$ktune" cache import "$dir/a.json" | contains "3 of 3 record(s) stored" || fail "import"
 [ "$("$ktune" cache list | grep -c transpose)" = 3 ] || fail "list after import"
 
 # Round trip: export, import elsewhere, export again: identical.
@@ -50,20 +51,20 @@ cat > "$dir/c.json" <<JSON
 {"ktune_schema": 1, "records": [$(record "8192, 2048" 4 30.0 "$hash" "$vec4"), $(record "1024, 1024" 1 50.0 "$hash" "$vec1")]}
 JSON
 "$ktune" cache import --database "$dir/c.db" "$dir/c.json" > /dev/null
-"$ktune" cache merge "$dir/c.db" | grep -q "1 of 2 record(s)" || fail "merge count"
-"$ktune" cache show --shape 8192x2048 | grep -q '"median_us": 30.0' || fail "merge did not keep the faster 8192x2048"
-"$ktune" cache show --shape 1024x1024 | grep -q '"median_us": 9.0' || fail "merge replaced a faster record"
+"$ktune" cache merge "$dir/c.db" | contains "1 of 2 record(s)" || fail "merge count"
+"$ktune" cache show --shape 8192x2048 | contains '"median_us": 30.0' || fail "merge did not keep the faster 8192x2048"
+"$ktune" cache show --shape 1024x1024 | contains '"median_us": 9.0' || fail "merge replaced a faster record"
 
 # Explain walks the fallback chain (no GPU: --device-key).
-"$ktune" cache explain transpose --device-key "$dev" --shape 8192x2048 | grep -q "exact: tuned 8192x2048" || fail "explain exact"
-"$ktune" cache explain transpose --device-key "$dev" --shape 8000x2000 | grep -q "nearest: tuned 8192x2048" || fail "explain nearest"
-"$ktune" cache explain transpose --device-key "$dev" --shape 8191x2048 | grep -q "nearest: tuned 1024x1024 align 1" \
+"$ktune" cache explain transpose --device-key "$dev" --shape 8192x2048 | contains "exact: tuned 8192x2048" || fail "explain exact"
+"$ktune" cache explain transpose --device-key "$dev" --shape 8000x2000 | contains "nearest: tuned 8192x2048" || fail "explain nearest"
+"$ktune" cache explain transpose --device-key "$dev" --shape 8191x2048 | contains "nearest: tuned 1024x1024 align 1" \
   || fail "explain must skip the vec-4 record for an unaligned call"
-"$ktune" cache explain transpose --device-key "$dev" --shape 4096x4096 | grep -q "1 record(s) tuned on another template" \
+"$ktune" cache explain transpose --device-key "$dev" --shape 4096x4096 | contains "1 record(s) tuned on another template" \
   || fail "explain stale"
-"$ktune" cache explain transpose --device-key "other|sm_80|1sm|1MiB|1MiB" --shape 64x64 | grep -q "fallback" || fail "explain fallback"
+"$ktune" cache explain transpose --device-key "other|sm_80|1sm|1MiB|1MiB" --shape 64x64 | contains "fallback" || fail "explain fallback"
 "$ktune" cache explain transpose --device-key "NVIDIA H100 80GB HBM3|sm_90|132sm|81559MiB|50MiB" --shape 8192x2048 \
-  | grep -q "same_arch: tuned 8192x2048" || fail "explain same_arch: another sm_90 model's record"
+  | contains "same_arch: tuned 8192x2048" || fail "explain same_arch: another sm_90 model's record"
 
 # Every family explains and prunes by its own keys (issue 15's defects: explain only knew
 # transpose; prune kept stale "reduce:sum" records).
@@ -77,22 +78,22 @@ cat > "$dir/families.json" <<JSON
 {"device_key": "$dev", "family": "reduce", "variant": "sum", "dtype": "f32", "shape": [4096], "align": 4,
  "median_us": 3.0, "template_hash": "0000000000000000", "config": $rcfg}]}
 JSON
-"$ktune" cache import --database "$dir/fam.db" "$dir/families.json" | grep -q "2 of 2" || fail "import gemm and reduce"
+"$ktune" cache import --database "$dir/fam.db" "$dir/families.json" | contains "2 of 2" || fail "import gemm and reduce"
 "$ktune" cache explain gemm --database "$dir/fam.db" --device-key "$dev" --shape 64x64x64 --layout nt \
-  | grep -q "exact: tuned 64x64x64" || fail "explain gemm nt"
+  | contains "exact: tuned 64x64x64" || fail "explain gemm nt"
 "$ktune" cache explain gemm --database "$dir/fam.db" --device-key "$dev" --shape 60x64x64 --layout nt \
-  | grep -q "nearest: tuned 64x64x64" || fail "explain gemm nearest"
+  | contains "nearest: tuned 64x64x64" || fail "explain gemm nearest"
 "$ktune" cache explain gemm --database "$dir/fam.db" --device-key "$dev" --shape 64x64x64 --layout nn \
-  | grep -q "fallback" || fail "explain gemm: another layout's record must not answer"
+  | contains "fallback" || fail "explain gemm: another layout's record must not answer"
 "$ktune" cache explain reduce --database "$dir/fam.db" --device-key "$dev" --n 4096 \
-  | grep -q "1 record(s) tuned on another template" || fail "explain reduce stale"
-"$ktune" cache list --database "$dir/fam.db" | grep -q "gemm  *nt  *f32" || fail "list shows family and variant"
-"$ktune" cache prune --database "$dir/fam.db" | grep -q "pruned 1 stale" || fail "prune a stale reduce record"
+  | contains "1 record(s) tuned on another template" || fail "explain reduce stale"
+"$ktune" cache list --database "$dir/fam.db" | contains "gemm  *nt  *f32" || fail "list shows family and variant"
+"$ktune" cache prune --database "$dir/fam.db" | contains "pruned 1 stale" || fail "prune a stale reduce record"
 [ "$("$ktune" cache list --database "$dir/fam.db" | grep -c 'reduce')" = 0 ] || fail "stale reduce record kept"
-"$ktune" cache show --database "$dir/fam.db" --family gemm --variant nt | grep -q '"variant": "nt"' || fail "show --variant"
+"$ktune" cache show --database "$dir/fam.db" --family gemm --variant nt | contains '"variant": "nt"' || fail "show --variant"
 
 # Prune removes only the stale record.
-"$ktune" cache prune | grep -q "pruned 1 stale" || fail "prune"
+"$ktune" cache prune | contains "pruned 1 stale" || fail "prune"
 [ "$("$ktune" cache list | grep -c transpose)" = 2 ] || fail "list after prune"
 
 # Bad input: clear errors, nothing lost.
@@ -152,8 +153,8 @@ grep -q '"vec":8' "$dir/space.txt" || fail "bf16 gemm space without 16-byte load
 # A family this build does not know is a user's kernel: its records merge between
 # machines (checked as records only), and prune keeps them.
 sed "s/\"transpose\"/\"foo\"/" "$dir/c.json" > "$dir/foo.json"
-"$ktune" cache import --database "$dir/foo.db" "$dir/foo.json" | grep -q "2 of 2" || fail "a user kernel's records not imported"
-"$ktune" cache prune --database "$dir/foo.db" | grep -q "pruned 0" || fail "prune removed a user kernel's records"
+"$ktune" cache import --database "$dir/foo.db" "$dir/foo.json" | contains "2 of 2" || fail "a user kernel's records not imported"
+"$ktune" cache prune --database "$dir/foo.db" | contains "pruned 0" || fail "prune removed a user kernel's records"
 sed 's/"shape": \[8192, 2048\]/"shape": [8192, 2048, 7]/' "$dir/c.json" > "$dir/arity.json"
 if "$ktune" cache import "$dir/arity.json" 2> "$dir/err"; then fail "a 3-d transpose record imported"; fi
 grep -q "ROWSxCOLS shape" "$dir/err" || fail "shape arity message: $(cat "$dir/err")"
@@ -195,7 +196,7 @@ chmod 600 "$dir/linked.json"
 [ "$(stat -c %a "$dir/linked.json")" = 600 ] || fail "export changed the mode of the file it replaced"
 
 # Case 4: a database to ship: one file, not WAL, read-only; refuses to overwrite.
-"$ktune" cache export --for-shipping -o "$dir/ship.db" | grep -q "2 record(s) written" || fail "export --for-shipping"
+"$ktune" cache export --for-shipping -o "$dir/ship.db" | contains "2 record(s) written" || fail "export --for-shipping"
 [ ! -e "$dir/ship.db-wal" ] && [ "$(stat -c %a "$dir/ship.db")" = 444 ] || fail "shipping copy not self-contained and read-only"
 [ "$(head -c 20 "$dir/ship.db" | tail -c 2 | od -An -tu1 | tr -d ' ')" = 11 ] || fail "shipping copy still in WAL mode"
 [ "$("$ktune" cache list --database "$dir/ship.db" | grep -c transpose)" = 2 ] || fail "shipping copy unreadable"

@@ -11,6 +11,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export KTUNE_CACHE_DIR="$dir/cache"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/contains.sh"
 make=(python3 "$src/tests/cli/make_capture.py")
 caps="$dir/caps"
 mkdir -p "$caps" "$dir/builtin"
@@ -44,36 +45,36 @@ touch "$caps/scale.ktcap.tmp-999999999"  # left by a capture killed mid-write
 # list: one line each, the unusable ones with their reason
 out=$("$ktune" capture list "$caps" 2>&1) || fail "capture list: $out"
 echo "$out"
-echo "$out" | grep -q "^scale.ktcap .*kernel .*scale_test f32 n=1000, captured on Some Other GPU at 2026-11-23T09:00:00Z" || fail "list: scale"
-echo "$out" | grep -q "^cut.ktcap .*UNUSABLE: .*cut.ktcap: truncated" || fail "list: truncated"
-echo "$out" | grep -q "^foreign.ktcap .*UNUSABLE: .*not a ktune capture bundle" || fail "list: foreign"
-echo "$out" | grep -q "^6 bundle(s) in $caps, 2 unusable" || fail "list: totals"
+echo "$out" | contains "^scale.ktcap .*kernel .*scale_test f32 n=1000, captured on Some Other GPU at 2026-11-23T09:00:00Z" || fail "list: scale"
+echo "$out" | contains "^cut.ktcap .*UNUSABLE: .*cut.ktcap: truncated" || fail "list: truncated"
+echo "$out" | contains "^foreign.ktcap .*UNUSABLE: .*not a ktune capture bundle" || fail "list: foreign"
+echo "$out" | contains "^6 bundle(s) in $caps, 2 unusable" || fail "list: totals"
 
 # show reads every buffer and checks its hash
 out=$("$ktune" capture show "$caps/scale.ktcap" 2>&1) || fail "capture show: $out"
-echo "$out" | grep -q "data: 2 buffer(s), 0.0 MB, every hash checked" || fail "show: $out"
-echo "$out" | grep -q '"source": "(.* characters; --source prints it)"' || fail "show hides the source"
-"$ktune" capture show --source "$caps/scale.ktcap" | grep -q "__global__ void scale" || fail "show --source"
+echo "$out" | contains "data: 2 buffer(s), 0.0 MB, every hash checked" || fail "show: $out"
+echo "$out" | contains '"source": "(.* characters; --source prints it)"' || fail "show hides the source"
+"$ktune" capture show --source "$caps/scale.ktcap" | contains "__global__ void scale" || fail "show --source"
 out=$("$ktune" capture show "$caps/flip.ktcap" 2>&1) && fail "show accepted a corrupted bundle"
-echo "$out" | grep -q "flip.ktcap: corrupted: buffer x (input)" || fail "show flip: $out"
+echo "$out" | contains "flip.ktcap: corrupted: buffer x (input)" || fail "show flip: $out"
 
 # tune refuses a bad bundle with the path and the reason
 out=$("$ktune" tune --capture "$caps/cut.ktcap" 2>&1) && fail "tune accepted a truncated bundle"
-echo "$out" | grep -q "cut.ktcap: truncated" || fail "tune cut: $out"
+echo "$out" | contains "cut.ktcap: truncated" || fail "tune cut: $out"
 out=$("$ktune" tune --capture "$caps/edited.ktcap" 2>&1) && fail "tune accepted an edited bundle"
-echo "$out" | grep -q "edited.ktcap: corrupted: its source or problem does not match its recorded key" || fail "edited: $out"
+echo "$out" | contains "edited.ktcap: corrupted: its source or problem does not match its recorded key" || fail "edited: $out"
 out=$("$ktune" tune --capture "$dir/builtin/nope.ktcap" 2>&1) && fail "tune accepted an unknown family"
-echo "$out" | grep -q "nope.ktcap: unknown kernel family 'nope'" || fail "nope: $out"
+echo "$out" | contains "nope.ktcap: unknown kernel family 'nope'" || fail "nope: $out"
 out=$("$ktune" tune --capture "$caps/scale.ktcap" --shape 3x3 2>&1) && fail "a capture and options"
-echo "$out" | grep -q "is the whole problem" || fail "capture and options: $out"
+echo "$out" | contains "is the whole problem" || fail "capture and options: $out"
 # a good built-in bundle, captured on another GPU: tuned here (or, without a GPU, the advice)
 out=$("$ktune" tune --capture "$dir/builtin/transpose.ktcap" --strategy random --budget-evals 20 2>&1)
 rc=$?
-if echo "$out" | grep -q "cannot tune here"; then
+if echo "$out" | contains "cannot tune here"; then
   [ $rc = 2 ] || fail "no GPU: exit 2 (rc=$rc)"
 else
   [ $rc = 0 ] || fail "tuning a captured transpose: $out"
-  "$ktune" cache list | grep -q "transpose .*f32 .*1000x1537" || fail "the captured transpose stored"
+  "$ktune" cache list | contains "transpose .*f32 .*1000x1537" || fail "the captured transpose stored"
 fi
 
 # a folder: the bad bundles reported and skipped, the good ones go on (--dry-run compiles)
@@ -82,21 +83,21 @@ rc=$?
 echo "$out"
 [ $rc = 1 ] || fail "a folder with bad bundles exits 1 (rc=$rc)"
 [ "$(echo "$out" | grep -c "skipped: ")" = 3 ] || fail "three bundles skipped"
-echo "$out" | grep -q "foreign.ktcap: skipped: .*not a ktune capture bundle" || fail "foreign skipped"
+echo "$out" | contains "foreign.ktcap: skipped: .*not a ktune capture bundle" || fail "foreign skipped"
 [ "$(echo "$out" | grep -c "dry run (no GPU): 9 configs for scale_test [0-9a-f]* f32 1000, 9 compiled")" = 3 ] ||
   fail "scale, flip (its data are checked when it is tuned) and the copy compiled"
 # a workload line naming a bad bundle: reported with the rest going on
 printf -- '--capture caps/cut.ktcap\n--capture caps/scale.ktcap\n' > "$dir/work.txt"
 out=$("$ktune" tune --workload "$dir/work.txt" --dry-run 2>&1)
-echo "$out" | grep -q "cut.ktcap: skipped: .*truncated" || fail "workload: bad bundle reported: $out"
-echo "$out" | grep -q "9 compiled" || fail "workload: the good bundle goes on: $out"
+echo "$out" | contains "cut.ktcap: skipped: .*truncated" || fail "workload: bad bundle reported: $out"
+echo "$out" | contains "9 compiled" || fail "workload: the good bundle goes on: $out"
 
 # prune: the unusable, the copy and the killed capture's file go; nothing else
 out=$("$ktune" capture prune "$caps" --dry-run 2>&1) || fail "prune --dry-run: $out"
 echo "$out"
 [ "$(ls "$caps" | wc -l)" = 7 ] || fail "--dry-run removed something"
-echo "$out" | grep -q "^5 file(s) would be removed" || fail "prune --dry-run totals"
-echo "$out" | grep -q "would remove z-copy.ktcap: a copy of scale.ktcap" || fail "the copy"
+echo "$out" | contains "^5 file(s) would be removed" || fail "prune --dry-run totals"
+echo "$out" | contains "would remove z-copy.ktcap: a copy of scale.ktcap" || fail "the copy"
 "$ktune" capture prune "$caps" > /dev/null || fail "prune"
 [ "$(ls "$caps" | tr '\n' ' ')" = "edited.ktcap scale.ktcap " ] || fail "after prune: $(ls "$caps")"
 # prune --tuned: a bundle whose problem has a record (here imported, as if tuned on
@@ -113,7 +114,7 @@ cat > "$dir/export.json" <<JSON
 JSON
 "$ktune" cache import "$dir/export.json" > /dev/null || fail "import the record"
 out=$("$ktune" capture prune "$caps" --tuned 2>&1) || fail "prune --tuned: $out"
-echo "$out" | grep -q "removed scale.ktcap: tuned (stored for Some Other GPU)" || fail "prune --tuned: $out"
+echo "$out" | contains "removed scale.ktcap: tuned (stored for Some Other GPU)" || fail "prune --tuned: $out"
 # (edited.ktcap carries the same key: it goes too)
 [ -z "$(ls "$caps")" ] || fail "after prune --tuned: $(ls "$caps")"
 echo "capture_cli_test: ok"

@@ -18,6 +18,7 @@ trap 'rm -rf "$dir"' EXIT
 export KTUNE_CACHE_DIR="$dir/cache"
 caps="$KTUNE_CACHE_DIR/captures"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/contains.sh"
 
 KTUNE_CAPTURE='jacobi,transp*' "$jacobi" 1001 999 > "$dir/app1.txt" 2>&1
 rc=$?
@@ -34,7 +35,7 @@ cat "$dir/app2.txt"
 KTUNE_CAPTURE='transp*' "$transpose" 1000 1537 1540 1000 > "$dir/app2p.txt" 2>&1 || fail "pitched transpose_app, capture on"
 cat "$dir/app2p.txt"
 [ "$(ls "$caps" | wc -l)" = 3 ] || fail "three bundles: $(ls "$caps")"
-ls "$caps" | grep -q "transpose-.*-f32-1000x1537-a4.ktcap" || fail "the pitched call's bundle: $(ls "$caps")"
+ls "$caps" | contains "transpose-.*-f32-1000x1537-a4.ktcap" || fail "the pitched call's bundle: $(ls "$caps")"
 before=$(stat -c %Y:%s "$caps"/jacobi-*.ktcap)
 sleep 1
 KTUNE_CAPTURE='*' "$jacobi" 1001 999 > "$dir/app3.txt" 2>&1 || fail "jacobi_app, second capture run"
@@ -42,7 +43,7 @@ grep -q "captured jacobi" "$dir/app3.txt" && fail "captured twice"
 [ "$(stat -c %Y:%s "$caps"/jacobi-*.ktcap)" = "$before" ] || fail "the bundle was rewritten"
 "$ktune" capture list | tee "$dir/list.txt"
 grep -q "^3 bundle(s) in $caps, 0 unusable" "$dir/list.txt" || fail "capture list"
-"$ktune" capture show "$caps"/jacobi-*.ktcap | grep -q "every hash checked" || fail "capture show"
+"$ktune" capture show "$caps"/jacobi-*.ktcap | contains "every hash checked" || fail "capture show"
 
 # A bundle with a wrong reference (y = 3 x for a kernel computing 2 x) and a truncated one
 python3 "$src/tests/cli/make_capture.py" kernel "$src/tests/data/user_kernels/scale.cu" 5000 "$caps/scale-wrong.ktcap" 3
@@ -55,15 +56,15 @@ grep -q "^workload: 5 problems, 3 tuned, 0 already stored, 2 failed" "$dir/tune.
 grep -q "cut.ktcap (line 1): skipped: .*truncated" "$dir/tune.txt" || fail "the truncated bundle reported"
 grep -q "elements of y wrong" "$dir/tune.txt" || fail "the wrong reference fails every config"
 grep -q "nothing stored: no config passed" "$dir/tune.txt" || fail "the failed problem says nothing was stored"
-"$ktune" cache list | grep -q "scale_test" && fail "a kernel whose every config failed was stored"
+"$ktune" cache list | contains "scale_test" && fail "a kernel whose every config failed was stored"
 
 "$jacobi" 1001 999 > "$dir/app4.txt" 2>&1 || fail "jacobi_app after tuning"
 cat "$dir/app4.txt"
 grep -q "match=exact" "$dir/app4.txt" || fail "the application's next run uses the captured problem's winner"
-"$transpose" 1000 1537 2>&1 | tee "$dir/app5.txt" | grep -q "match=exact" || fail "transpose_app: exact"
-"$transpose" 1000 1537 1540 1000 2>&1 | tee "$dir/app5p.txt" | grep -q "match=exact.*, 0 wrong" ||
+"$transpose" 1000 1537 2>&1 | tee "$dir/app5.txt" | contains "match=exact" || fail "transpose_app: exact"
+"$transpose" 1000 1537 1540 1000 2>&1 | tee "$dir/app5p.txt" | contains "match=exact.*, 0 wrong" ||
   fail "pitched transpose_app: exact, every element right: $(cat "$dir/app5p.txt")"
-"$ktune" cache list | grep -q "transpose .*1000x1537 *align 4 " || fail "the pitched problem stored at align 4"
+"$ktune" cache list | contains "transpose .*1000x1537 *align 4 " || fail "the pitched problem stored at align 4"
 # resumed: what is stored is skipped
 "$ktune" tune --capture "$caps" --strategy random --budget-evals 30 > "$dir/again.txt" 2>&1
 grep -q "^workload: 5 problems, 0 tuned, 3 already stored, 2 failed" "$dir/again.txt" || fail "second replay: $(tail -3 "$dir/again.txt")"

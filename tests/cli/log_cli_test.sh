@@ -7,23 +7,24 @@ data=${2:?usage: log_cli_test.sh KTUNE DATA_DIR}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/contains.sh"
 
 out=$("$ktune" log --dir "$data" list)
 [ "$(echo "$out" | grep -c 'NVIDIA H200')" = 17 ] || fail "list: expected 17 H200 runs"  # golden/ is a subfolder
 [ "$(echo "$out" | grep -c 'NVIDIA H100')" = 9 ] || fail "list: expected 9 H100 runs"
-echo "$out" | tail -1 | grep -q "^26 run(s)" || fail "list: total"
-echo "$out" | head -1 | grep -q "transpose-h100-u8-8191x4097-edges-first" || fail "list: newest first"
+echo "$out" | tail -1 | contains "^26 run(s)" || fail "list: total"
+head -1 <<< "$out" | contains "transpose-h100-u8-8191x4097-edges-first" || fail "list: newest first"
 
 out=$("$ktune" log --dir "$data" show transpose-f32-8192x2048)
-echo "$out" | grep -q "winner (re-timed with the finalists): 34.56 us, tile_m=32 tile_n=128 block_x=8 block_y=32 vec=4 layout=xor realign=0" \
+echo "$out" | contains "winner (re-timed with the finalists): 34.56 us, tile_m=32 tile_n=128 block_x=8 block_y=32 vec=4 layout=xor realign=0" \
   || fail "show: winner"
-echo "$out" | grep -q "1142 of 1142 configs evaluated, complete" || fail "show: totals"
-echo "$out" | grep -q "^  vec: best 4, 2 " || fail "show: vec effect"
-echo "$out" | grep -qE "^  layout: best (xor|shift|pad)" || fail "show: layout effect"
-echo "$out" | grep -q "^noise: winner" || fail "show: noise"
-echo "$out" | grep -q "^strongest interaction: " || fail "show: interaction"
-echo "$out" | grep -q "^best so far:" || fail "show: convergence"
-echo "$out" | grep -q "rejected: spills" || fail "show: failures grouped by reason"
+echo "$out" | contains "1142 of 1142 configs evaluated, complete" || fail "show: totals"
+echo "$out" | contains "^  vec: best 4, 2 " || fail "show: vec effect"
+echo "$out" | contains -E "^  layout: best (xor|shift|pad)" || fail "show: layout effect"
+echo "$out" | contains "^noise: winner" || fail "show: noise"
+echo "$out" | contains "^strongest interaction: " || fail "show: interaction"
+echo "$out" | contains "^best so far:" || fail "show: convergence"
+echo "$out" | contains "rejected: spills" || fail "show: failures grouped by reason"
 
 # Issue 14, case 6: a line with an unknown config value or a zero time is skipped and
 # named; the report stays bounded; a header of the wrong type is an error with file:line.
@@ -51,14 +52,14 @@ grep -q "badhead.jsonl:1: unreadable header" "$dir/err" || fail "show: header er
 
 "$ktune" log export "$data/transpose-f32-8192x2048.jsonl" --csv "$dir/run.csv" > /dev/null
 [ "$(wc -l < "$dir/run.csv")" = 1143 ] || fail "export: one row per candidate plus a header"
-head -1 "$dir/run.csv" | grep -q "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,copy,wide,order,median_us" || fail "export: header"
+head -1 "$dir/run.csv" | contains "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,copy,wide,order,median_us" || fail "export: header"
 [ "$(grep -c ',ok,' "$dir/run.csv")" = 1126 ] || fail "export: ok rows"
 
 out=$("$ktune" log --dir "$data" compare transpose-f32-8192x2048 transpose-f32-16384x16384 --top 3)
-echo "$out" | grep -q "^A transpose-f32-8192x2048" || fail "compare: A"
-echo "$out" | grep -q "1126 configs timed in both: B/A time ratio median" || fail "compare: common configs"
-echo "$out" | grep -q "^A's winner in B: rank " || fail "compare: winners' ranks"
-echo "$out" | grep -q '^warning: the runs tuned different problems (shape \[8192,2048\] vs \[16384,16384\])' \
+echo "$out" | contains "^A transpose-f32-8192x2048" || fail "compare: A"
+echo "$out" | contains "1126 configs timed in both: B/A time ratio median" || fail "compare: common configs"
+echo "$out" | contains "^A's winner in B: rank " || fail "compare: winners' ranks"
+echo "$out" | contains '^warning: the runs tuned different problems (shape \[8192,2048\] vs \[16384,16384\])' \
   || fail "compare: no warning for different problems"
 
 # Golden files pin both export formats (a hand-written three-candidate log: ok,
@@ -72,7 +73,7 @@ if "$ktune" log export "$data/golden/mini.jsonl" 2> "$dir/err"; then fail "expor
 head -c 200000 "$data/transpose-f32-8192x2048.jsonl" > "$dir/cut.jsonl"
 printf "\ngarbage\n" >> "$dir/cut.jsonl"  # the cut line, then another broken one
 out=$("$ktune" log show "$dir/cut.jsonl")
-echo "$out" | grep -q "partial (running or killed), 2 corrupt line(s) skipped" || fail "show: partial log"
+echo "$out" | contains "partial (running or killed), 2 corrupt line(s) skipped" || fail "show: partial log"
 
 if "$ktune" log --dir "$data" show no-such-run 2> "$dir/err"; then fail "unknown run accepted"; fi
 grep -q "no search log 'no-such-run'" "$dir/err" || fail "unknown run message"

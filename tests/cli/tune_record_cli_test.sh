@@ -9,10 +9,11 @@ ktune=${1:?usage: tune_record_cli_test.sh KTUNE}
 export KTUNE_CACHE_DIR=$(mktemp -d)
 trap 'rm -rf "$KTUNE_CACHE_DIR"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/contains.sh"
 expect() {  # message, record JSON, more arguments...
   local want=$1 record=$2; shift 2
   out=$("$ktune" tune --record "$record" "$@" 2>&1) && fail "accepted: $record $*"
-  echo "$out" | grep -qF -- "$want" || fail "$record $*: expected '$want', got: $out"
+  echo "$out" | contains -F -- "$want" || fail "$record $*: expected '$want', got: $out"
 }
 expect "unknown kernel family 'nope'" '{"family":"nope","dtype":"f32","shape":[3]}'
 expect "type must be string" '{"family":1,"dtype":"f32","shape":[3]}'
@@ -28,7 +29,7 @@ expect "reduce tunes this problem at alignment class 4 only, not the call's 1" \
 refused() {  # message, ktune arguments...
   local want=$1; shift
   out=$("$ktune" "$@" 2>&1) && fail "accepted: $*"
-  echo "$out" | grep -qF -- "$want" || fail "$*: expected '$want', got: $out"
+  echo "$out" | contains -F -- "$want" || fail "$*: expected '$want', got: $out"
 }
 for ld in 5 10,abc ,5 2051, 1099511627777,8192; do refused "bad --ld '$ld': expected two pitches of 1 to 2^40 elements" tune transpose --shape 300x200 --ld "$ld"; done
 refused "ld_src 100 is smaller than cols" tune transpose --shape 300x200 --ld 100,400
@@ -40,26 +41,26 @@ pitched=$("$ktune" space transpose --dtype u8 --shape 300x200 --ld 201,301 | gre
 out=$("$ktune" tune --record '{"family":"transpose","dtype":"u8","shape":[300,200],"align":1}' \
   --strategy random --budget-evals 4 2>&1)
 rc=$?
-if echo "$out" | grep -q "cannot tune here"; then
-  echo "$out" | grep -qF "ktune space transpose --dtype u8 --ld 201,301 --shape 300x200" || fail "no GPU, class 1: $out"
+if echo "$out" | contains "cannot tune here"; then
+  echo "$out" | contains -F "ktune space transpose --dtype u8 --ld 201,301 --shape 300x200" || fail "no GPU, class 1: $out"
 else
   [ $rc = 0 ] || fail "tuning the class-1 key failed: $out"
-  "$ktune" cache list | grep -q "transpose .*u8 *300x200 *align 1 " || fail "the key's class stored: $("$ktune" cache list)"
+  "$ktune" cache list | contains "transpose .*u8 *300x200 *align 1 " || fail "the key's class stored: $("$ktune" cache list)"
 fi
 # A tensor-core f32 record was tuned as TF32: its key names that problem again.
 out=$("$ktune" tune --record '{"family":"gemm_mma","variant":"nn","dtype":"f32","shape":[30,20,10]}' \
   --strategy random --budget-evals 4 2>&1)  # (a short search where there is a GPU)
-echo "$out" | grep -q "cannot tune here" && { echo "$out" | grep -qF -- "--math tf32" || fail "tf32 key: $out"; }
+echo "$out" | contains "cannot tune here" && { echo "$out" | contains -F -- "--math tf32" || fail "tf32 key: $out"; }
 # A good key: tuned where there is a GPU (a short search), else the no-GPU advice names
 # the problem the key describes.
 out=$("$ktune" tune --record '{"family":"gemm_mma","variant":"nt","dtype":"bf16","shape":[300,200,100]}' \
   --strategy random --budget-evals 4 2>&1)
 rc=$?
-if echo "$out" | grep -q "cannot tune here"; then
+if echo "$out" | contains "cannot tune here"; then
   [ $rc = 2 ] || fail "no GPU: exit 2 (rc=$rc)"
-  echo "$out" | grep -qF "ktune space gemm_mma --dtype bf16 --layout nt --math auto --shape 300x200x100" || fail "no GPU: $out"
+  echo "$out" | contains -F "ktune space gemm_mma --dtype bf16 --layout nt --math auto --shape 300x200x100" || fail "no GPU: $out"
 else
   [ $rc = 0 ] || fail "tuning the key failed: $out"
-  "$ktune" cache list | grep -q "gemm_mma.*nt.*bf16.*300x200x100" || fail "the key's problem stored"
+  "$ktune" cache list | contains "gemm_mma.*nt.*bf16.*300x200x100" || fail "the key's problem stored"
 fi
 echo "tune_record_cli_test: ok"

@@ -12,6 +12,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export KTUNE_CACHE_DIR="$dir/cache"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/contains.sh"
 data="$src/tests/data/user_kernels"
 
 "$ktune" tune --kernel "$data/scale.cu" --problem n=1000003 > "$dir/scale.txt" 2>&1
@@ -28,14 +29,14 @@ log=$(grep -o '/[^ ]*\.jsonl' "$dir/scale.txt" | tail -1)
 [ "$(grep -c '"bug":2.*1 of 1000003 elements of y wrong' "$log")" = 3 ] || fail "wrong results not caught"
 [ "$(grep -c '"bug":0.*"status":"ok"' "$log")" = 3 ] || fail "a correct config failed"
 grep -q '^1  .*bug=0' "$dir/scale.txt" || fail "the winner is not a correct config"
-"$ktune" cache list | grep -q "scale_test .* f32 *1000003 " || fail "winner not stored"
+"$ktune" cache list | contains "scale_test .* f32 *1000003 " || fail "winner not stored"
 # Other element types are other problems.
 for t in f64 i32; do
   "$ktune" tune --kernel "$data/scale.cu" --problem n=4096,T=$t > "$dir/$t.txt" 2>&1 || fail "T=$t: $(tail -5 "$dir/$t.txt")"
-  "$ktune" cache list | grep -q "scale_test .* $t *4096 " || fail "T=$t winner not stored"
+  "$ktune" cache list | contains "scale_test .* $t *4096 " || fail "T=$t winner not stored"
 done
 # The stored winner is what a lookup of the same kernel and problem finds.
-"$ktune" cache explain --kernel "$data/scale.cu" --problem n=1000003 | grep -q "exact: tuned 1000003" || fail "explain"
+"$ktune" cache explain --kernel "$data/scale.cu" --problem n=1000003 | contains "exact: tuned 1000003" || fail "explain"
 # `ktune log` reads a user kernel's search log unchanged.
 "$ktune" log show "$log" > "$dir/logshow.txt" 2>&1 || fail "ktune log show: $(head -5 "$dir/logshow.txt")"
 grep -q "bug=0" "$dir/logshow.txt" || fail "log show lists no winner"
@@ -46,7 +47,7 @@ grep -q "bug=0" "$dir/logshow.txt" || fail "log show lists no winner"
 cat "$dir/wild.txt"
 grep -q "2 launch_error (e.g. bug=1 threads=128: the kernel faulted (the run went on in a fresh process)" "$dir/wild.txt" || fail "no reset reported: $(grep failures "$dir/wild.txt")"
 grep -q '^1  .*bug=0' "$dir/wild.txt" || fail "wild.cu: the winner is not a correct config"
-"$ktune" cache list | grep -q "wild_test" || fail "wild.cu: winner not stored"
+"$ktune" cache list | contains "wild_test" || fail "wild.cu: winner not stored"
 
 # A config that never finishes: the watchdog logs it after --config-timeout seconds and
 # the run goes on in a fresh process without it, as after a fault.
@@ -57,7 +58,7 @@ cat "$dir/hang.txt"
 grep -q "2 launch_error (e.g. hang=1 threads=128: hung: still running after 3 s" "$dir/hang.txt" \
   || fail "no hang reported: $(grep failures "$dir/hang.txt")"
 grep -q '^1  .*hang=0' "$dir/hang.txt" || fail "hang.cu: the winner is not a finishing config"
-"$ktune" cache list | grep -q "hang_test" || fail "hang.cu: winner not stored"
+"$ktune" cache list | contains "hang_test" || fail "hang.cu: winner not stored"
 [ $((SECONDS - start)) -lt 60 ] || fail "hang.cu took $((SECONDS - start)) s for two 3 s timeouts"
 
 # A kernel whose every config fails verification: a clear error, nothing stored.
@@ -65,7 +66,7 @@ if "$ktune" tune --kernel "$data/all_wrong.cu" --problem n=5000 > "$dir/wrong.tx
   fail "all_wrong.cu reported success"
 fi
 grep -q "failures: 2 wrong" "$dir/wrong.txt" || fail "all_wrong message: $(tail -5 "$dir/wrong.txt")"
-! "$ktune" cache list | grep -q all_wrong_test || fail "all_wrong.cu stored a record"
+! "$ktune" cache list | contains all_wrong_test || fail "all_wrong.cu stored a record"
 
 # The stencil example at an odd size, every config verified bit for bit.
 "$ktune" tune --kernel "$src/examples/stencil/jacobi.cu" --problem nx=1001,ny=999 > "$dir/jacobi.txt" 2>&1 \
