@@ -1,7 +1,7 @@
 """Joins ktune's tuning summaries with the same-process peers (transpose_peers.py) into
-a markdown table: each peer as % of the memcpy ceiling, ktune's ratio to Triton and
-PyTorch, and the tuner's own median beside the runtime call's (the two protocols must
-rank alike).
+a markdown table: each peer as % of the memcpy ceiling (and the memcpy on each buffer
+set), ktune's ratio to Triton and PyTorch, and the tuner's own median beside the runtime
+call's (the two protocols must rank alike).
 
     python3 bench/transpose_report.py summary.jsonl peers.jsonl
 """
@@ -17,10 +17,10 @@ def load(path):
 def main():
     # A pitched problem was tuned with --ld LD_SRC,LD_DST (its summary says so).
     tuned = {(r["dtype"], r["shape"], r.get("ld", "")): r for r in load(sys.argv[1])}
-    print("| dtype | shape | ld src/dst | memcpy us | ktune us | ktune % of memcpy | Triton us | Triton % of memcpy | "
-          "ktune / Triton speed | torch us | ktune / torch speed | tuner's median us | tune s | configs | "
-          "ktune launch | Triton winner |")
-    print("|" + "---|" * 16)
+    print("| dtype | shape | ld src/dst | memcpy us | memcpy us per buffer set | ktune us | ktune % of memcpy | "
+          "Triton us | Triton % of memcpy | ktune / Triton speed | torch us | ktune / torch speed | "
+          "tuner's median us | tune s | configs | ktune launch | Triton winner |")
+    print("|" + "---|" * 17)
     for p in load(sys.argv[2]):
         copy, k, t = p["copy_us"], p["ktune_us"], p["triton_us"]
         dense = p["ld_src"] == int(p["shape"].split("x")[1]) and p["ld_dst"] == int(p["shape"].split("x")[0])
@@ -28,7 +28,8 @@ def main():
         tuner = f"{r['winner']['median_us']:.1f}" if r and r.get("winner") else "-"
         seconds = f"{r['seconds']:.1f}" if r else "-"
         configs = str(r["configs"]) if r else "-"
-        print(f"| {p['dtype']} | {p['shape']} | {p['ld_src']}/{p['ld_dst']} | {copy:.1f} | {k:.1f} | "
+        sets = " / ".join(f"{t:.1f}" for t in p.get("copy_us_each", []))
+        print(f"| {p['dtype']} | {p['shape']} | {p['ld_src']}/{p['ld_dst']} | {copy:.1f} | {sets or '-'} | {k:.1f} | "
               f"{100 * copy / k:.1f}% | {t:.1f} | {100 * copy / t:.1f}% | {t / k:.3f} | {p['torch_us']:.1f} | "
               f"{p['torch_us'] / k:.2f} | {tuner} | {seconds} | {configs} | `{p['ktune_launch']}` | "
               f"{p['triton_config']} |")
