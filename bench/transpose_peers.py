@@ -94,13 +94,19 @@ def placements():
     return count
 
 
-def measure(ktune, flush, arg):
+def record(results, name, each):
+    """A peer's time: the median of its per-set medians, and those medians."""
+    results[name + "_us"] = statistics.median(each)
+    results[name + "_us_each"] = [round(t, 2) for t in each]
+
+
+def measure(ktune, flush, arg, count):
     name, rows, cols, ld_src, ld_dst = parse(arg)
     dtype = DTYPES[name]
-    count = placements()
     # Every buffer set at once, so that each lies elsewhere in memory.
     srcs = [random_matrix(dtype, rows, ld_src) for _ in range(count)]
     dsts = [torch.empty(cols, ld_dst, device="cuda", dtype=dtype) for _ in range(count)]
+    element_bytes = srcs[0].element_size()
     results = {"placements": count}
     for peer in ("ktune", "triton", "torch"):
         each = []
@@ -115,33 +121,30 @@ def measure(ktune, flush, arg):
             if not torch.equal(dst, src.t()):
                 raise RuntimeError(f"{peer} gives a wrong transpose at {arg}")
             each.append(timed(op, flush, hide_launch=True))
-        results[peer + "_us"] = statistics.median(each)
-        results[peer + "_us_each"] = [round(t, 2) for t in each]
+        record(results, peer, each)
     del srcs, dsts
     # The ceiling: a device-to-device copy of the bytes the transpose reads and writes.
     copies = [(torch.empty(rows * cols, device="cuda", dtype=dtype), torch.empty(rows * cols, device="cuda", dtype=dtype))
               for _ in range(count)]
-    each = [timed(lambda: b.copy_(a), flush, hide_launch=True) for a, b in copies]
-    results["copy_us"] = statistics.median(each)
-    results["copy_us_each"] = [round(t, 2) for t in each]
+    record(results, "copy", [timed(lambda: b.copy_(a), flush, hide_launch=True) for a, b in copies])
     del copies
     torch.cuda.empty_cache()
     best = triton_transpose.best_config
     return {"dtype": name, "shape": f"{rows}x{cols}", "ld_src": ld_src, "ld_dst": ld_dst,
-            "bytes": 2 * rows * cols * torch.tensor([], dtype=dtype).element_size(), **results,
-            "ktune_launch": ktune.message(),
+            "bytes": 2 * rows * cols * element_bytes, **results, "ktune_launch": ktune.message(),
             "triton_config": f"BM={best.kwargs['BM']} BN={best.kwargs['BN']} num_warps={best.num_warps}",
             "device": torch.cuda.get_device_properties(0).name, "torch_version": torch.__version__,
             "triton_version": triton.__version__}
 
 
 def main():
+    count = placements()  # a bad count fails before any GPU work
     ktune = Ktune(sys.argv[1])
     flush = l2_flush_buffer()
     status = 0
     for arg in sys.argv[2:]:
         try:
-            print(json.dumps(measure(ktune, flush, arg)), flush=True)
+            print(json.dumps(measure(ktune, flush, arg, count)), flush=True)
         except RuntimeError as e:  # one problem's failure is reported, the others still run
             print(f"transpose_peers: {arg}: {e}", file=sys.stderr)
             status = 1
