@@ -1,7 +1,7 @@
 // @kernel  transpose
 // @entry   ktune_transpose
 // @type    T = element
-// @tune    tile_m  = 8, 16, 32, 64, 128, 256
+// @tune    tile_m  = 8, 16, 32, 64, 128, 256, 192
 // @tune    tile_n  = 8, 16, 32, 64, 128, 256
 // @tune    block_x = 4, 8, 16, 32, 64
 // @tune    block_y = 2, 4, 8, 16, 32
@@ -12,9 +12,9 @@
 // @tune    wide    = 0, 1, 2, 3
 // @tune    order   = src, dst
 // @derive  threads    = block_x * block_y
-// @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? tile_n * 256 + 144 * (tile_n + 16) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
+// @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? tile_n * 256 + (tile_m + 16) * (tile_n + 16) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
-// @require tile_m <= 128 && tile_n <= 128 || elem_bytes == 1 && vec >= 8 && (layout == "xor" || layout == "shift") && realign == 0 && copy == 0 && wide == 0
+// @require (tile_m <= 128 || tile_m == 192) && tile_n <= 128 || elem_bytes == 1 && vec >= 8 && (layout == "xor" || layout == "shift") && realign == 0 && copy == 0 && wide == 0
 // @require vec * elem_bytes <= 16
 // @require vec == 1 || align % vec == 0 || realign == 1 || copy == 1
 // @require realign == 0 || align < vec && vec * elem_bytes >= 8 && layout != "direct" && (elem_bytes > 1 || align > 1)
@@ -27,9 +27,10 @@
 // @require copy == 1 || layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
 // @require wide != 1 || vec == 1 && align * elem_bytes < 16 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
-// @require wide < 2 || elem_bytes == 1 && align < 16 && tile_m == 128 && vec == 1 && layout == "xor" && realign == 0 && copy == 0 && block_x == 32 && tile_n % 16 == 0 && tile_n <= threads && threads <= 4 * tile_n && rows > tile_m
+// @require tile_m != 192 || wide == 3
+// @require wide < 2 || elem_bytes == 1 && align < 16 && (tile_m == 128 || wide == 3 && tile_m == 192) && vec == 1 && layout == "xor" && realign == 0 && copy == 0 && block_x == 32 && tile_n % 16 == 0 && tile_n <= threads && threads <= 4 * tile_n && rows > tile_m
 // @require wide != 3 || threads >= 256
-// @require order == "src" || copy == 0 && layout != "direct" && tile_m == 128 && align * elem_bytes < 16 && rows > tile_m && cols > tile_n
+// @require order == "src" || copy == 0 && layout != "direct" && (tile_m == 128 || tile_m == 192) && align * elem_bytes < 16 && rows > tile_m && cols > tile_n
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
@@ -126,6 +127,12 @@
 // around each chunk (.L2::128B): the blocks beside it in the grid read the rest of the
 // line next, and the early fetch made u8 8191x4097 2% faster on an H200 (26.8 against
 // 27.3 us) and on an H100 (30.9 against 31.5); 256-byte lines were 2% slower (H200).
+// wide = 3 alone also has 192-row tiles (tile_m = 192, listed last so older logs replay):
+// the same 16 lead rows serve 192 rows instead of 128, and each dst row piece is 12 whole
+// chunks, so 3% fewer L2 sectors, where this kernel is bound by the L2 (its fabric busy
+// 76-81% of the time). H200, u8 8191x4097: 26.6-26.7 against 26.8-26.9 us, 4097x8191:
+// 26.4 against 26.8-27.1, pitched 8192x2048: a tie; the tuner chooses. (256 rows do not fit
+// a staged row of 16 slots.)
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
@@ -133,7 +140,7 @@
 // config beat the best src one by 7-10% at f32 4097x8191 and 8191x4097, 2-5% at f64
 // 8191x4097, 13% at f16 8191x4097 on the H100 and 1.5-7% at u8 there (H200: f16 1-3%
 // faster, u8 from 3% slower to 1% faster; the tuner chooses). Only tiles of 128 dst elements a row
-// (tile_m = 128, shared memory) have it: in the exhaustive runs the best of the other
+// (tile_m = 128, shared memory; and wide = 3's 192) have it: in the exhaustive runs the best of the other
 // dst configs was never more than 0.2% faster, and the space grows by a fifth instead
 // of doubling. Aligned shapes lost with it or did not change, and a problem of one tile
 // row or column has just one order.
@@ -550,10 +557,10 @@ __device__ __forceinline__ void ktune_stage_words(int k, int g, const uint4 (&v)
 
 // Phase 2 of wide = 2 and 3: slot j of dst row c = the aligned chunk at 16 j - m (m: the
 // misalignment of dst row c at r0), staged bytes 16 - m + 16 j on; lanes along j.
-template <int tile_n, int threads>
+template <int tile_m, int tile_n, int threads>
 __device__ __forceinline__ void ktune_store_chunks(unsigned char* __restrict__ dst, int rows, int cols,
                                                    long long ld_dst, int r0, int c0, int id) {
-  constexpr int tile_m = 128;
+  constexpr int J = tile_m / 16;  // whole chunks a dst row
   extern __shared__ __align__(16) unsigned char ktune_smem[];
   const auto dst_row = [&](int c) { return dst + static_cast<long long>(c0 + c) * ld_dst; };
   const auto chunk = [&](int c, int a) {
@@ -561,25 +568,25 @@ __device__ __forceinline__ void ktune_store_chunks(unsigned char* __restrict__ d
   };
   const int inside = min(tile_n, cols - c0);
   if (r0 > 0 && r0 + tile_m < rows) {
-    constexpr int steps = (tile_n * 8 + threads - 1) / threads;
+    constexpr int steps = (tile_n * J + threads - 1) / threads;
     uint4 out[steps];
 #pragma unroll
     for (int u = 0; u < steps; ++u) {
-      const int q = id + u * threads, c = q / 8, j = q % 8, m = ktune_chunk_misalignment(dst_row(c) + r0);
-      if (q < tile_n * 8 && c < inside)
+      const int q = id + u * threads, c = q / J, j = q % J, m = ktune_chunk_misalignment(dst_row(c) + r0);
+      if (q < tile_n * J && c < inside)
         out[u] = ktune_window(chunk(c, j + (m == 0)), chunk(c, j + 1 + (m == 0)), (16 - m) % 16);
     }
 #pragma unroll
     for (int u = 0; u < steps; ++u) {
-      const int q = id + u * threads, c = q / 8, j = q % 8;
+      const int q = id + u * threads, c = q / J, j = q % J;
       unsigned char* at = dst_row(c) + r0;
-      if (q < tile_n * 8 && c < inside)
+      if (q < tile_n * J && c < inside)
         *reinterpret_cast<uint4*>(at - ktune_chunk_misalignment(at) + 16 * j) = out[u];
     }
   } else {  // the first and the last tile of a column of tiles own [0, ...) and [..., rows):
             // the chunks inside that range whole, the two it cuts byte by byte
-    for (int q = id; q < tile_n * 9; q += threads) {
-      const int c = q / 9, j = q % 9;
+    for (int q = id; q < tile_n * (J + 1); q += threads) {
+      const int c = q / (J + 1), j = q % (J + 1);
       if (c >= inside) continue;
       unsigned char* row = dst_row(c);
       const int m = ktune_chunk_misalignment(row + r0);
@@ -668,16 +675,16 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
   }
   __syncthreads();
 
-  ktune_store_chunks<tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
+  ktune_store_chunks<128, tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
 }
 
 // wide = 3: phase 1 copies each staged row's tile_n / 16 + 1 aligned chunks into `raw`
 // (after the staged rows) first, then takes the units from there.
-template <int tile_n, int threads, int order>
+template <int tile_m, int tile_n, int threads, int order>
 __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __restrict__ dst,
                                                       const unsigned char* __restrict__ src, int rows, int cols,
                                                       long long ld_dst, long long ld_src) {
-  constexpr int tile_m = 128, staged = tile_m + 16, quads = staged / 4, chunks = tile_n / 16, row_chunks = chunks + 1;
+  constexpr int staged = tile_m + 16, quads = staged / 4, chunks = tile_n / 16, row_chunks = chunks + 1;
   const KtuneTile<tile_m, tile_n, order> t(rows, cols);
   const int r0 = t.r0, c0 = t.c0;
   const int id = threadIdx.y * blockDim.x + threadIdx.x;
@@ -722,7 +729,7 @@ __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __res
   }
   __syncthreads();
 
-  ktune_store_chunks<tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
+  ktune_store_chunks<tile_m, tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
 }
 
 // Two kernels of one name, told apart by wide: wide = 3 asks for 1536 threads an SM in
@@ -736,7 +743,7 @@ template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec,
 __global__ typename KtuneIf<wide == 3>::type __launch_bounds__(block_x * block_y, 1536 / (block_x * block_y))
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
-  ktune_transpose_bytes_async<tile_n, block_x * block_y, order>(dst, src, rows, cols, ld_dst, ld_src);
+  ktune_transpose_bytes_async<tile_m, tile_n, block_x * block_y, order>(dst, src, rows, cols, ld_dst, ld_src);
 }
 
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy,

@@ -192,7 +192,7 @@ TEST(Space, CopyConfigsOnlyForDegenerateShapes) {
 }
 
 // Tiles in dst order only where they paid: pitches that rule out 16-byte accesses,
-// staged tiles of 128 dst elements a row, more than one tile each way.
+// staged tiles of 128 dst elements a row (or 192, wide = 3's), more than one tile each way.
 TEST(Space, DstOrderOnlyAtOddPitchesWithLongTileRows) {
   const auto dst_configs = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
     std::vector<Config> dst;
@@ -204,7 +204,8 @@ TEST(Space, DstOrderOnlyAtOddPitchesWithLongTileRows) {
     const auto dst = dst_configs(dtype, 8191, 4097, 1);
     EXPECT_GT(dst.size(), 100u) << to_string(dtype);
     for (const auto& k : dst) {
-      EXPECT_EQ(value_int(k, "tile_m"), 128);
+      const std::int64_t tile_m = value_int(k, "tile_m");
+      EXPECT_TRUE(tile_m == 128 || (tile_m == 192 && value_int(k, "wide") == 3)) << tile_m;
       EXPECT_NE(value_str(k, "layout"), "direct");
     }
   }
@@ -237,13 +238,27 @@ TEST(Space, WholeChunkWritesOnlyForBytesAtOddPitches) {
     EXPECT_LE(threads, 4 * value_int(k, "tile_n"));
     EXPECT_EQ(staged_bytes(k), 256 * value_int(k, "tile_n"));
   }
-  // wide = 3 copies the rows first (144 of tile_n + 16 bytes) and takes 256 threads or more.
+  // wide = 3 copies the rows first (tile_m + 16 of tile_n + 16 bytes), takes 256 threads or
+  // more, and alone has 192-row tiles.
   const auto copied = chunked(DType::u8, 8191, 4097, 1, 3);
-  EXPECT_EQ(copied.size(), 6u);  // 128 x 64 on 256 threads, 128 x 128 on 256 and 512, two orders
+  EXPECT_EQ(copied.size(), 10u);  // 128 x 64 and 192 x 64 on 256 threads, 128 x 128 on 256 and
+                                  // 512, 192 x 128 on 512, two orders
+  std::size_t rows_192 = 0;
   for (const auto& k : copied) {
+    const std::int64_t tile_m = value_int(k, "tile_m"), tile_n = value_int(k, "tile_n");
     EXPECT_GE(value_int(k, "block_x") * value_int(k, "block_y"), 256);
-    EXPECT_EQ(staged_bytes(k), 256 * value_int(k, "tile_n") + 144 * (value_int(k, "tile_n") + 16));
+    EXPECT_EQ(staged_bytes(k), 256 * tile_n + (tile_m + 16) * (tile_n + 16));
+    rows_192 += tile_m == 192;
   }
+  EXPECT_EQ(rows_192, 4u);
+  for (DType dtype : {DType::u8, DType::f16, DType::f32, DType::f64}) {
+    for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(dtype, 8191, 4097, 1))) {
+      if (value_int(k, "tile_m") == 192) {
+        EXPECT_EQ(value_int(k, "wide"), 3) << to_string(dtype);
+      }
+    }
+  }
+  EXPECT_EQ(chunked(DType::u8, 192, 100003, 1, 3).size(), 6u);  // 192-row tiles need more rows
   for (const int wide : {2, 3}) {
     EXPECT_TRUE(chunked(DType::u8, 16384, 8192, 16, wide).empty());  // 16-byte accesses possible
     EXPECT_TRUE(chunked(DType::f16, 8191, 4097, 1, wide).empty());

@@ -78,6 +78,10 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
       run_one(dev, tiled(128, 64, 32, 8, 1, layout, 0, 3, "src"), DType::u8, 517, 1021);
       run_one(dev, tiled(128, 128, 32, 8, 1, layout, 0, 3, "dst"), DType::u8, 1021, 517);
       run_one(dev, tiled(128, 128, 32, 16, 1, layout, 0, 3, "src"), DType::u8, 130, 4099);
+      // 192-row tiles (wide = 3 only): 4 and 3 tile rows, the last partial.
+      run_one(dev, tiled(192, 64, 32, 8, 1, layout, 0, 3, "src"), DType::u8, 709, 1021);
+      run_one(dev, tiled(192, 64, 32, 8, 1, layout, 0, 3, "dst"), DType::u8, 1021, 517);
+      run_one(dev, tiled(192, 128, 32, 16, 1, layout, 0, 3, "src"), DType::u8, 577, 333);
     }
     // 256-byte tile rows for 1-byte elements (vec 8 and 16, xor and shift), partial
     // tiles both ways (u8 at 16-byte pitches).
