@@ -130,19 +130,19 @@
 // wide = 3 alone also has 192-row tiles (tile_m = 192, listed last so older logs replay):
 // the same 16 lead rows serve 192 rows instead of 128, and each dst row piece is 12 whole
 // chunks, so 3% fewer L2 sectors, where this kernel is bound by the L2 (its fabric busy
-// 76-81% of the time). H200, u8 8191x4097: 26.6-26.7 against 26.8-26.9 us, 4097x8191:
-// 26.4 against 26.8-27.1, pitched 8192x2048: a tie; the tuner chooses. (256 rows do not fit
-// a staged row of 16 slots.)
+// 76-81% of the time). u8 8191x4097: 30.1-30.2 against 31.0-31.1 us on an H100 (192 x 128
+// on 512 threads), 26.6-26.7 against 26.8-27.0 on an H200 (192 x 64); 4097x8191 1-3%
+// faster on both; pitched 8192x2048 a tie. (256 rows do not fit a staged row of 16 slots.)
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
 // pitches, where every tile's dst rows start and end in partial sectors, the best dst
 // config beat the best src one by 7-10% at f32 4097x8191 and 8191x4097, 2-5% at f64
 // 8191x4097, 13% at f16 8191x4097 on the H100 and 1.5-7% at u8 there (H200: f16 1-3%
-// faster, u8 from 3% slower to 1% faster; the tuner chooses). Only tiles of 128 dst elements a row
-// (tile_m = 128, shared memory; and wide = 3's 192) have it: in the exhaustive runs the best of the other
-// dst configs was never more than 0.2% faster, and the space grows by a fifth instead
-// of doubling. Aligned shapes lost with it or did not change, and a problem of one tile
+// faster, u8 from 3% slower to 1% faster; the tuner chooses). Only tiles of 128 dst
+// elements a row (tile_m = 128, shared memory; and wide = 3's 192) have it: in the
+// exhaustive runs the best of the other dst configs was never more than 0.2% faster, and
+// the space grows by a fifth instead of doubling. Aligned shapes lost with it or did not change, and a problem of one tile
 // row or column has just one order.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
