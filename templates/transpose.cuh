@@ -28,7 +28,7 @@
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
 // @require wide != 1 || vec == 1 && align * elem_bytes < 16 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
 // @require tile_m != 192 || wide == 3
-// @require wide < 2 || elem_bytes == 1 && align < 16 && (tile_m == 128 || wide == 3 && tile_m == 192) && vec == 1 && layout == "xor" && realign == 0 && copy == 0 && block_x == 32 && tile_n % 16 == 0 && tile_n <= threads && threads <= 4 * tile_n && rows > tile_m
+// @require wide < 2 || elem_bytes == 1 && align < 16 && (tile_m == 128 || tile_m == 192) && vec == 1 && layout == "xor" && realign == 0 && copy == 0 && block_x == 32 && tile_n % 16 == 0 && tile_n <= threads && threads <= 4 * tile_n && rows > tile_m
 // @require wide != 3 || threads >= 256
 // @require order == "src" || copy == 0 && layout != "direct" && (tile_m == 128 || tile_m == 192) && align * elem_bytes < 16 && rows > tile_m && cols > tile_n
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
@@ -142,8 +142,8 @@
 // faster, u8 from 3% slower to 1% faster; the tuner chooses). Only tiles of 128 dst
 // elements a row (tile_m = 128, shared memory; and wide = 3's 192) have it: in the
 // exhaustive runs the best of the other dst configs was never more than 0.2% faster, and
-// the space grows by a fifth instead of doubling. Aligned shapes lost with it or did not change, and a problem of one tile
-// row or column has just one order.
+// the space grows by a fifth instead of doubling. Aligned shapes lost with it or did not
+// change, and a problem of one tile row or column has just one order.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 enum KtuneOrder { order_src, order_dst };
@@ -675,7 +675,7 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
   }
   __syncthreads();
 
-  ktune_store_chunks<128, tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
+  ktune_store_chunks<tile_m, tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
 }
 
 // wide = 3: phase 1 copies each staged row's tile_n / 16 + 1 aligned chunks into `raw`
