@@ -69,7 +69,11 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   tuner=$!
   sleep 6
   kill -INT $tuner
-  if wait $tuner && grep -q "INTERRUPTED" "$out/sigint.txt" && "$ktune" cache list --database "$sigint_db" | grep -q 8192x8192 \
+  tuner_rc=0; wait $tuner || tuner_rc=$?
+  # Captured, not piped: under pipefail, `grep -q` closing the pipe early can fail the
+  # command that writes into it.
+  listed=$("$ktune" cache list --database "$sigint_db" 2>&1)
+  if [ $tuner_rc = 0 ] && grep -q "INTERRUPTED" "$out/sigint.txt" && grep -q 8192x8192 <<< "$listed" \
      && grep -q '"interrupted":true' "$(grep -o '/[^ ]*\.jsonl' "$out/sigint.txt" | tail -1)"; then
     note "ctrl-c ok: $(grep -E 'INTERRUPTED' "$out/sigint.txt")"
   else
