@@ -3,8 +3,7 @@
 #include <ktune/error.hpp>
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <array>
 #include <string>
 
 namespace ktune {
@@ -33,18 +32,21 @@ int ideal_wavefronts(int access_bytes) { return std::max(1, 32 * access_bytes / 
 int wavefronts(const std::vector<std::optional<std::int64_t>>& lane_addresses, int access_bytes) {
   const int lanes_per_phase = access_bytes <= 4 ? 32 : 128 / access_bytes;
   int total = 0;
+  // A phase touches at most 32 lanes x 4 words: sorted and deduplicated in place (the
+  // model ranks whole spaces, and a map of sets a request made replays 4x slower).
+  std::array<std::int64_t, 128> words;
   for (std::size_t base = 0; base < lane_addresses.size(); base += static_cast<std::size_t>(lanes_per_phase)) {
-    std::map<std::int64_t, std::set<std::int64_t>> words_per_bank;
+    std::size_t n = 0;
     for (std::size_t l = base; l < std::min(lane_addresses.size(), base + lanes_per_phase); ++l) {
       if (!lane_addresses[l]) continue;
-      for (std::int64_t b = *lane_addresses[l]; b < *lane_addresses[l] + access_bytes; b += 4) {
-        const std::int64_t word = b / 4;
-        words_per_bank[word % 32].insert(word);
-      }
+      for (std::int64_t b = *lane_addresses[l]; b < *lane_addresses[l] + access_bytes && n < words.size(); b += 4)
+        words[n++] = b / 4;
     }
-    std::size_t worst = 0;
-    for (const auto& [bank, words] : words_per_bank) worst = std::max(worst, words.size());
-    total += static_cast<int>(worst);
+    std::sort(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(n));
+    const auto end = std::unique(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(n));
+    std::array<int, 32> per_bank{};
+    for (auto w = words.begin(); w != end; ++w) ++per_bank[static_cast<std::size_t>(((*w % 32) + 32) % 32)];
+    total += *std::max_element(per_bank.begin(), per_bank.end());
   }
   return std::max(total, 1);
 }
@@ -59,10 +61,11 @@ BankConflicts transpose_bank_conflicts(SmemLayout layout, int tile_m, int tile_n
   };
   // Every lane of a warp runs the same loop iteration; an iteration is one request.
   long store_cost = 0, store_ideal = 0, load_cost = 0, load_ideal = 0;
+  std::vector<std::optional<std::int64_t>> lanes(32);
   for (int warp = 0; warp * 32 < threads; ++warp) {
     for (int i = 0; i * block_y < tile_m; ++i)
       for (int j = 0; j * block_x < groups; ++j) {
-        std::vector<std::optional<std::int64_t>> lanes(32);
+        std::fill(lanes.begin(), lanes.end(), std::nullopt);
         for (int lane = 0; lane < 32 && warp * 32 + lane < threads; ++lane) {
           const int tx = (warp * 32 + lane) % block_x, ty = (warp * 32 + lane) / block_x;
           const int r = ty + i * block_y, g = tx + j * block_x;
@@ -74,7 +77,7 @@ BankConflicts transpose_bank_conflicts(SmemLayout layout, int tile_m, int tile_n
     for (int i = 0; i * block_y < groups; ++i)
       for (int j = 0; j * block_x < tile_m / vec; ++j)
         for (int k = 0; k < vec; ++k) {
-          std::vector<std::optional<std::int64_t>> lanes(32);
+          std::fill(lanes.begin(), lanes.end(), std::nullopt);
           for (int lane = 0; lane < 32 && warp * 32 + lane < threads; ++lane) {
             const int tx = (warp * 32 + lane) % block_x, ty = (warp * 32 + lane) / block_x;
             const int cg = ty + i * block_y, rg = tx + j * block_x;

@@ -648,7 +648,9 @@ TEST_F(DatabaseTest, RandomPageCorruptionsNeverLoseReadableRecords) {
   std::uint64_t state = 12345;
   const auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
   std::size_t set_aside = 0, opened = 0, salvaged_total = 0;
-  for (int trial = 0; trial < 1000; ++trial) {
+  // 400 trials: 12 s on CI's 2 cores (1000 took 42 s); the fuzz test mutates further.
+  constexpr int trials = 400;
+  for (int trial = 0; trial < trials; ++trial) {
     fs::remove_all(db_path().parent_path());
     fs::create_directories(db_path().parent_path());
     fs::permissions(db_path().parent_path(), fs::perms::owner_all, fs::perm_options::replace);
@@ -686,9 +688,9 @@ TEST_F(DatabaseTest, RandomPageCorruptionsNeverLoseReadableRecords) {
     }
     EXPECT_GE(now, readable) << "trial " << trial << " (page " << page << ", kind " << kind << ")";
   }
-  std::printf("1000 corruptions: %zu set aside (%.1f records kept of 300 on average), %zu opened as they were\n", set_aside,
-              set_aside ? static_cast<double>(salvaged_total) / static_cast<double>(set_aside) : 0.0, opened);
-  EXPECT_GT(set_aside, 100u);
+  std::printf("%d corruptions: %zu set aside (%.1f records kept of 300 on average), %zu opened as they were\n", trials,
+              set_aside, set_aside ? static_cast<double>(salvaged_total) / static_cast<double>(set_aside) : 0.0, opened);
+  EXPECT_GT(set_aside, static_cast<std::size_t>(trials / 10));
 }
 
 // Case 3: records carry a checksum; a byte changed in a record's text, or a key column
