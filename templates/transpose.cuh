@@ -12,7 +12,7 @@
 // @tune    wide    = 0, 1, 2, 3
 // @tune    order   = src, dst
 // @derive  threads    = block_x * block_y
-// @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? tile_n * 256 + (tile_m + 16) * (tile_n + 16) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
+// @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? max(tile_n * 256, (tile_m + 16) * (tile_n + 16)) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
 // @require (tile_m <= 128 || tile_m == 192) && tile_n <= 128 || elem_bytes == 1 && vec >= 8 && (layout == "xor" || layout == "shift") && realign == 0 && copy == 0 && wide == 0
 // @require vec * elem_bytes <= 16
@@ -133,6 +133,13 @@
 // 76-81% of the time). u8 8191x4097: 30.1-30.2 against 31.0-31.1 us on an H100 (192 x 128
 // on 512 threads), 26.6-26.7 against 26.8-27.0 on an H200 (192 x 64); 4097x8191 1-3%
 // faster on both; pitched 8192x2048 a tie. (256 rows do not fit a staged row of 16 slots.)
+// The copies go through L1 (cp.async.ca), into a region the staged rows then reuse (one
+// more barrier): L1 merges the chunks of a row that share a sector, so the L2 sends 20%
+// fewer sectors, and it needs room for the lines in flight, which half the shared memory
+// leaves it (6 blocks of 192 x 64 take 100 KB instead of 198). Through L1 without the
+// reuse, 5-15% slower; with it, 192 x 64 on 256 threads ran u8 8191x4097 in 25.3 against
+// 26.6 us (H200) and 29.3 against 30.2 (H100, against its 192 x 128 winner), 4097x8191
+// 2.5-4% and pitched 8192x2048 2-5% faster on both. The reuse alone was a tie.
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
@@ -679,7 +686,8 @@ __device__ __forceinline__ void ktune_transpose_bytes(unsigned char* __restrict_
 }
 
 // wide = 3: phase 1 copies each staged row's tile_n / 16 + 1 aligned chunks into `raw`
-// (after the staged rows) first, then takes the units from there.
+// first, takes every unit of the thread from there into registers, and, after a barrier,
+// stages them over `raw`: the block needs the larger of the two regions, not both.
 template <int tile_m, int tile_n, int threads, int order>
 __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __restrict__ dst,
                                                       const unsigned char* __restrict__ src, int rows, int cols,
@@ -689,7 +697,7 @@ __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __res
   const int r0 = t.r0, c0 = t.c0;
   const int id = threadIdx.y * blockDim.x + threadIdx.x;
   extern __shared__ __align__(16) unsigned char ktune_smem[];
-  uint4* raw = reinterpret_cast<uint4*>(ktune_smem + tile_n * 256);
+  uint4* raw = reinterpret_cast<uint4*>(ktune_smem);  // the staged rows reuse it
   const auto src_row = [&](int i) { return src + static_cast<long long>(r0 - 16 + i) * ld_src + c0; };
   const auto inside_rows = [&](int i) { return r0 - 16 + i >= 0 && r0 - 16 + i < rows; };
 
@@ -701,7 +709,7 @@ __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __res
     const unsigned char* aligned = row - ktune_chunk_misalignment(row);
     if (aligned >= src && aligned + 16 * row_chunks <= src_end) {
       const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(raw + q));
-      asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(to), "l"(aligned + 16 * k));
+      asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(to), "l"(aligned + 16 * k));
     } else {
       unsigned w[4] = {0, 0, 0, 0};
 #pragma unroll
@@ -715,17 +723,25 @@ __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __res
   asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
 
-  for (int q = id; q < quads * chunks; q += threads) {
-    const int g = q / chunks, k = q % chunks;
-    uint4 v[4];
+  constexpr int units = (quads * chunks + threads - 1) / threads;
+  uint4 v[units][4];
+#pragma unroll
+  for (int u = 0; u < units; ++u) {
+    const int q = id + u * threads, g = q / chunks, k = q % chunks;
+    if (q >= quads * chunks) continue;
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
       const int i = 4 * g + r;
-      v[r] = inside_rows(i) ? ktune_window(raw[i * row_chunks + k], raw[i * row_chunks + k + 1],
-                                           ktune_chunk_misalignment(src_row(i)))
-                            : make_uint4(0, 0, 0, 0);
+      v[u][r] = inside_rows(i) ? ktune_window(raw[i * row_chunks + k], raw[i * row_chunks + k + 1],
+                                              ktune_chunk_misalignment(src_row(i)))
+                               : make_uint4(0, 0, 0, 0);
     }
-    ktune_stage_words(k, g, v);
+  }
+  __syncthreads();  // every unit read before the staged rows overwrite `raw`
+#pragma unroll
+  for (int u = 0; u < units; ++u) {
+    const int q = id + u * threads;
+    if (q < quads * chunks) ktune_stage_words(q % chunks, q / chunks, v[u]);
   }
   __syncthreads();
 
