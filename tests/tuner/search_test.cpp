@@ -66,7 +66,9 @@ struct Replay {
 // bench, later that day. The "-tiles256" ones: aligned u8 with 256-element tile sides
 // (256 x 256 won on both GPUs), and "-pitched": u8 8192x2048 tuned at pitches 2051/8195,
 // the same bench that evening. The "-rows192" ones: with 192-row wide = 3 tiles (192 x 128
-// on 512 threads won on the H100, 192 x 64 on the H200), the same bench, 2026-11-25.
+// on 512 threads won on the H100, 192 x 64 on the H200), the same bench, 2026-11-25. The
+// "-reuse" one: wide = 3 copying through L1 into a region its staged rows reuse (192 x 64
+// won), the same bench, later that day.
 const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
                               "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
                               "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",
@@ -87,7 +89,8 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h200-u8-8191x4097-edges-first.jsonl",
                               "transpose-h100-u8-8191x4097-edges-first.jsonl",
                               "transpose-h100-u8-8191x4097-rows192.jsonl",
-                              "transpose-h200-u8-4097x8191-rows192.jsonl"};
+                              "transpose-h200-u8-4097x8191-rows192.jsonl",
+                              "transpose-h200-u8-8191x4097-reuse.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
