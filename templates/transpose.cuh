@@ -137,9 +137,10 @@
 // more barrier): L1 merges the chunks of a row that share a sector, so the L2 sends 20%
 // fewer sectors, and it needs room for the lines in flight, which half the shared memory
 // leaves it (6 blocks of 192 x 64 take 100 KB instead of 198). Through L1 without the
-// reuse, 5-15% slower; with it, 192 x 64 on 256 threads ran u8 8191x4097 in 25.3 against
-// 26.6 us (H200) and 29.3 against 30.2 (H100, against its 192 x 128 winner), 4097x8191
-// 2.5-4% and pitched 8192x2048 2-5% faster on both. The reuse alone was a tie.
+// reuse, the best config was 5-6% slower (H200); with it, 192 x 64 on 256 threads ran u8
+// 8191x4097 in 25.3 against 26.6 us (H200) and 29.3 against 30.2 (H100, against its
+// 192 x 128 winner); 4097x8191 2.6-4.5% and pitched 8192x2048 3% faster on both. The
+// reuse alone was a tie.
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
