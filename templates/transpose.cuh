@@ -536,7 +536,7 @@ __device__ __forceinline__ int ktune_chunk_misalignment(const unsigned char* p) 
   return ktune_misalignment<unsigned char, 16>(p);
 }
 
-// Byte offset of staged row c's 16-byte slot i (i < 10, 16 slots a row): i XOR-swizzled
+// Byte offset of staged row c's 16-byte slot i (i < 14, 16 slots a row): i XOR-swizzled
 // by c, so that the word stores of phase 1 (lanes along c / 16), its byte stores at edge
 // tiles (lanes along c) and the chunk loads of phase 2 (lanes along i) hit distinct banks.
 __device__ __forceinline__ int ktune_staged_slot(int c, int i) {

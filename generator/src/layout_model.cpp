@@ -32,9 +32,10 @@ int ideal_wavefronts(int access_bytes) { return std::max(1, 32 * access_bytes / 
 int wavefronts(const std::vector<std::optional<std::int64_t>>& lane_addresses, int access_bytes) {
   const int lanes_per_phase = access_bytes <= 4 ? 32 : 128 / access_bytes;
   int total = 0;
-  // A phase touches at most 32 lanes x 4 words: sorted and deduplicated in place (the
-  // model ranks whole spaces, and a map of sets a request made replays 4x slower).
-  std::array<std::int64_t, 128> words;
+  // A phase is at most 128 bytes of accesses, one word per 4 bytes: 32 words, sorted and
+  // deduplicated in place (the model ranks whole spaces; a map of sets a request made the
+  // replays 4x slower).
+  std::array<std::int64_t, 32> words;
   for (std::size_t base = 0; base < lane_addresses.size(); base += static_cast<std::size_t>(lanes_per_phase)) {
     std::size_t n = 0;
     for (std::size_t l = base; l < std::min(lane_addresses.size(), base + lanes_per_phase); ++l) {
