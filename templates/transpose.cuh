@@ -11,6 +11,7 @@
 // @tune    copy    = 0, 1
 // @tune    wide    = 0, 1, 2, 3
 // @tune    order   = src, dst
+// @tune    words   = 0, 1
 // @derive  threads    = block_x * block_y
 // @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? max(tile_n * 256, (tile_m + 16) * (tile_n + 16)) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
@@ -31,6 +32,7 @@
 // @require wide < 2 || elem_bytes == 1 && align < 16 && (tile_m == 128 || tile_m == 192) && vec == 1 && layout == "xor" && realign == 0 && copy == 0 && block_x == 32 && tile_n % 16 == 0 && tile_n <= threads && threads <= 4 * tile_n && rows > tile_m
 // @require wide != 3 || threads >= 256
 // @require order == "src" || copy == 0 && layout != "direct" && (tile_m == 128 || tile_m == 192) && align * elem_bytes < 16 && rows > tile_m && cols > tile_n
+// @require words == 0 || elem_bytes == 1 && vec == 8 && align % 8 == 0 && (layout == "xor" || layout == "shift")
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
@@ -410,8 +412,59 @@ __device__ __forceinline__ void ktune_load_wide_rows(KtuneVec<T, 1>* tile, const
   }
 }
 
+// Word i of each of 4 words = byte i of word 0..3 (a 4 x 4 byte block transposed).
+__device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
+  const unsigned t0 = __byte_perm(w[0], w[1], 0x5140), t1 = __byte_perm(w[0], w[1], 0x7362);
+  const unsigned t2 = __byte_perm(w[2], w[3], 0x5140), t3 = __byte_perm(w[2], w[3], 0x7362);
+  w[0] = __byte_perm(t0, t2, 0x5410);
+  w[1] = __byte_perm(t0, t2, 0x7632);
+  w[2] = __byte_perm(t1, t3, 0x5410);
+  w[3] = __byte_perm(t1, t3, 0x7632);
+}
+
+// words = 1's phase 2 for full tiles (1-byte elements; edge tiles take the common path):
+// each vec x vec block transposed as 4 x 4 blocks of words, 8 byte permutes each, where the
+// byte-wise code takes 3x the instructions. Words in and out as whole words: through the
+// byte members of KtuneWords, the compiler rebuilt each word byte by byte.
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout>
+__device__ __forceinline__ void ktune_store_byte_blocks(T* d, const KtuneVec<T, vec>* tile, long long ld_dst) {
+  using Raw = typename KtuneRaw<vec>::type;  // (T is 1 byte)
+  constexpr int n = vec / 4;                 // words a vector
+  constexpr int group_steps = tile_n / vec / block_y, block_steps = tile_m / vec / block_x;
+#pragma unroll
+  for (int i = 0; i < group_steps; ++i)
+#pragma unroll
+    for (int j = 0; j < block_steps; ++j) {
+      const int cg = threadIdx.y + i * block_y, rg = threadIdx.x + j * block_x;
+      unsigned in[vec][n], out[vec][n];
+#pragma unroll
+      for (int k = 0; k < vec; ++k) {
+        KtuneWords<KtuneVec<T, vec>> u;
+        u.raw = reinterpret_cast<const Raw*>(tile)[ktune_smem_group<layout, tile_n, vec>(rg * vec + k, cg)];
+#pragma unroll
+        for (int q = 0; q < n; ++q) in[k][q] = u.w[q];
+      }
+#pragma unroll
+      for (int rb = 0; rb < n; ++rb)  // rows 4 rb .. 4 rb + 3, bytes 4 q .. 4 q + 3
+#pragma unroll
+        for (int q = 0; q < n; ++q) {
+          unsigned w[4] = {in[4 * rb][q], in[4 * rb + 1][q], in[4 * rb + 2][q], in[4 * rb + 3][q]};
+          ktune_transpose_4x4(w);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) out[4 * q + e][rb] = w[e];
+        }
+#pragma unroll
+      for (int e = 0; e < vec; ++e) {
+        KtuneWords<KtuneVec<T, vec>> u;
+#pragma unroll
+        for (int q = 0; q < n; ++q) u.w[q] = out[e][q];
+        *reinterpret_cast<Raw*>(d + (cg * vec + e) * ld_dst + rg * vec) = u.raw;
+      }
+    }
+}
+
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int wide,
-          int order>
+          int order, int words>
 __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, const T* __restrict__ src, int rows,
                                                        int cols, long long ld_dst, long long ld_src) {
   using Vec = KtuneVec<T, vec>;
@@ -472,6 +525,9 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
   // Phase 2: vec x vec blocks out of shared memory (all of a thread's first), transposed
   // in registers, written as dst rows with lanes along the block rows of src (coalesced
   // writes).
+  if constexpr (words) {
+    if (full) return ktune_store_byte_blocks<T, tile_m, tile_n, block_x, block_y, vec, layout>(d, tile, ld_dst);
+  }
   constexpr int group_steps = groups / block_y, block_steps = tile_m / vec / block_x;
   Vec in[group_steps][block_steps][vec];
 #pragma unroll
@@ -503,15 +559,6 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
       }
     }
   }
-}
-
-__device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
-  const unsigned t0 = __byte_perm(w[0], w[1], 0x5140), t1 = __byte_perm(w[0], w[1], 0x7362);
-  const unsigned t2 = __byte_perm(w[2], w[3], 0x5140), t3 = __byte_perm(w[2], w[3], 0x7362);
-  w[0] = __byte_perm(t0, t2, 0x5410);
-  w[1] = __byte_perm(t0, t2, 0x7632);
-  w[2] = __byte_perm(t1, t3, 0x5410);
-  w[3] = __byte_perm(t1, t3, 0x7632);
 }
 
 // Bytes [b, b + 16) of the 32 bytes lo, hi (b in [0, 16)), as words: a rotation by
@@ -749,14 +796,31 @@ __device__ __forceinline__ void ktune_transpose_bytes_async(unsigned char* __res
   ktune_store_chunks<tile_m, tile_n, threads>(dst, rows, cols, ld_dst, r0, c0, id);
 }
 
-// Two kernels of one name, told apart by wide: wide = 3 asks for 1536 threads an SM in
-// its launch bounds, and a bound of (threads, 1) is not the same as none (wide = 2 took
-// 69 registers with it, 48 without).
+// Three kernels of one name, told apart by wide and words: wide = 3 asks for 1536 threads
+// an SM in its launch bounds, words = 1 for as many blocks as its shared memory lets an SM
+// hold, and a bound of (threads, 1) is not the same as none (wide = 2 took 69 registers
+// with it, 48 without).
 template <bool c, typename R = void> struct KtuneIf {};
 template <typename R> struct KtuneIf<true, R> { using type = R; };
 
+// Blocks of `smem` bytes and `threads` threads an SM holds by shared memory (228 KB, 1 KB
+// of it reserved a block; 164 KB on sm_80/87, 100 KB on sm_86/89), at no fewer than 64
+// registers a thread (a vec x vec byte block in and out is 32 of them; fewer spilled).
+template <int smem, int threads>
+constexpr int ktune_resident_blocks() {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
+  constexpr int sm_smem = 100 * 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870)
+  constexpr int sm_smem = 164 * 1024;
+#else
+  constexpr int sm_smem = 228 * 1024;
+#endif
+  constexpr int by_smem = sm_smem / (smem + 1024), by_registers = 65536 / (threads * 64);
+  return by_smem < by_registers ? (by_smem > 0 ? by_smem : 1) : by_registers;
+}
+
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy,
-          int wide, int order>
+          int wide, int order, int words>
 __global__ typename KtuneIf<wide == 3>::type __launch_bounds__(block_x * block_y, 1536 / (block_x * block_y))
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
@@ -764,8 +828,18 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
 }
 
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy,
-          int wide, int order>
-__global__ typename KtuneIf<wide != 3>::type __launch_bounds__(block_x * block_y)
+          int wide, int order, int words>
+__global__ typename KtuneIf<words == 1>::type __launch_bounds__(
+    block_x * block_y, ktune_resident_blocks<tile_m * tile_n * static_cast<int>(sizeof(T)), block_x * block_y>())
+ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
+                long long ld_dst, long long ld_src) {
+  ktune_transpose_staged<T, tile_m, tile_n, block_x, block_y, vec, layout, 0, 0, order, 1>(dst, src, rows, cols,
+                                                                                          ld_dst, ld_src);
+}
+
+template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout, int realign, int copy,
+          int wide, int order, int words>
+__global__ typename KtuneIf<wide != 3 && words == 0>::type __launch_bounds__(block_x * block_y)
 ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int cols,
                 long long ld_dst, long long ld_src) {
   if constexpr (copy)
@@ -775,6 +849,6 @@ ktune_transpose(T* __restrict__ dst, const T* __restrict__ src, int rows, int co
   else if constexpr (layout == layout_direct)
     ktune_transpose_direct<T, tile_m, tile_n, block_x, block_y, vec, order>(dst, src, rows, cols, ld_dst, ld_src);
   else
-    ktune_transpose_staged<T, tile_m, tile_n, block_x, block_y, vec, layout, realign, wide, order>(
+    ktune_transpose_staged<T, tile_m, tile_n, block_x, block_y, vec, layout, realign, wide, order, 0>(
         dst, src, rows, cols, ld_dst, ld_src);
 }

@@ -129,7 +129,7 @@ Config transpose_default_config(const KernelSpec& spec) {
   // The classic 32x32 tile, 32x8 threads, padded shared memory: valid for any
   // problem and alignment, within a small factor of the best.
   return config_from_json(spec, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1},
-                                 {"layout", "pad"}, {"realign", 0}, {"copy", 0}, {"wide", 0}, {"order", "src"}});
+                                 {"layout", "pad"}, {"realign", 0}, {"copy", 0}, {"wide", 0}, {"order", "src"}, {"words", 0}});
 }
 
 }  // namespace ktune

@@ -26,10 +26,10 @@ record() {  # shape align median hash config
  "template_hash": "$4", "config": $5}
 JSON
 }
-vec4='{"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0, "order": "src"}'
+vec4='{"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0, "order": "src", "words": 0}'
 # A record of an older template, stored before `order` was added: imported as it is.
 vec4_old='{"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0}'
-vec1='{"tile_m": 32, "tile_n": 64, "block_x": 32, "block_y": 8, "vec": 1, "layout": "shift", "realign": 0, "copy": 0, "wide": 0, "order": "src"}'
+vec1='{"tile_m": 32, "tile_n": 64, "block_x": 32, "block_y": 8, "vec": 1, "layout": "shift", "realign": 0, "copy": 0, "wide": 0, "order": "src", "words": 0}'
 cat > "$dir/a.json" <<JSON
 {"ktune_schema": 1, "records": [
 $(record "8192, 2048" 4 40.0 "$hash" "$vec4"),

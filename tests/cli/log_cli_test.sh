@@ -52,7 +52,7 @@ grep -q "badhead.jsonl:1: unreadable header" "$dir/err" || fail "show: header er
 
 "$ktune" log export "$data/transpose-f32-8192x2048.jsonl" --csv "$dir/run.csv" > /dev/null
 [ "$(wc -l < "$dir/run.csv")" = 1143 ] || fail "export: one row per candidate plus a header"
-head -1 "$dir/run.csv" | contains "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,copy,wide,order,median_us" || fail "export: header"
+head -1 "$dir/run.csv" | contains "^index,status,tile_m,tile_n,block_x,block_y,vec,layout,realign,copy,wide,order,words,median_us" || fail "export: header"
 [ "$(grep -c ',ok,' "$dir/run.csv")" = 1126 ] || fail "export: ok rows"
 
 out=$("$ktune" log --dir "$data" compare transpose-f32-8192x2048 transpose-f32-16384x16384 --top 3)

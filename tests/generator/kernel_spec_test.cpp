@@ -13,7 +13,7 @@ TEST(KernelSpec, TransposeDescriptionParses) {
   std::vector<std::string> names;
   for (const auto& t : spec.tunables()) names.push_back(t.name);
   EXPECT_EQ(names, (std::vector<std::string>{"tile_m", "tile_n", "block_x", "block_y", "vec", "layout", "realign", "copy", "wide",
-                                               "order"}));
+                                               "order", "words"}));
   const auto& layout = spec.tunables()[5].values;
   EXPECT_EQ(layout, (std::vector<Value>{std::string("direct"), std::string("none"), std::string("pad"),
                                         std::string("xor"), std::string("shift")}));

@@ -138,7 +138,7 @@ TEST(Space, SmallerSharedMemoryLimitShrinksTheSpace) {
 TEST(Space, WhyInvalidNamesTheFailingRequirement) {
   const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16},
                                              {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0},
-                                             {"order", "src"}});
+                                             {"order", "src"}, {"words", 0}});
   const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 100, 100, 1));
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("align % vec"), std::string::npos) << *why;
@@ -163,9 +163,9 @@ TEST(Space, ConfigJsonRoundTripAndRejectsStaleConfigs) {
 TEST(Space, InstantiateGivesNameAndGeometry) {
   const Config c = config_from_json(spec(), {{"tile_m", 64}, {"tile_n", 32}, {"block_x", 8}, {"block_y", 8},
                                              {"vec", 4}, {"layout", "xor"}, {"realign", 0}, {"copy", 0}, {"wide", 0},
-                                             {"order", "src"}});
+                                             {"order", "src"}, {"words", 0}});
   const Instance inst = instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 4));
-  EXPECT_EQ(inst.name_expression, "ktune_transpose<unsigned int, 64, 32, 8, 8, 4, layout_xor, 0, 0, 0, order_src>");
+  EXPECT_EQ(inst.name_expression, "ktune_transpose<unsigned int, 64, 32, 8, 8, 4, layout_xor, 0, 0, 0, order_src, 0>");
   EXPECT_EQ(inst.block, (std::array<std::uint32_t, 3>{8, 8, 1}));
   EXPECT_EQ(inst.grid[0], 16u * 94u);  // ceil(1000/64) * ceil(3000/32)
   EXPECT_THROW(instantiate(spec(), c, DeviceLimits{}, problem(DType::f32, 1000, 3000, 1)), Error);
@@ -178,7 +178,7 @@ TEST(Space, InstantiateGivesNameAndGeometry) {
 TEST(Space, CopyConfigsOnlyForDegenerateShapes) {
   const Config c = config_from_json(spec(), {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4},
                                              {"vec", 4}, {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0},
-                                             {"order", "src"}});
+                                             {"order", "src"}, {"words", 0}});
   Problem degenerate{DType::f32, {{"rows", 1000003}, {"cols", 1}, {"align", 1}, {"copy_align", 4}}};
   EXPECT_EQ(instantiate(spec(), c, DeviceLimits{}, degenerate).grid[0], 245u);  // ceil(1000003 / 4096)
   const auto why = why_invalid(spec(), c, DeviceLimits{}, problem(DType::f32, 1000003, 1, 1));
@@ -267,8 +267,8 @@ TEST(Space, WholeChunkWritesOnlyForBytesAtOddPitches) {
 }
 
 // 256-element tile sides are for 1-byte elements with 8- or 16-byte accesses (256-byte
-// tile rows, like 64 f32 elements'), swizzled shared memory: 52 configs at aligned u8,
-// none for wider elements or at odd pitches.
+// tile rows, like 64 f32 elements'), swizzled shared memory: 52 configs at aligned u8 (and
+// 46 more of them with words = 1), none for wider elements or at odd pitches.
 TEST(Space, TilesOf256OnlyForBytesWithWideAccesses) {
   const auto big = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
     std::vector<Config> out;
@@ -277,7 +277,7 @@ TEST(Space, TilesOf256OnlyForBytesWithWideAccesses) {
     return out;
   };
   const auto bytes = big(DType::u8, 16384, 8192, 16);
-  EXPECT_EQ(bytes.size(), 52u);
+  EXPECT_EQ(bytes.size(), 98u);
   for (const auto& k : bytes) {
     EXPECT_GE(value_int(k, "vec"), 8);
     EXPECT_TRUE(value_str(k, "layout") == "xor" || value_str(k, "layout") == "shift") << value_str(k, "layout");
@@ -285,6 +285,33 @@ TEST(Space, TilesOf256OnlyForBytesWithWideAccesses) {
   }
   EXPECT_TRUE(big(DType::u8, 8191, 4097, 1).empty());
   for (DType dtype : {DType::f16, DType::f32, DType::f64}) EXPECT_TRUE(big(dtype, 16384, 8192, 16 / size_of(dtype)).empty());
+}
+
+// words = 1 (byte blocks transposed as words, blocks an SM as shared memory allows) is for
+// 1-byte elements with 8-byte accesses, pitches aligned to 8 and a swizzled tile: the 70
+// vec 8 xor and shift configs of aligned u8 once more; none at odd pitches or for wider
+// elements.
+TEST(Space, WordsOnlyForBytesInVectorsOf8) {
+  const auto words = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
+    std::vector<Config> out;
+    for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(dtype, rows, cols, align)))
+      if (value_int(k, "words") == 1) out.push_back(k);
+    return out;
+  };
+  const auto aligned = words(DType::u8, 16384, 8192, 16);
+  EXPECT_EQ(aligned.size(), 70u);
+  const auto all = enumerate(spec(), DeviceLimits{}, problem(DType::u8, 16384, 8192, 16));
+  for (const auto& k : aligned) {
+    EXPECT_EQ(value_int(k, "vec"), 8);
+    EXPECT_TRUE(value_str(k, "layout") == "xor" || value_str(k, "layout") == "shift") << value_str(k, "layout");
+    Config twin = k;  // the same config with words = 0 is in the space too
+    twin.back() = std::int64_t{0};
+    EXPECT_NE(std::find(all.begin(), all.end(), twin), all.end());
+  }
+  EXPECT_FALSE(words(DType::u8, 1000, 1000, 8).empty());  // 8-byte pitches
+  EXPECT_TRUE(words(DType::u8, 1000, 1004, 4).empty());
+  EXPECT_TRUE(words(DType::u8, 8191, 4097, 1).empty());
+  for (DType dtype : {DType::f16, DType::f32, DType::f64}) EXPECT_TRUE(words(dtype, 16384, 8192, 16 / size_of(dtype)).empty());
 }
 
 // A runtime tunable changes the launch, not the kernel: it is no template argument.

@@ -38,9 +38,10 @@ void run_one(const DeviceInfo& dev, const nlohmann::json& config, DType dtype, s
 
 // A tiled config (copy = 0).
 nlohmann::json tiled(int tile_m, int tile_n, int block_x, int block_y, int vec, const char* layout, int realign = 0,
-                     int wide = 0, const char* order = "src") {
+                     int wide = 0, const char* order = "src", int words = 0) {
   return {{"tile_m", tile_m}, {"tile_n", tile_n}, {"block_x", block_x}, {"block_y", block_y}, {"vec", vec},
-          {"layout", layout}, {"realign", realign}, {"copy", 0},          {"wide", wide},       {"order", order}};
+          {"layout", layout}, {"realign", realign}, {"copy", 0},          {"wide", wide},       {"order", order},
+          {"words", words}};
 }
 
 TEST(LayoutsGpu, OneConfigOfEachLayout) {
@@ -89,6 +90,12 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
       run_one(dev, tiled(256, 256, 16, 16, 16, layout), DType::u8, 1008, 1040);
       run_one(dev, tiled(256, 128, 16, 8, 8, layout), DType::u8, 1040, 528);
       run_one(dev, tiled(64, 256, 8, 8, 8, layout), DType::u8, 272, 1008);
+      // The same with the byte blocks transposed as words and more blocks an SM (words = 1,
+      // vec 8), also at 8-byte pitches and in dst order.
+      run_one(dev, tiled(256, 128, 16, 8, 8, layout, 0, 0, "src", 1), DType::u8, 1040, 528);
+      run_one(dev, tiled(64, 256, 8, 8, 8, layout, 0, 0, "src", 1), DType::u8, 272, 1008);
+      run_one(dev, tiled(256, 256, 32, 8, 8, layout, 0, 0, "src", 1), DType::u8, 1000, 1000);
+      run_one(dev, tiled(128, 128, 16, 8, 8, layout, 0, 0, "dst", 1), DType::u8, 1000, 1000);
     }
     // Tiles in dst order at odd pitches, partial tiles both ways: each element size.
     if (std::string(layout) != "direct") {
@@ -107,7 +114,7 @@ TEST(LayoutsGpu, DegenerateShapesCopy) {
   PrimaryContext ctx(dev.device);
   const nlohmann::json copy = {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4},
                                {"vec", 4},     {"layout", "direct"}, {"realign", 0}, {"copy", 1}, {"wide", 0},
-                               {"order", "src"}};
+                               {"order", "src"}, {"words", 0}};
   run_one(dev, copy, DType::f32, 100003, 1);
   run_one(dev, copy, DType::f32, 1, 100003);
   nlohmann::json bytes = copy;

@@ -74,10 +74,10 @@ class RuntimeGpu : public ::testing::Test {
 
 const nlohmann::json k_vec4 = {{"tile_m", 64}, {"tile_n", 64}, {"block_x", 16}, {"block_y", 16},
                                {"vec", 4},     {"layout", "xor"},   {"realign", 0}, {"copy", 0}, {"wide", 0},
-                               {"order", "src"}};
+                               {"order", "src"}, {"words", 0}};
 const nlohmann::json k_vec1 = {{"tile_m", 32}, {"tile_n", 64}, {"block_x", 32}, {"block_y", 8},
                                {"vec", 1},     {"layout", "shift"}, {"realign", 0}, {"copy", 0}, {"wide", 0},
-                               {"order", "src"}};
+                               {"order", "src"}, {"words", 0}};
 
 TEST_F(RuntimeGpu, EmptyDatabaseFallsBackToSafeDefault) {
   Runtime rt({db_path_.string(), false});
@@ -108,7 +108,7 @@ TEST_F(RuntimeGpu, ExactThenNearestThenAlignmentRecheck) {
 TEST_F(RuntimeGpu, DegenerateCopyIsPreparedPerPointerAlignment) {
   store(4097, 1, 1,
         {{"tile_m", 32}, {"tile_n", 128}, {"block_x", 32}, {"block_y", 4}, {"vec", 4}, {"layout", "direct"},
-         {"realign", 0}, {"copy", 1}, {"wide", 0}, {"order", "src"}});
+         {"realign", 0}, {"copy", 1}, {"wide", 0}, {"order", "src"}, {"words", 0}});
   Runtime rt({db_path_.string(), false});
   LaunchInfo info = run_and_check(rt, 4097, 1);
   EXPECT_EQ(info.match, MatchLevel::exact);
