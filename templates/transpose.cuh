@@ -155,6 +155,13 @@
 // the space grows by a fifth instead of doubling. Aligned shapes lost with it or did not
 // change, and a problem of one tile row or column has just one order.
 
+// words = 1 (1-byte elements, vec 8, pitches aligned to 8, a swizzled tile) transposes
+// each 8 x 8 byte block of phase 2 as four 4 x 4 word blocks (8 byte permutes each; the
+// byte-wise code takes 3x the instructions) and asks in its launch bounds for as many
+// blocks an SM as shared memory allows: 256 x 256 on 256 threads at 80 registers, 3 blocks
+// an SM instead of 2. u8 16384x8192 on an H200: 68.2-68.5 against 69.3-69.4 us for the
+// best words = 0 config (256 x 256, vec 16); the word transposes alone were a tie there.
+
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 enum KtuneOrder { order_src, order_dst };
 
@@ -412,7 +419,7 @@ __device__ __forceinline__ void ktune_load_wide_rows(KtuneVec<T, 1>* tile, const
   }
 }
 
-// Word i of each of 4 words = byte i of word 0..3 (a 4 x 4 byte block transposed).
+// A 4 x 4 byte block transposed: afterwards word i holds byte i of each of the 4 words.
 __device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
   const unsigned t0 = __byte_perm(w[0], w[1], 0x5140), t1 = __byte_perm(w[0], w[1], 0x7362);
   const unsigned t2 = __byte_perm(w[2], w[3], 0x5140), t3 = __byte_perm(w[2], w[3], 0x7362);
@@ -804,8 +811,8 @@ template <bool c, typename R = void> struct KtuneIf {};
 template <typename R> struct KtuneIf<true, R> { using type = R; };
 
 // Blocks of `smem` bytes and `threads` threads an SM holds by shared memory (228 KB, 1 KB
-// of it reserved a block; 164 KB on sm_80/87, 100 KB on sm_86/89), at no fewer than 64
-// registers a thread (a vec x vec byte block in and out is 32 of them; fewer spilled).
+// of it reserved a block; 164 KB on sm_80/87, 100 KB on sm_86/89, others as sm_90), at 64
+// registers a thread or more (a vec x vec byte block in and out is 32 of them; fewer spilled).
 template <int smem, int threads>
 constexpr int ktune_resident_blocks() {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)

@@ -90,7 +90,8 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h100-u8-8191x4097-edges-first.jsonl",
                               "transpose-h100-u8-8191x4097-rows192.jsonl",
                               "transpose-h200-u8-4097x8191-rows192.jsonl",
-                              "transpose-h200-u8-8191x4097-reuse.jsonl"};
+                              "transpose-h200-u8-8191x4097-reuse.jsonl",
+                              "transpose-h200-u8-16384x8192-words.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
