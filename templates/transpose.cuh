@@ -157,9 +157,9 @@
 
 // words = 1 (1-byte elements, vec 8, pitches aligned to 8, a swizzled tile) transposes
 // each 8 x 8 byte block of phase 2 as four 4 x 4 word blocks (8 byte permutes each; the
-// byte-wise code takes 3x the instructions) and asks in its launch bounds for as many
-// blocks an SM as shared memory allows: 256 x 256 on 256 threads at 80 registers, 3 blocks
-// an SM instead of 2. u8 16384x8192 on an H200: 68.2-68.5 against 69.3-69.4 us for the
+// byte-wise code takes nearly twice the instructions) and asks in its launch bounds for
+// as many blocks an SM as shared memory allows: 256 x 256 on 256 threads at 80 registers,
+// 3 blocks an SM instead of 2. u8 16384x8192 on an H200: 68.2-68.5 against 69.3-69.4 us for the
 // best words = 0 config (256 x 256, vec 16); the word transposes alone were a tie there.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
@@ -430,9 +430,9 @@ __device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
 }
 
 // words = 1's phase 2 for full tiles (1-byte elements; edge tiles take the common path):
-// each vec x vec block transposed as 4 x 4 blocks of words, 8 byte permutes each, where the
-// byte-wise code takes 3x the instructions. Words in and out as whole words: through the
-// byte members of KtuneWords, the compiler rebuilt each word byte by byte.
+// each vec x vec block transposed as 4 x 4 blocks of words. Words in and out as whole
+// words: through the byte members of KtuneWords, the compiler rebuilt each word byte by
+// byte.
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout>
 __device__ __forceinline__ void ktune_store_byte_blocks(T* d, const KtuneVec<T, vec>* tile, long long ld_dst) {
   using Raw = typename KtuneRaw<vec>::type;  // (T is 1 byte)
