@@ -206,7 +206,7 @@ TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
 
 namespace {
 
-std::shared_ptr<spdlog::logger> log() { return logger("ktune.cache"); }
+const Log* log() { return logger("ktune.cache"); }
 
 }  // namespace
 

@@ -1,14 +1,60 @@
 #pragma once
-#include <spdlog/spdlog.h>
-
-#include <memory>
+#include <initializer_list>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace ktune {
 
-// One named spdlog logger per module ("ktune.cache", "ktune.runtime", ...), writing to
-// stderr, level from $KTUNE_LOG_LEVEL (trace, debug, info, warn, error, off; default info).
-std::shared_ptr<spdlog::logger> logger(const char* name);
+// An argument of a log message: text, or a number that a `{:.Nf}` field may format.
+struct LogArg {
+  template <typename T>
+  LogArg(const T& v) {  // NOLINT: implicit, so that call sites pass values as they are
+    if constexpr (std::is_floating_point_v<T>) {
+      number = static_cast<double>(v);
+      is_number = true;
+    } else if constexpr (std::is_integral_v<T>) {
+      text = std::to_string(v);
+    } else {
+      text = std::string(v);
+    }
+  }
+  std::string text;
+  double number = 0;
+  bool is_number = false;
+};
+
+// `format` with each `{}` (or `{:.Nf}`, N digits after the point) replaced by the next
+// argument, as spdlog's fmt would write them.
+std::string format_log(const char* format, std::initializer_list<LogArg> args);
+
+// One named log per module ("ktune.cache", "ktune.runtime", ...), writing to stderr
+// through spdlog, level from $KTUNE_LOG_LEVEL (trace, debug, info, warn, error, off;
+// default info). spdlog stays inside log.cpp: a file that included it took 13 s to
+// compile.
+class Log {
+ public:
+  explicit Log(std::string name) : name_(std::move(name)) {}
+  template <typename... A>
+  void info(const char* format, const A&... a) const {
+    write(2, format_log(format, {LogArg(a)...}));
+  }
+  template <typename... A>
+  void warn(const char* format, const A&... a) const {
+    write(3, format_log(format, {LogArg(a)...}));
+  }
+  template <typename... A>
+  void error(const char* format, const A&... a) const {
+    write(4, format_log(format, {LogArg(a)...}));
+  }
+
+ private:
+  void write(int level, const std::string& message) const;  // spdlog's level numbers
+  std::string name_;
+};
+
+// The module's log, created (with its spdlog logger) on first use; lives to the end.
+const Log* logger(const char* name);
 
 // The time now as ISO 8601 UTC, e.g. "2026-11-23T09:00:00Z" (logs, records, bundles).
 std::string utc_now();
