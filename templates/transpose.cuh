@@ -435,6 +435,7 @@ __device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
 // byte.
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout>
 __device__ __forceinline__ void ktune_store_byte_blocks(T* d, const KtuneVec<T, vec>* tile, long long ld_dst) {
+  using Words = KtuneWords<KtuneVec<T, vec>>;
   using Raw = typename KtuneRaw<vec>::type;  // (T is 1 byte)
   constexpr int n = vec / 4;                 // words a vector
   constexpr int group_steps = tile_n / vec / block_y, block_steps = tile_m / vec / block_x;
@@ -446,7 +447,7 @@ __device__ __forceinline__ void ktune_store_byte_blocks(T* d, const KtuneVec<T, 
       unsigned in[vec][n], out[vec][n];
 #pragma unroll
       for (int k = 0; k < vec; ++k) {
-        KtuneWords<KtuneVec<T, vec>> u;
+        Words u;
         u.raw = reinterpret_cast<const Raw*>(tile)[ktune_smem_group<layout, tile_n, vec>(rg * vec + k, cg)];
 #pragma unroll
         for (int q = 0; q < n; ++q) in[k][q] = u.w[q];
@@ -462,7 +463,7 @@ __device__ __forceinline__ void ktune_store_byte_blocks(T* d, const KtuneVec<T, 
         }
 #pragma unroll
       for (int e = 0; e < vec; ++e) {
-        KtuneWords<KtuneVec<T, vec>> u;
+        Words u;
 #pragma unroll
         for (int q = 0; q < n; ++q) u.w[q] = out[e][q];
         *reinterpret_cast<Raw*>(d + (cg * vec + e) * ld_dst + rg * vec) = u.raw;
@@ -812,7 +813,8 @@ template <typename R> struct KtuneIf<true, R> { using type = R; };
 
 // Blocks of `smem` bytes and `threads` threads an SM holds by shared memory (228 KB, 1 KB
 // of it reserved a block; 164 KB on sm_80/87, 100 KB on sm_86/89, others as sm_90), at 64
-// registers a thread or more (a vec x vec byte block in and out is 32 of them; fewer spilled).
+// registers a thread or more (a vec x vec byte block in and out is 32 of them). Configs
+// that need more spill, and the tuner rejects them (19 of the 70 at aligned u8).
 template <int smem, int threads>
 constexpr int ktune_resident_blocks() {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)

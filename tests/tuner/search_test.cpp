@@ -68,7 +68,8 @@ struct Replay {
 // the same bench that evening. The "-rows192" ones: with 192-row wide = 3 tiles (192 x 128
 // on 512 threads won on the H100, 192 x 64 on the H200), the same bench, 2026-11-25. The
 // "-reuse" one: wide = 3 copying through L1 into a region its staged rows reuse (192 x 64
-// won), the same bench, later that day.
+// won), the same bench, later that day; "-words": aligned u8 with words = 1 (256 x 256, vec
+// 8 on 256 threads won), the same bench, 2026-11-25 12:56.
 const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
                               "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
                               "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",

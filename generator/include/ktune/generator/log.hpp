@@ -25,7 +25,8 @@ struct LogArg {
 };
 
 // `format` with each `{}` (or `{:.Nf}`, N digits after the point) replaced by the next
-// argument, as spdlog's fmt would write them.
+// argument: text and integers as fmt wrote them, a number in a plain `{}` as a stream does
+// (6 significant digits; no call site logs one).
 std::string format_log(const char* format, std::initializer_list<LogArg> args);
 
 // One named log per module ("ktune.cache", "ktune.runtime", ...), writing to stderr
