@@ -860,7 +860,7 @@ template <typename R> struct KtuneIf<true, R> { using type = R; };
 // Blocks of `smem` bytes and `threads` threads an SM holds by shared memory (228 KB, 1 KB
 // of it reserved a block; 164 KB on sm_80/87, 100 KB on sm_86/89, others as sm_90), at 64
 // registers a thread or more (a vec x vec byte block in and out is 32 of them). Configs
-// that need more spill, and the tuner rejects them (19 of the 70 at aligned u8).
+// that need more spill, and the tuner rejects them (10 of the 70 at aligned u8).
 template <int smem, int threads>
 constexpr int ktune_resident_blocks() {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
