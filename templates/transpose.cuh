@@ -235,8 +235,9 @@ __device__ __forceinline__ int ktune_misalignment(const T* p) {
   return static_cast<int>((reinterpret_cast<unsigned long long>(p) / sizeof(T)) % V);
 }
 
-// (rb = r / vec, given where the caller knows it cheaper. words = 1 indexes unsigned, so
-// that % groups is a mask: as ints the sign fix-ups took 4-5 instructions an access.)
+// (rb = r / vec, given where the caller knows it cheaper. words = 1 and vec = 1 index
+// unsigned, so that % groups is a mask: as ints the sign fix-ups took 4-5 instructions an
+// access.)
 template <int layout, int tile_n, int vec, typename I>
 __device__ __forceinline__ I ktune_smem_group(I r, I g, I rb) {
   constexpr I groups = tile_n / vec;
@@ -455,8 +456,7 @@ __device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
 // shared-memory indices unsigned with r / vec known (phase 2 likewise). r * ld_src at each
 // load took 7 instructions and each index 5; 256 x 256 on 32 x 8 threads went from 3872
 // instructions to 2392 (phase 2: 659 to 295), and u8 16384x8192 from 68.0 to 67.3 us
-// (H200). The other configs' loops with the same addressing moved by -1% to +1%, some
-// faster and some slower, so they keep theirs.
+// (H200). vec = 1 has it too (ktune_transpose_staged); wider vectors keep theirs.
 template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout>
 __device__ __forceinline__ void ktune_load_byte_tile(KtuneVec<T, vec>* tile, const T* s, long long ld_src) {
   using Vec = KtuneVec<T, vec>;
