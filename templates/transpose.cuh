@@ -252,7 +252,16 @@ __device__ __forceinline__ int ktune_smem_group(int r, int g) {
   return ktune_smem_group<layout, tile_n, vec>(r, g, r / vec);
 }
 
-// The staged path's index: unsigned for vec = 1 (see its phase 1), ints otherwise.
+// Phase 1's index of row ty + i * block_y, group g, for the lean configs (words = 1 and
+// vec = 1): unsigned, and r / vec linear in i (constant where block_y < vec), which the
+// compiler does not see (ty < block_y).
+template <int layout, int tile_n, int block_y, int vec>
+__device__ __forceinline__ int ktune_lean_group(unsigned ty, int i, unsigned g) {
+  const unsigned rb = (block_y % vec == 0 ? ty / vec : 0) + i * block_y / vec;
+  return static_cast<int>(ktune_smem_group<layout, tile_n, vec>(ty + i * block_y, g, rb));
+}
+
+// Phase 2's index in the common path: unsigned for vec = 1 (a lean config), ints otherwise.
 template <int layout, int tile_n, int vec>
 __device__ __forceinline__ int ktune_staged_group(int r, int g) {
   if constexpr (vec == 1)
@@ -452,33 +461,6 @@ __device__ __forceinline__ void ktune_transpose_4x4(unsigned (&w)[4]) {
   w[3] = __byte_perm(t1, t3, 0x7632);
 }
 
-// words = 1's phase 1 for full tiles: each thread's rows by a pointer stepped along, and
-// shared-memory indices unsigned with r / vec known (phase 2 likewise). r * ld_src at each
-// load took 7 instructions and each index 5; 256 x 256 on 32 x 8 threads went from 3872
-// instructions to 2392 (phase 2: 659 to 295), and u8 16384x8192 from 68.0 to 67.3 us
-// (H200). vec = 1 has it too (ktune_transpose_staged); wider vectors keep theirs.
-template <typename T, int tile_m, int tile_n, int block_x, int block_y, int vec, int layout>
-__device__ __forceinline__ void ktune_load_byte_tile(KtuneVec<T, vec>* tile, const T* s, long long ld_src) {
-  using Vec = KtuneVec<T, vec>;
-  constexpr int row_steps = tile_m / block_y, group_steps = tile_n / vec / block_x;
-  const unsigned tx = threadIdx.x, ty = threadIdx.y;
-  Vec in[row_steps][group_steps];
-  const T* row = s + ty * ld_src + tx * vec;
-#pragma unroll
-  for (int i = 0; i < row_steps; ++i, row += block_y * ld_src)
-#pragma unroll
-    for (int j = 0; j < group_steps; ++j) in[i][j] = *reinterpret_cast<const Vec*>(row + j * block_x * vec);
-  // Row ty + i * block_y's block of vec rows, linear in i (constant where block_y < vec):
-  // the compiler does not see that (ty < block_y).
-  const unsigned rb0 = block_y % vec == 0 ? ty / vec : 0;
-#pragma unroll
-  for (int i = 0; i < row_steps; ++i)
-#pragma unroll
-    for (int j = 0; j < group_steps; ++j)
-      tile[ktune_smem_group<layout, tile_n, vec>(ty + i * block_y, tx + j * block_x, rb0 + i * block_y / vec)] =
-          in[i][j];
-}
-
 // words = 1's phase 2 for full tiles (1-byte elements; edge tiles take the common path):
 // each vec x vec block transposed as 4 x 4 blocks of words. Words in and out as whole
 // words: through the byte members of KtuneWords, the compiler rebuilt each word byte by
@@ -539,9 +521,7 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
   Vec* tile = reinterpret_cast<Vec*>(ktune_smem);
 
   // Phase 1: src rows -> shared memory, lanes along column groups.
-  if (words && full) {
-    if constexpr (words) ktune_load_byte_tile<T, tile_m, tile_n, block_x, block_y, vec, layout>(tile, s, ld_src);
-  } else if (realign && full && c0 > 0 && c0 + tile_n + vec <= cols) {
+  if (realign && full && c0 > 0 && c0 + tile_n + vec <= cols) {
     if constexpr (realign) {  // (instantiated for 8- and 16-byte vectors only)
 #pragma unroll
       for (int r = ty; r < tile_m; r += block_y) {
@@ -559,17 +539,20 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
   } else if ((full && !realign) || vec == 1) {
     constexpr int row_steps = tile_m / block_y, group_steps = groups / block_x;
     Vec in[row_steps][group_steps];
-    // vec = 1 (the odd pitches' configs) steps its row pointer and indexes unsigned, as
-    // words = 1 does: the tuned best of f32 8191x4097 0.9% faster, 4097x8191 0.3%, f64
-    // 8191x4097 a tie (H100). Wider vectors keep r * ld_src: the same change moved them by
-    // -1% to +1% (H200).
+    // The lean configs step a row pointer and index unsigned: r * ld_src at each load took
+    // 7 instructions and each index 5. words = 1's 256 x 256 on 32 x 8 threads went from
+    // 3872 instructions to 2392 (phase 2's likewise: 659 to 295), u8 16384x8192 from 68.0
+    // to 67.3 us (H200); vec = 1's tuned best of f32 8191x4097 0.9% faster, 4097x8191 0.3%,
+    // f64 8191x4097 a tie (H100). The other configs keep r * ld_src: the same change moved
+    // them by -1% to +1% (H200).
+    constexpr bool lean = words || vec == 1;
     const T* first = s + ty * ld_src;
 #pragma unroll
     for (int i = 0; i < row_steps; ++i)
 #pragma unroll
       for (int j = 0; j < group_steps; ++j) {
         const int r = ty + i * block_y, g = tx + j * block_x;
-        const T* row = vec == 1 ? first + i * (block_y * ld_src) : s + r * ld_src;
+        const T* row = lean ? first + i * (block_y * ld_src) : s + r * ld_src;
         if (full && !realign)
           in[i][j] = *reinterpret_cast<const Vec*>(row + g * vec);
         else
@@ -579,7 +562,8 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
     for (int i = 0; i < row_steps; ++i)
 #pragma unroll
       for (int j = 0; j < group_steps; ++j)
-        tile[ktune_staged_group<layout, tile_n, vec>(ty + i * block_y, tx + j * block_x)] = in[i][j];
+        tile[lean ? ktune_lean_group<layout, tile_n, block_y, vec>(ty, i, tx + j * block_x)
+                  : ktune_smem_group<layout, tile_n, vec>(ty + i * block_y, tx + j * block_x)] = in[i][j];
   } else {  // vectors assembled element by element: held all at once, wide ones would spill
     for (int r = ty; r < tile_m; r += block_y)
       for (int g = tx; g < groups; g += block_x) {
