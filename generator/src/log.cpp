@@ -41,8 +41,10 @@ std::string format_log(const char* format, std::initializer_list<LogArg> args) {
   return out;
 }
 
+bool Log::enabled(int level) const { return sink_->should_log(static_cast<spdlog::level::level_enum>(level)); }
+
 void Log::write(int level, const std::string& message) const {
-  spdlog::get(name_)->log(static_cast<spdlog::level::level_enum>(level), message);
+  sink_->log(static_cast<spdlog::level::level_enum>(level), message);
 }
 
 const Log* logger(const char* name) {
@@ -55,7 +57,7 @@ const Log* logger(const char* name) {
     l->set_pattern("[%H:%M:%S.%e] [%n] [%^%l%$] %v");
     const char* level = std::getenv("KTUNE_LOG_LEVEL");
     l->set_level(level && *level ? spdlog::level::from_str(level) : spdlog::level::info);
-    log = std::make_unique<Log>(name);
+    log = std::make_unique<Log>(std::move(l));
   }
   return log.get();
 }

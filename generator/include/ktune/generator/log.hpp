@@ -1,8 +1,13 @@
 #pragma once
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
+
+namespace spdlog {
+class logger;
+}
 
 namespace ktune {
 
@@ -33,25 +38,28 @@ std::string format_log(const char* format, std::initializer_list<LogArg> args);
 // through spdlog, level from $KTUNE_LOG_LEVEL (trace, debug, info, warn, error, off;
 // default info). spdlog stays inside log.cpp: a file that included it took 13 s to
 // compile.
+// A message below the level is not formatted.
 class Log {
  public:
-  explicit Log(std::string name) : name_(std::move(name)) {}
+  explicit Log(std::shared_ptr<spdlog::logger> sink) : sink_(std::move(sink)) {}
   template <typename... A>
   void info(const char* format, const A&... a) const {
-    write(2, format_log(format, {LogArg(a)...}));
+    if (enabled(2)) write(2, format_log(format, {LogArg(a)...}));
   }
   template <typename... A>
   void warn(const char* format, const A&... a) const {
-    write(3, format_log(format, {LogArg(a)...}));
+    if (enabled(3)) write(3, format_log(format, {LogArg(a)...}));
   }
   template <typename... A>
   void error(const char* format, const A&... a) const {
-    write(4, format_log(format, {LogArg(a)...}));
+    if (enabled(4)) write(4, format_log(format, {LogArg(a)...}));
   }
 
  private:
-  void write(int level, const std::string& message) const;  // spdlog's level numbers
-  std::string name_;
+  // (spdlog's level numbers)
+  bool enabled(int level) const;
+  void write(int level, const std::string& message) const;
+  std::shared_ptr<spdlog::logger> sink_;
 };
 
 // The module's log, created (with its spdlog logger) on first use; lives to the end.
