@@ -102,7 +102,7 @@ nlohmann::json ElementwiseHarness::log_fields() const {
 }
 
 TimingStats ElementwiseHarness::time_ceiling() {
-  const auto half = static_cast<std::size_t>(bytes_moved() / 2);
+  const std::size_t half = ceiling_copy_bytes(bytes_moved());
   DeviceBuffer a(half), b(half);
   driver::check(driver::api().cuMemsetD8(a.get(), 0x5a, half), "cuMemsetD8");
   return timer_->measure(

@@ -74,8 +74,8 @@ TransposeHarness::~TransposeHarness() {
 }
 
 TimingStats TransposeHarness::time_ceiling() {
-  // A copy of the matrix's bytes (not of the pitched extents).
-  const auto bytes = static_cast<std::size_t>(bytes_moved() / 2);
+  // A copy of the matrix's bytes (not of the pitched extents; the buffers hold round16 of both).
+  const std::size_t bytes = ceiling_copy_bytes(bytes_moved());
   return timer_->measure([&] {
     driver::check(driver::api().cuMemcpyDtoDAsync(dst_.get(), src_.get(), bytes, stream_), "cuMemcpyDtoDAsync");
   });

@@ -116,8 +116,8 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
   // Pageable uploads may still be in flight, and `stream_` does not wait for them.
   driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
   compute_reference(device);
-  const auto half = static_cast<std::size_t>(bytes_moved_ / 2);
-  ceiling_src_ = DeviceBuffer(half + 16);
+  const std::size_t half = ceiling_copy_bytes(bytes_moved_);
+  ceiling_src_ = DeviceBuffer(half + 16);  // (never empty)
   ceiling_dst_ = DeviceBuffer(half + 16);
   timer_ = std::make_unique<Timer>(device, stream_, protocol);
 }
@@ -258,7 +258,7 @@ void UserKernelHarness::launch(CUfunction f, const Instance& inst) {
 }
 
 TimingStats UserKernelHarness::time_ceiling() {
-  const auto half = static_cast<std::size_t>(bytes_moved_ / 2);
+  const std::size_t half = ceiling_copy_bytes(bytes_moved_);
   return timer_->measure([&] {
     driver::check(driver::api().cuMemcpyDtoDAsync(ceiling_dst_.get(), ceiling_src_.get(), half, stream_),
                   "cuMemcpyDtoDAsync");
