@@ -56,6 +56,20 @@ TEST(TimingGpu, ShortKernelsAreBatchedAndLongOnesAreNot) {
   EXPECT_GT(t.median_us, 20.0);
 }
 
+// The ceiling copies the matrix's bytes rounded up to 16 (ceiling_copy_bytes), into dst's
+// tail past the matrix at odd shapes, which the verifier compares: a correct kernel
+// verified after the ceiling must still pass (the first bench with the rounding failed
+// every config at f32 8191x4097 this way).
+TEST(TimingGpu, TheCeilingLeavesTheVerifiedBytesAlone) {
+  KTUNE_REQUIRE_GPU();
+  const DeviceInfo dev = query_device_ordinal(0);
+  TransposeHarness odd(dev, transpose_probe_args(DType::f32, 257, 255), TimingProtocol{});  // 262,140 bytes
+  ASSERT_NE(static_cast<std::size_t>(odd.bytes_moved() / 2) % 16, 0u);
+  const Kernel k = compile_default(dev, odd.problem());
+  EXPECT_GT(odd.time_ceiling().median_us, 0.0);
+  EXPECT_FALSE(odd.verify(k.function, k.instance));
+}
+
 // Device-to-device copies of up to `capacity` bytes on a stream of their own: work of a
 // known size for the Timer.
 struct Copies {
