@@ -16,9 +16,11 @@ def timed(fn, flush, reps=30, warmup=5, hide_launch=False, warmup_ms=20):
     Warm-up: at least `warmup` repetitions and `warmup_ms` of wall time. After the host
     has been busy (allocating, checking), five repetitions of a 100-us kernel left the
     first buffer set of a problem 8-14% slow (f32 8191x4097, H200 and H100).
-    hide_launch: queue a spin kernel (~50 us) before the start event, so that the GPU
+    hide_launch: queue a spin kernel (~0.5 ms) before the start event, so that the GPU
     is still busy when the host has launched fn and the host's launch cost (tens of
-    microseconds for a Triton kernel) stays out of the interval."""
+    microseconds for a Triton kernel) stays out of the interval. (A spin of ~50 us left
+    2-5x outliers in every peer's times, Triton's most, on two H100 machines whose host
+    was at times slower.)"""
     start, done = time.perf_counter(), 0
     while done < warmup or time.perf_counter() - start < warmup_ms / 1e3:
         flush.sum()
@@ -29,7 +31,7 @@ def timed(fn, flush, reps=30, warmup=5, hide_launch=False, warmup_ms=20):
     for _ in range(reps):
         flush.sum()
         if hide_launch:
-            torch.cuda._sleep(100_000)
+            torch.cuda._sleep(1_000_000)
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
         fn()
