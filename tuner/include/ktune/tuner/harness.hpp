@@ -40,9 +40,9 @@ class Harness {
   // Extra fields of the search log's header line (e.g. the expression).
   virtual nlohmann::json log_fields() const { return nlohmann::json::object(); }
 
-  // Bytes each evaluation must move (for GB/s) and the ceiling: cuMemcpyDtoDAsync
-  // moving the same bytes (read + written; ceiling_copy_bytes), same timing protocol. Compute-bound
-  // families count FLOPs instead and say so in rate_unit().
+  // Bytes each evaluation must move (for GB/s) and the ceiling: cuMemcpyDtoDAsync moving
+  // the same bytes (read + written; ceiling_copy_bytes), same timing protocol.
+  // Compute-bound families count FLOPs instead and say so in rate_unit().
   virtual double bytes_moved() const = 0;
   virtual const char* rate_unit() const { return "GB/s"; }
   virtual const char* ceiling_what() const { return "cuMemcpyDtoDAsync"; }
