@@ -191,9 +191,11 @@ TEST(Space, CopyConfigsOnlyForDegenerateShapes) {
     EXPECT_EQ(value_int(k, "copy"), 0);
 }
 
-// Tiles in dst order only where they paid: pitches that rule out 16-byte accesses,
-// staged tiles of 128 dst elements a row (or 192, wide = 3's), more than one tile each way.
-TEST(Space, DstOrderOnlyAtOddPitchesWithLongTileRows) {
+// Tiles in dst order only where they can pay: at pitches that rule out 16-byte accesses,
+// staged tiles of 128 dst elements a row (or 192, wide = 3's); at aligned shapes, `pad`
+// tiles of 64-128 rows where src rows are 16 or more times longer than its columns; more
+// than one tile each way.
+TEST(Space, DstOrderAtOddPitchesAndLongSrcRows) {
   const auto dst_configs = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
     std::vector<Config> dst;
     for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(dtype, rows, cols, align)))
@@ -208,11 +210,23 @@ TEST(Space, DstOrderOnlyAtOddPitchesWithLongTileRows) {
       EXPECT_TRUE(tile_m == 128 || (tile_m == 192 && value_int(k, "wide") == 3)) << tile_m;
       EXPECT_NE(value_str(k, "layout"), "direct");
     }
+    const std::int64_t widest = 16 / size_of(dtype);
+    const auto aligned = dst_configs(dtype, 512, 65536, widest);
+    EXPECT_GT(aligned.size(), 30u) << to_string(dtype);
+    for (const auto& k : aligned) {
+      const std::int64_t tile_m = value_int(k, "tile_m");
+      EXPECT_TRUE(tile_m >= 64 && tile_m <= 128) << tile_m;
+      EXPECT_EQ(value_str(k, "layout"), "pad");
+      EXPECT_EQ(value_int(k, "copy"), 0);
+    }
+    EXPECT_TRUE(dst_configs(dtype, 512, 8176, widest).empty()) << "src rows under 16 times its columns";
+    EXPECT_TRUE(dst_configs(dtype, 65536, 512, widest).empty());
   }
   EXPECT_TRUE(dst_configs(DType::f32, 8192, 2048, 4).empty());  // 16-byte accesses possible
   EXPECT_TRUE(dst_configs(DType::u8, 16384, 8192, 16).empty());
   EXPECT_TRUE(dst_configs(DType::f32, 100, 100003, 1).empty());  // one tile row: one order
   EXPECT_FALSE(dst_configs(DType::f32, 129, 100003, 1).empty());
+  EXPECT_TRUE(dst_configs(DType::f32, 16, 100000, 4).empty());
 }
 
 // wide = 2 (whole 16-byte dst chunks, bytes moved as words) is for 1-byte elements at

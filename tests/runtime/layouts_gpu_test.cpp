@@ -103,6 +103,11 @@ TEST(LayoutsGpu, OneConfigOfEachLayout) {
       run_one(dev, tiled(128, 64, 32, 8, 1, layout, 0, 0, "dst"), DType::f16, 1021, 333);
       run_one(dev, tiled(128, 32, 32, 8, 1, layout, 0, 0, "dst"), DType::f32, 333, 1021);
       run_one(dev, tiled(128, 32, 32, 4, 1, layout, 0, 0, "dst"), DType::f64, 1021, 333);
+      // And at aligned shapes whose src rows are 16 or more times longer than its
+      // columns, with vectors: partial tiles both ways.
+      run_one(dev, tiled(64, 64, 16, 8, 4, layout, 0, 0, "dst"), DType::f32, 68, 1100);
+      run_one(dev, tiled(32, 64, 16, 8, 2, layout, 0, 0, "dst"), DType::f64, 68, 1100);
+      run_one(dev, tiled(128, 128, 16, 8, 8, layout, 0, 0, "dst"), DType::u8, 144, 2320);
     }
   }
 }

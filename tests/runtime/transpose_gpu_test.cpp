@@ -27,6 +27,7 @@ const std::vector<Case> k_cases = {
     {48, 80, 96, 64},     {16, 16, 16, 16},     {129, 1021, 1021, 129}, {300, 700, 703, 301},
     {100003, 1, 1, 100003}, {1, 70001, 70001, 1}, {7, 1, 3, 7},       {1, 9, 9, 2},
     {520, 1000, 1000, 520},  // 8-byte pitches for u8 (words = 1 without 16-byte ones)
+    {68, 1100, 1104, 80},    // 16-byte pitches, src rows 16 times longer (tiles in dst order)
 };
 
 TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
@@ -37,11 +38,13 @@ TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
   std::size_t runs = 0, degenerate = 0;
   for (DType dtype : {DType::u8, DType::f16, DType::f32, DType::f64}) {
     const std::int64_t elem = size_of(dtype);
-    // The widest alignment class holds every config but the realigned ones, which
+    // The widest alignment class (square, and with src rows 16 times longer than its
+    // columns, where aligned tiles in dst order exist) holds every config but the realigned ones, which
     // exist only below it, and the copies, which exist only for degenerate shapes; each
     // case filters the union by its own class.
     const std::vector<Problem> classes{
         {dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 16 / elem}, {"copy_align", 0}}},
+        {dtype, {{"rows", 256}, {"cols", 4096}, {"align", 16 / elem}, {"copy_align", 0}}},
         {dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 1}, {"copy_align", 0}}},
         {dtype, {{"rows", 1}, {"cols", 4096}, {"align", 1}, {"copy_align", 16 / elem}}}};
     std::vector<Config> configs;

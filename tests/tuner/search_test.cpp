@@ -70,7 +70,9 @@ struct Replay {
 // "-reuse" one: wide = 3 copying through L1 into a region its staged rows reuse (192 x 64
 // won), the same bench, later that day; "-words": aligned u8 with words = 1 (256 x 256, vec
 // 8 on 256 threads won), the same bench, 2026-11-25 12:56; "-lean": the same space with
-// words = 1's stepped row pointers (the same config won, 1% faster), 15:27.
+// words = 1's stepped row pointers (the same config won, 1% faster), 15:27; "-order-aligned":
+// H100, 2026-11-26, f32 512x65536 with aligned tiles in dst order of 32-128 rows and every
+// layout (a dst `pad` config won; the space kept has the `pad` ones of 64-128 rows).
 const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
                               "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
                               "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",
@@ -94,7 +96,8 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h200-u8-4097x8191-rows192.jsonl",
                               "transpose-h200-u8-8191x4097-reuse.jsonl",
                               "transpose-h200-u8-16384x8192-words.jsonl",
-                              "transpose-h200-u8-16384x8192-lean.jsonl"};
+                              "transpose-h200-u8-16384x8192-lean.jsonl",
+                              "transpose-h100-f32-512x65536-order-aligned.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {

@@ -94,7 +94,8 @@ class TransposePart : public FamilyPart {
     score += sectors(read) + sectors(write);
     score -= in_flight;
     if (threads < 256) score += 0.1 * std::log2(threads / 256);
-    // Tiles in dst order write dst rows whole: it exists only where that paid (odd pitches).
+    // Tiles in dst order write dst rows whole: it exists only where that paid (odd pitches,
+    // and aligned shapes whose src rows are 16 or more times longer than its columns).
     if (text_tunable(s, c, "order") == "dst") score += 0.3;
     if (layout == "direct") return score - 0.3;
     if (whole_chunks) return score;  // its own staged layout, free of bank conflicts
