@@ -159,8 +159,8 @@
 // 512x65536 on an H100, dst configs took the first 11 places, the best 0.8% faster than
 // the best src one (88.67 against 89.41 us, 2026-11-26), 256x65536 a tie. There only
 // `pad` tiles of 64-128 rows have it (the best dst config of each other layout was 0.7%
-// slower): 177 configs more at f32 instead of 1040, so that a fresh tuning run stays
-// under 30 s. A problem of one tile row or column has just one order.
+// slower): 177 configs more at f32 instead of 1040, whose fresh tuning run took 36.4 s
+// (25-28 s estimated for this one). A problem of one tile row or column has one order.
 
 // words = 1 (1-byte elements, vec 8, pitches aligned to 8, a swizzled tile) transposes
 // each 8 x 8 byte block of phase 2 as four 4 x 4 word blocks (8 byte permutes each; the
