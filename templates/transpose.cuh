@@ -31,7 +31,8 @@
 // @require tile_m != 192 || wide == 3
 // @require wide < 2 || elem_bytes == 1 && align < 16 && (tile_m == 128 || tile_m == 192) && vec == 1 && layout == "xor" && realign == 0 && copy == 0 && block_x == 32 && tile_n % 16 == 0 && tile_n <= threads && threads <= 4 * tile_n && rows > tile_m
 // @require wide != 3 || threads >= 256
-// @require order == "src" || copy == 0 && layout != "direct" && rows > tile_m && cols > tile_n && ((tile_m == 128 || tile_m == 192) && align * elem_bytes < 16 || tile_m >= 64 && tile_m <= 128 && layout == "pad" && align * elem_bytes >= 16 && cols >= 16 * rows)
+// @require order == "src" || copy == 0 && layout != "direct" && rows > tile_m && cols > tile_n
+// @require order == "src" || (tile_m == 128 || tile_m == 192) && align * elem_bytes < 16 || tile_m >= 64 && tile_m <= 128 && layout == "pad" && align * elem_bytes >= 16 && cols >= 16 * rows
 // @require words == 0 || elem_bytes == 1 && vec == 8 && align % 8 == 0 && (layout == "xor" || layout == "shift")
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)

@@ -39,9 +39,9 @@ TEST(TransposeGpu, EveryConfigEveryElementSizeOddShapes) {
   for (DType dtype : {DType::u8, DType::f16, DType::f32, DType::f64}) {
     const std::int64_t elem = size_of(dtype);
     // The widest alignment class (square, and with src rows 16 times longer than its
-    // columns, where aligned tiles in dst order exist) holds every config but the realigned ones, which
-    // exist only below it, and the copies, which exist only for degenerate shapes; each
-    // case filters the union by its own class.
+    // columns, where aligned tiles in dst order exist) holds every config but the
+    // realigned ones, which exist only below it, and the copies, which exist only for
+    // degenerate shapes; each case filters the union by its own class.
     const std::vector<Problem> classes{
         {dtype, {{"rows", 4096}, {"cols", 4096}, {"align", 16 / elem}, {"copy_align", 0}}},
         {dtype, {{"rows", 256}, {"cols", 4096}, {"align", 16 / elem}, {"copy_align", 0}}},
