@@ -15,7 +15,7 @@
 // @derive  threads    = block_x * block_y
 // @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? max(tile_n * 256, (tile_m + 16) * (tile_n + 16)) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
-// @require (tile_m <= 128 || tile_m == 192) && tile_n <= 128 || elem_bytes == 1 && vec >= 8 && (layout == "xor" || layout == "shift") && realign == 0 && copy == 0 && wide == 0
+// @require (tile_m <= 128 || tile_m == 192) && tile_n <= 128 || elem_bytes == 1 && vec >= 8 && (layout == "xor" || layout == "shift") && realign == 0 && copy == 0 && wide == 0 || tile_m >= 192 && (tile_n == 32 || tile_n == 64) && block_x == 32 && block_y <= 8 && (elem_bytes == 2 || elem_bytes == 4) && vec == 1 && wide == 0 && order == "dst" && layout != "direct" && align * elem_bytes < 16
 // @require vec * elem_bytes <= 16
 // @require vec == 1 || align % vec == 0 || realign == 1 || copy == 1
 // @require realign == 0 || align < vec && vec * elem_bytes >= 8 && layout != "direct" && (elem_bytes > 1 || align > 1)
@@ -28,11 +28,11 @@
 // @require copy == 1 || layout != "direct" || (tile_n / vec) % block_x == 0 && (tile_m / vec) % block_y == 0
 // @require layout != "shift" && layout != "xor" || tile_n / vec >= 2
 // @require wide != 1 || vec == 1 && align * elem_bytes < 16 && realign == 0 && copy == 0 && (layout == "pad" || layout == "xor") && tile_n * elem_bytes % 16 == 0 && tile_m * tile_n * elem_bytes % (threads * 16) == 0 && tile_m * tile_n * elem_bytes <= threads * 64
-// @require tile_m != 192 || wide == 3
+// @require tile_m != 192 || wide == 3 || tile_m >= 192 && (tile_n == 32 || tile_n == 64) && block_x == 32 && block_y <= 8 && (elem_bytes == 2 || elem_bytes == 4) && vec == 1 && wide == 0 && order == "dst" && layout != "direct" && align * elem_bytes < 16
 // @require wide < 2 || elem_bytes == 1 && align < 16 && (tile_m == 128 || tile_m == 192) && vec == 1 && layout == "xor" && realign == 0 && copy == 0 && block_x == 32 && tile_n % 16 == 0 && tile_n <= threads && threads <= 4 * tile_n && rows > tile_m
 // @require wide != 3 || threads >= 256
 // @require order == "src" || copy == 0 && layout != "direct" && rows > tile_m && cols > tile_n
-// @require order == "src" || (tile_m == 128 || tile_m == 192) && align * elem_bytes < 16 || tile_m >= 64 && tile_m <= 128 && layout == "pad" && align * elem_bytes >= 16 && cols >= 16 * rows
+// @require order == "src" || (tile_m == 128 || tile_m >= 192) && align * elem_bytes < 16 || tile_m >= 64 && tile_m <= 128 && layout == "pad" && align * elem_bytes >= 16 && cols >= 16 * rows
 // @require words == 0 || elem_bytes == 1 && vec == 8 && align % 8 == 0 && (layout == "xor" || layout == "shift")
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
 // @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
@@ -55,7 +55,8 @@
 // Tile sides of 256 are for 1-byte elements with 8- or 16-byte accesses and a swizzled
 // tile only: 256-byte tile rows (as 64 f32 elements have) made the best aligned u8
 // 16384x8192 config 2.5% faster on an H200 (68.9 against 70.8 us, 93.5% of memcpy), and
-// these 52 configs kept its search under 30 s where all 609 took 29 s.
+// these 52 configs kept its search under 30 s where all 609 took 29 s. (And 256-row tiles
+// in dst order for 2- and 4-byte elements at odd pitches: see order below.)
 // Shared memory is dynamic, so tiles may use more than 48 KB where the device allows. The space keeps every design of
 // shared/TECHNIQUES.md: naive 8x8 (direct, vec 1, tile = block), register tiles
 // (direct, vec 2/4), 32x32 smem with 32x8 threads, padding, XOR, shift, float4 + smem.
@@ -162,6 +163,13 @@
 // `pad` tiles of 64-128 rows have it (the best dst config of each other layout was 0.7%
 // slower): 177 configs more at f32 instead of 1040, whose fresh tuning run took 36.4 s
 // (25-28 s estimated for this one). A problem of one tile row or column has one order.
+// At odd pitches, 2- and 4-byte elements also have tiles of 192 and 256 rows in dst order
+// (32 or 64 columns, 32 x 4 or 32 x 8 threads, vec 1: 24 configs): each tile's dst row
+// pieces are 384-1024 bytes instead of 256-512, so fewer of their sectors are partial.
+// Best of them against the best of the rest (H100, 2026-11-26, every tile and block shape
+// of 192 and 256 rows timed): f16 8191x4097 52.45 against 53.58 us (192 x 32 on 32 x 4),
+// f32 8191x4097 and 4097x8191 0.5% faster (256 x 64 on 32 x 8), f32 8192x2048 pitched
+// 2051/8195 0.6%; 8-byte elements were 0.5-1.3% slower and do not have them.
 
 // words = 1 (1-byte elements, vec 8, pitches aligned to 8, a swizzled tile) transposes
 // each 8 x 8 byte block of phase 2 as four 4 x 4 word blocks (8 byte permutes each; the

@@ -111,6 +111,9 @@ std::vector<Case> layout_cases() {
       add(tiled(128, 64, 32, 8, 1, layout, 0, 0, "dst"), DType::f16, 1021, 333);
       add(tiled(128, 32, 32, 8, 1, layout, 0, 0, "dst"), DType::f32, 333, 1021);
       add(tiled(128, 32, 32, 4, 1, layout, 0, 0, "dst"), DType::f64, 1021, 333);
+      // 192- and 256-row tiles for 2- and 4-byte elements: 6 and 3 tile rows, the last partial.
+      add(tiled(192, 32, 32, 4, 1, layout, 0, 0, "dst"), DType::f16, 1021, 333);
+      add(tiled(256, 64, 32, 8, 1, layout, 0, 0, "dst"), DType::f32, 709, 1021);
     }
     // And at aligned shapes whose src rows are 16 or more times longer than its columns
     // (pad tiles of 64-128 rows only), with vectors: partial tiles both ways.

@@ -72,7 +72,9 @@ struct Replay {
 // 8 on 256 threads won), the same bench, 2026-11-25 12:56; "-lean": the same space with
 // words = 1's stepped row pointers (the same config won, 1% faster), 15:27; "-order-aligned":
 // H100, 2026-11-26, f32 512x65536 with aligned tiles in dst order of 32-128 rows and every
-// layout (a dst `pad` config won; the space kept has the `pad` ones of 64-128 rows).
+// layout (a dst `pad` config won; the space kept has the `pad` ones of 64-128 rows). The
+// "-tall" ones: H100, 2026-11-26, odd pitches with dst-order tiles of 192 and 256 rows of
+// every tile and block shape (192 x 32 won f16, 256 x 64 f32; the space keeps 24 of them).
 const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
                               "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
                               "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",
@@ -97,7 +99,9 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h200-u8-8191x4097-reuse.jsonl",
                               "transpose-h200-u8-16384x8192-words.jsonl",
                               "transpose-h200-u8-16384x8192-lean.jsonl",
-                              "transpose-h100-f32-512x65536-order-aligned.jsonl"};
+                              "transpose-h100-f32-512x65536-order-aligned.jsonl",
+                              "transpose-h100-f16-8191x4097-tall.jsonl",
+                              "transpose-h100-f32-8191x4097-tall.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
