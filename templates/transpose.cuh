@@ -13,7 +13,7 @@
 // @tune    order   = src, dst
 // @tune    words   = 0, 1
 // @derive  threads    = block_x * block_y
-// @derive  tall_dst   = tile_m >= 192 && (tile_n == 32 || tile_n == 64) && block_x == 32 && block_y <= 8 && (elem_bytes == 2 || elem_bytes == 4) && vec == 1 && wide == 0 && order == "dst" && layout != "direct" && align * elem_bytes < 16
+// @derive  tall_dst   = tile_m >= 192 && (tile_n == 32 || tile_n == 64) && block_x == 32 && block_y <= 8 && (elem_bytes == 2 || elem_bytes == 4) && vec == 1 && wide == 0 && order == "dst"
 // @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? max(tile_n * 256, (tile_m + 16) * (tile_n + 16)) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
 // @require threads >= 64 && threads <= max_threads_per_block
 // @require (tile_m <= 128 || tile_m == 192) && tile_n <= 128 || elem_bytes == 1 && vec >= 8 && (layout == "xor" || layout == "shift") && realign == 0 && copy == 0 && wide == 0 || tall_dst
@@ -162,10 +162,11 @@
 // 512x65536 on an H100, dst configs took the first 11 places, the best 0.8% faster than
 // the best src one (88.67 against 89.41 us, 2026-11-26), 256x65536 a tie. There only
 // `pad` tiles of 64-128 rows have it (the best dst config of each other layout was 0.7%
-// slower): 177 configs more at f32 instead of 1040, whose fresh tuning run took 36.4 s
-// (25-28 s estimated for this one). A problem of one tile row or column has one order.
+// slower): 177 configs more at f32 instead of 1040 (f32 512x65536 then tuned in 5.0 s on a
+// fresh H100). A problem of one tile row or column has one order.
 // At odd pitches, 2- and 4-byte elements also have tiles of 192 and 256 rows in dst order
-// (32 or 64 columns, 32 x 4 or 32 x 8 threads, vec 1: 24 configs): each tile's dst row
+// (tall_dst: 32 or 64 columns, 32 x 4 or 32 x 8 threads, vec 1, no wide; the order
+// requirements add the rest: 24 configs): each tile's dst row
 // pieces are 384-1024 bytes instead of 256-512, so fewer of their sectors are partial.
 // Best of them against the best of the rest (H100, 2026-11-26, every tile and block shape
 // of 192 and 256 rows timed): f16 8191x4097 52.45 against 53.58 us (192 x 32 on 32 x 4),

@@ -192,7 +192,8 @@ TEST(Space, CopyConfigsOnlyForDegenerateShapes) {
 }
 
 // Tiles in dst order only where they can pay: at pitches that rule out 16-byte accesses,
-// staged tiles of 128 dst elements a row (or 192, wide = 3's); at aligned shapes, `pad`
+// staged tiles of 128 dst elements a row (or 192, wide = 3's, and 192 or 256 for 2- and
+// 4-byte elements); at aligned shapes, `pad`
 // tiles of 64-128 rows where src rows are 16 or more times longer than its columns; more
 // than one tile each way.
 TEST(Space, DstOrderAtOddPitchesAndLongSrcRows) {
