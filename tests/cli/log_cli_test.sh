@@ -10,10 +10,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$(dirname "$0")/contains.sh"
 
 out=$("$ktune" log --dir "$data" list)
-[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 21 ] || fail "list: expected 21 H200 runs"  # golden/ is a subfolder
+[ "$(echo "$out" | grep -c 'NVIDIA H200')" = 24 ] || fail "list: expected 24 H200 runs"  # golden/ is a subfolder
 [ "$(echo "$out" | grep -c 'NVIDIA H100')" = 13 ] || fail "list: expected 13 H100 runs"
-echo "$out" | tail -1 | contains "^34 run(s)" || fail "list: total"
-head -1 <<< "$out" | contains "transpose-h100-f16-8191x4097-tall" || fail "list: newest first"
+echo "$out" | tail -1 | contains "^37 run(s)" || fail "list: total"
+head -1 <<< "$out" | contains "transpose-h200-f64-8191x4097-order" || fail "list: newest first"
 
 out=$("$ktune" log --dir "$data" show transpose-f32-8192x2048)
 echo "$out" | contains "winner (re-timed with the finalists): 34.56 us, tile_m=32 tile_n=128 block_x=8 block_y=32 vec=4 layout=xor realign=0" \

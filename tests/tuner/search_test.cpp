@@ -101,7 +101,10 @@ const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpo
                               "transpose-h200-u8-16384x8192-lean.jsonl",
                               "transpose-h100-f32-512x65536-order-aligned.jsonl",
                               "transpose-h100-f16-8191x4097-tall.jsonl",
-                              "transpose-h100-f32-8191x4097-tall.jsonl"};
+                              "transpose-h100-f32-8191x4097-tall.jsonl",
+                              "transpose-h200-f32-512x65536-order-aligned.jsonl",
+                              "transpose-h200-f64-8191x4097-order.jsonl",
+                              "transpose-h200-f16-8191x4097-tall.jsonl"};
 
 TEST(SearchReplay, RecordedLogsAreComplete) {
   for (const char* name : k_logs) {
