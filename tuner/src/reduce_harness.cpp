@@ -2,7 +2,6 @@
 
 #include <ktune/generator/elementwise_family.hpp>
 #include <ktune/error.hpp>
-#include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/reduce_launch.hpp>
 #include <ktune/tuner/verifier.hpp>
 
@@ -13,19 +12,6 @@
 
 namespace ktune {
 namespace {
-
-// Reads every 16 bytes of the input once; one word per block keeps the loads alive.
-constexpr const char* k_read_pass_source = R"(
-extern "C" __global__ void ktune_read_pass(const uint4* x, unsigned long long n16, unsigned* sink) {
-  unsigned acc = 0;
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n16;
-       i += (unsigned long long)gridDim.x * blockDim.x) {
-    const uint4 v = x[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) sink[blockIdx.x] = acc;  // practically never taken, never provable
-}
-)";
 
 std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 + 0.5)) + " GB"; }
 
@@ -68,9 +54,7 @@ ReduceHarness::ReduceHarness(const DeviceInfo& device, ReduceKind kind, ReduceOp
   reference_ = reduce_reference(args_, host.data());
   driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
 
-  const CompileOutput out = compile_cubin(k_read_pass_source, {"ktune_read_pass"}, device.arch, "ktune_read_pass");
-  read_module_ = std::make_unique<Module>(out.cubin, "ktune_read_pass");
-  read_pass_ = read_module_->function(out.lowered_names.front());
+  read_pass_ = std::make_unique<ReadPass>(device);
   timer_ = std::make_unique<Timer>(device, stream_, protocol);
 }
 
@@ -80,14 +64,9 @@ ReduceHarness::~ReduceHarness() {
 }
 
 TimingStats ReduceHarness::time_ceiling() {
-  CUdeviceptr x = input_.get(), sink = workspace_.get() + 16;
-  unsigned long long n16 = static_cast<unsigned long long>(args_.rows * args_.cols * size_of(args_.dtype)) / 16;
-  void* params[] = {&x, &n16, &sink};
+  const auto bytes = static_cast<std::size_t>(args_.rows * args_.cols * size_of(args_.dtype));
   const auto grid = static_cast<unsigned>(sm_count_ * 8);
-  return timer_->measure([&] {
-    driver::check(driver::api().cuLaunchKernel(read_pass_, grid, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
-                  "cuLaunchKernel", "ktune_read_pass");
-  });
+  return timer_->measure([&] { read_pass_->enqueue(stream_, input_.get(), bytes, grid, 256); });
 }
 
 void ReduceHarness::launch(CUfunction f, const Instance& inst) {

@@ -1,7 +1,5 @@
 #pragma once
-#include <ktune/runtime/device.hpp>
-
-#include <memory>
+#include <ktune/runtime/read_pass.hpp>
 
 namespace ktune {
 
@@ -15,9 +13,8 @@ class L2Flush {
   void enqueue(CUstream stream) const;
 
  private:
-  DeviceBuffer buffer_, sink_;
-  std::unique_ptr<Module> module_;
-  CUfunction kernel_ = nullptr;
+  DeviceBuffer buffer_;
+  ReadPass read_;
   unsigned blocks_;
 };
 

@@ -6,6 +6,7 @@
 // its tolerance (reduce_reference). The ceiling is a read-only pass over the input:
 // a kernel that loads every 16 bytes once and keeps one word per block.
 #include <ktune/generator/reduce_family.hpp>
+#include <ktune/runtime/read_pass.hpp>
 #include <ktune/tuner/harness.hpp>
 
 #include <memory>
@@ -35,8 +36,7 @@ class ReduceHarness : public Harness {
   ReduceArgs args_;
   DeviceBuffer input_, output_, workspace_;
   ReduceReference reference_;
-  std::unique_ptr<Module> read_module_;
-  CUfunction read_pass_ = nullptr;
+  std::unique_ptr<ReadPass> read_pass_;
   int sm_count_ = 0;
   std::unique_ptr<Timer> timer_;
 };
