@@ -3,8 +3,8 @@
 // `reduce` (rows = 1: the whole array), `reduce_rows` and `reduce_cols`. Inputs are fresh random
 // multiples of 1/8 in [-4, 4] without zero (exact in every input dtype), results are
 // poisoned before each check and compared on the host with the float64 reference and
-// its tolerance (reduce_reference). The ceiling is a read-only pass over the input:
-// a kernel that loads every 16 bytes once and keeps one word per block.
+// its tolerance (reduce_reference). The ceiling is a read-only pass over the input
+// (ReadPass: every 16 bytes loaded once, nothing stored).
 #include <ktune/generator/reduce_family.hpp>
 #include <ktune/runtime/read_pass.hpp>
 #include <ktune/tuner/harness.hpp>
