@@ -75,6 +75,9 @@ struct Replay {
 // layout (a dst `pad` config won; the space kept has the `pad` ones of 64-128 rows). The
 // "-tall" ones: H100, 2026-11-26, odd pitches with dst-order tiles of 192 and 256 rows of
 // every tile and block shape (192 x 32 won f16, 256 x 64 f32; the space keeps 24 of them).
+// The h200 "-order-aligned", "-order" and "-tall" ones: the transpose bench's tuning runs of
+// 2026-11-26 14:41 at 9ebc16b, the spaces as kept (a dst `pad` 64 x 64 won f32 512x65536,
+// 128 x 64 `shift` in dst order f64 8191x4097, 128 x 32 `xor` with wide = 1 f16).
 const char* const k_logs[] = {"transpose-f32-8192x2048.jsonl",          "transpose-f32-16384x16384.jsonl",
                               "transpose-f16-8192x4096.jsonl",          "transpose-f32-8191x4097.jsonl",
                               "transpose-h200-f32-8191x4097-64.jsonl",  "transpose-h200-u8-8191x4097-64.jsonl",
