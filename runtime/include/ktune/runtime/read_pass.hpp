@@ -7,8 +7,8 @@
 namespace ktune {
 
 // A kernel that reads every 16 bytes of a buffer once and writes nothing that matters:
-// the cheapest pass that touches them all. The L2 flush reads twice the L2 with it, and
-// the reductions time it on their input as their ceiling.
+// the cheapest pass that touches them all. The L2 flush reads twice the L2 with it; a
+// harness whose kernels only read may time it on their input as their ceiling.
 class ReadPass {
  public:
   explicit ReadPass(const DeviceInfo& device);  // compiles it, in the current context
