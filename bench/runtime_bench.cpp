@@ -11,11 +11,11 @@
 //   runtime_bench [ROWS COLS [JACOBI_CU]]
 #include <ktune/ktune.hpp>
 #include <ktune/cache/database.hpp>
-#include <ktune/generator/transpose_family.hpp>
+#include <transpose/transpose_family.hpp>
 #include <ktune/generator/user_kernel.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
-#include <ktune/runtime/transpose_launch.hpp>
+#include <transpose/transpose_launch.hpp>
 
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,5 @@
 #include <ktune/cache/capture_bundle.hpp>
+#include <ktune/generator/settings.hpp>
 #include <ktune/cache/database.hpp>
 
 #include <ktune/generator/hash.hpp>
@@ -203,8 +204,8 @@ std::vector<fs::path> capture_files(const fs::path& file_or_folder) {
 }
 
 fs::path capture_folder(const fs::path& database) {
-  const char* dir = std::getenv("KTUNE_CAPTURE_DIR");
-  return dir && *dir ? fs::path(dir) : database.parent_path() / "captures";
+  const std::string dir = settings::capture_dir();
+  return dir.empty() ? database.parent_path() / "captures" : fs::path(dir);
 }
 
 std::string capture_file_name(const std::string& family, const std::string& variant, const std::string& dtype,

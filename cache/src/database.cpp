@@ -1,4 +1,5 @@
 #include <ktune/cache/database.hpp>
+#include <ktune/generator/settings.hpp>
 
 #include <ktune/error.hpp>
 #include <ktune/generator/hash.hpp>
@@ -457,7 +458,7 @@ std::optional<std::string> Database::create_or_migrate(Handle& db, const fs::pat
 }
 
 fs::path Database::default_dir() {
-  if (const char* d = std::getenv("KTUNE_CACHE_DIR"); d && *d) return d;
+  if (const std::string d = settings::cache_dir(); !d.empty()) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "ktune";
   if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "ktune";
   return fs::temp_directory_path() / "ktune";
@@ -514,11 +515,11 @@ std::string file_uri(const fs::path& path, const char* query) {
 // How long to wait for another process's write before failing with "locked":
 // $KTUNE_DB_BUSY_MS, default 30 s.
 int busy_timeout_ms() {
-  const char* v = std::getenv("KTUNE_DB_BUSY_MS");
-  if (!v || !*v) return 30000;
+  const std::string v = settings::db_busy_ms();
+  if (v.empty()) return 30000;
   char* end = nullptr;
-  const long ms = std::strtol(v, &end, 10);
-  if (*end || ms < 0 || ms > 86400000) throw Error(std::string("KTUNE_DB_BUSY_MS must be milliseconds, not '") + v + "'");
+  const long ms = std::strtol(v.c_str(), &end, 10);
+  if (*end || ms < 0 || ms > 86400000) throw Error("KTUNE_DB_BUSY_MS must be milliseconds, not '" + v + "'");
   return static_cast<int>(ms);
 }
 

@@ -1,4 +1,5 @@
 #include <ktune/generator/log.hpp>
+#include <ktune/generator/settings.hpp>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -55,8 +56,8 @@ const Log* logger(const char* name) {
   if (!log) {
     auto l = spdlog::stderr_color_mt(name);
     l->set_pattern("[%H:%M:%S.%e] [%n] [%^%l%$] %v");
-    const char* level = std::getenv("KTUNE_LOG_LEVEL");
-    l->set_level(level && *level ? spdlog::level::from_str(level) : spdlog::level::info);
+    const std::string level = settings::log_level();
+    l->set_level(level.empty() ? spdlog::level::info : spdlog::level::from_str(level));
     log = std::make_unique<Log>(std::move(l));
   }
   return log.get();

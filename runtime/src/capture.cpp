@@ -1,4 +1,5 @@
 #include <ktune/runtime/capture.hpp>
+#include <ktune/generator/settings.hpp>
 
 #include <ktune/generator/log.hpp>
 
@@ -24,9 +25,10 @@ std::vector<std::string> split_patterns(const std::string& text) {
 }
 
 std::size_t limit_bytes() {
-  const char* text = std::getenv("KTUNE_CAPTURE_LIMIT_MB");
+  const std::string value = settings::capture_limit_mb();
+  const char* text = value.c_str();
   double mb = 4096;
-  if (text && *text) {
+  if (!value.empty()) {
     char* end = nullptr;
     mb = std::strtod(text, &end);
     if (*end || !(mb >= 0)) {
@@ -71,8 +73,8 @@ Capture::~Capture() {
 }
 
 std::unique_ptr<Capture> Capture::from_environment(const fs::path& database) {
-  const char* patterns = std::getenv("KTUNE_CAPTURE");
-  if (!patterns || split_patterns(patterns).empty()) return nullptr;
+  const std::string patterns = settings::capture();
+  if (split_patterns(patterns).empty()) return nullptr;
   auto c = std::make_unique<Capture>();
   c->patterns_ = split_patterns(patterns);
   c->dir_ = capture_folder(database);

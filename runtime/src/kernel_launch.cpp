@@ -1,5 +1,5 @@
 // ktune::Kernel: a user's own kernel, launched with its stored winner.
-#include "runtime_impl.hpp"
+#include <ktune/runtime/runtime_impl.hpp>
 
 #include <ktune/error.hpp>
 #include <ktune/generator/log.hpp>

@@ -1,6 +1,7 @@
 // The runtime's generic part: contexts, the database, the first-call lookup and kernel
 // load, workspaces. Each family's public call lives in runtime/src/<family>_launch.cpp.
-#include "runtime_impl.hpp"
+#include <ktune/runtime/runtime_impl.hpp>
+#include <ktune/generator/settings.hpp>
 
 #include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
@@ -30,8 +31,7 @@ namespace {
 // KTUNE_TUNE_ON_MISS=1: a call with no exact record tunes its problem once, before it
 // launches anything. Off by default: an application that must not pause keeps it so.
 bool tune_on_miss() {
-  const char* v = std::getenv("KTUNE_TUNE_ON_MISS");
-  return v && std::string(v) == "1";
+  return settings::tune_on_miss() == "1";
 }
 
 // Runs the tuner (the runtime carries no search code): $KTUNE_TUNER, else `ktune` from
@@ -39,11 +39,11 @@ bool tune_on_miss() {
 // (e.g. "--strategy model --budget-evals 100"), and waits for it. Returns its exit
 // status, or a message why it could not start.
 std::string run_tuner(const std::vector<std::string>& problem, const std::string& database, int device, int& status) {
-  const char* tuner = std::getenv("KTUNE_TUNER");
-  std::vector<std::string> args{tuner && *tuner ? tuner : "ktune", "tune"};
+  const std::string tuner = settings::tuner();
+  std::vector<std::string> args{tuner.empty() ? "ktune" : tuner, "tune"};
   args.insert(args.end(), problem.begin(), problem.end());
   args.insert(args.end(), {"--database", database, "--device", std::to_string(device)});
-  if (const char* extra = std::getenv("KTUNE_TUNE_ON_MISS_ARGS")) {
+  if (const std::string extra = settings::tune_on_miss_args(); !extra.empty()) {
     std::istringstream words(extra);
     for (std::string w; words >> w;) args.push_back(w);
   }

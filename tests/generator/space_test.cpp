@@ -1,7 +1,7 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/space.hpp>
-#include <ktune/generator/gemm_family.hpp>
-#include <ktune/generator/transpose_family.hpp>
+#include <gemm/gemm_family.hpp>
+#include <transpose/transpose_family.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The compile pipeline (NVRTC, the compile pool, the binary store) on transpose
 // instances: needs no GPU.
 #include <ktune/error.hpp>
-#include <ktune/generator/transpose_family.hpp>
+#include <transpose/transpose_family.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/program_store.hpp>
 #include <ktune/tuner/compile_pool.hpp>

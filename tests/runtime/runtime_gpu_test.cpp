@@ -4,7 +4,7 @@
 
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
-#include <ktune/generator/transpose_family.hpp>
+#include <transpose/transpose_family.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/verifier.hpp>

@@ -1,10 +1,10 @@
 // The timing protocol on the device: batching of short kernels, cold vs hot.
 #include "gpu_test_support.hpp"
 
-#include <ktune/generator/transpose_family.hpp>
+#include <transpose/transpose_family.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
-#include <ktune/runtime/transpose_launch.hpp>
-#include <ktune/tuner/transpose_harness.hpp>
+#include <transpose/transpose_launch.hpp>
+#include <transpose/transpose_harness.hpp>
 
 #include <functional>
 #include <iostream>

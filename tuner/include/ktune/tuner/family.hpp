@@ -7,9 +7,9 @@
 // static model for `--strategy model`. The CLI, the cache commands and the search
 // iterate the registry; nothing outside a family's own files names a family.
 //
-// Adding a family: templates/<name>.cuh, tuner/src/families/<name>.cpp with a class
-// derived from FamilyPart and KTUNE_FAMILY_PART(<name>, <class>()), and its tests. The
-// build registers every file in tuner/src/families/.
+// Adding a family: a folder templates/<name>/ whose registered part is a class derived
+// from FamilyPart with KTUNE_FAMILY_PART(<name>, <class>()), listed in the folder's
+// ktune_family(... PARTS <name>) (docs/adding-a-family.md).
 #include <ktune/cache/database.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 #include <ktune/tuner/harness.hpp>
@@ -86,7 +86,7 @@ const std::string& text_tunable(const KernelSpec& spec, const Config& config, co
 
 }  // namespace ktune
 
-// Defines the accessor the build's registry calls for tuner/src/families/<file>.cpp.
+// Defines the accessor the build's registry calls for a PARTS name of ktune_family().
 // `part` constructs the part, e.g. KTUNE_FAMILY_PART(gemm, GemmPart()).
 #define KTUNE_FAMILY_PART(file, part)        \
   namespace ktune {                          \

@@ -1,0 +1,20 @@
+#pragma once
+// Every KTUNE_* environment variable the library and the `ktune` binary read is read
+// here and nowhere else; docs/settings.md lists them in one table. Each returns the
+// value as given, "" when unset or empty; its user parses it and names the variable in
+// any error. (Variables of the test programs and scripts are theirs: docs/testing.md.)
+#include <string>
+
+namespace ktune::settings {
+
+std::string cache_dir();          // KTUNE_CACHE_DIR: the database's folder
+std::string log_level();          // KTUNE_LOG_LEVEL: trace, debug, info, warn, error, off
+std::string db_busy_ms();         // KTUNE_DB_BUSY_MS: wait for another writer (ms)
+std::string capture();            // KTUNE_CAPTURE: families or kernels whose calls are captured
+std::string capture_dir();        // KTUNE_CAPTURE_DIR: where capture bundles go
+std::string capture_limit_mb();   // KTUNE_CAPTURE_LIMIT_MB: the largest bundle
+std::string tune_on_miss();       // KTUNE_TUNE_ON_MISS: "1" tunes a problem at its first call
+std::string tune_on_miss_args();  // KTUNE_TUNE_ON_MISS_ARGS: extra `ktune tune` arguments then
+std::string tuner();              // KTUNE_TUNER: the ktune binary the runtime starts
+
+}  // namespace ktune::settings

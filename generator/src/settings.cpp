@@ -1,0 +1,25 @@
+#include <ktune/generator/settings.hpp>
+
+#include <cstdlib>
+
+namespace ktune::settings {
+namespace {
+
+std::string read(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+}  // namespace
+
+std::string cache_dir() { return read("KTUNE_CACHE_DIR"); }
+std::string log_level() { return read("KTUNE_LOG_LEVEL"); }
+std::string db_busy_ms() { return read("KTUNE_DB_BUSY_MS"); }
+std::string capture() { return read("KTUNE_CAPTURE"); }
+std::string capture_dir() { return read("KTUNE_CAPTURE_DIR"); }
+std::string capture_limit_mb() { return read("KTUNE_CAPTURE_LIMIT_MB"); }
+std::string tune_on_miss() { return read("KTUNE_TUNE_ON_MISS"); }
+std::string tune_on_miss_args() { return read("KTUNE_TUNE_ON_MISS_ARGS"); }
+std::string tuner() { return read("KTUNE_TUNER"); }
+
+}  // namespace ktune::settings

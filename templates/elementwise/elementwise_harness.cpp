@@ -1,0 +1,139 @@
+#include <elementwise/elementwise_harness.hpp>
+
+#include <ktune/error.hpp>
+#include <ktune/generator/parallel_for.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/tuner/verifier.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
+namespace ktune {
+namespace {
+
+std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 + 0.5)) + " GB"; }
+
+// Random values with magnitudes in [0.25, 2] and random signs, stored as `dtype`;
+// threaded, one splitmix64 stream per chunk.
+std::vector<unsigned char> random_values(DType dtype, std::int64_t n, std::uint64_t seed) {
+  const auto size = static_cast<std::size_t>(size_of(dtype));
+  std::vector<unsigned char> out(static_cast<std::size_t>(n) * size + 16, 0);
+  const auto work = [&](std::int64_t begin, std::int64_t end) {
+    std::uint64_t s = seed ^ (static_cast<std::uint64_t>(begin) * 0x9e3779b97f4a7c15ull);
+    for (std::int64_t i = begin; i < end; ++i) {
+      const std::uint64_t z = splitmix64(s);
+      const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
+      const double v = (0.25 + 1.75 * u) * ((z & 1) ? -1 : 1);
+      double_to_element(dtype, v, &out[static_cast<std::size_t>(i) * size]);
+    }
+  };
+  parallel_for(n, work);
+  return out;
+}
+
+// Checks before allocating: inputs, outputs, float64 references and the ceiling's two
+// copy buffers must fit on the device, and inputs plus references on the host.
+void check_memory(const ElementwiseOp& op, std::int64_t n, const std::string& what) {
+  const double ni = static_cast<double>(op.expr.inputs().size()), no = static_cast<double>(op.expr.outputs().size());
+  const double per = ni * size_of(op.in) + no * size_of(op.out);
+  const double device = static_cast<double>(n) * (per + 8 * no + per);
+  const double host = static_cast<double>(n) * (ni * size_of(op.in) + 8 * no);
+  std::size_t free = 0, total = 0;
+  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
+  const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (device > 0.95 * static_cast<double>(free))
+    throw Error(what + " needs " + gb(device) + " of GPU memory to tune (" + gb(static_cast<double>(free)) + " free)");
+  if (host > 0.8 * phys) throw Error(what + " needs " + gb(host) + " of host memory to verify (" + gb(phys) + ")");
+}
+
+}  // namespace
+
+ElementwiseHarness::ElementwiseHarness(const DeviceInfo& device, ElementwiseOp op, std::int64_t n,
+                                       std::vector<double> scalars, const TimingProtocol& protocol)
+    : context_(device.device), op_(std::move(op)), counter_(8), sm_count_(device.fingerprint.sm_count) {
+  // cuMemAlloc: 256-byte aligned, so the widest vectors are allowed.
+  tuning_ = elementwise_tuning_problem(op_, n, 16 / std::max(size_of(op_.in), size_of(op_.out)));
+  if (scalars.size() != op_.expr.scalars().size())
+    throw Error(describe() + ": expects " + std::to_string(op_.expr.scalars().size()) + " scalar value(s), got " +
+                std::to_string(scalars.size()));
+  check_memory(op_, n, describe());
+  const auto& d = driver::api();
+  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  args_.n = n;
+  for (double v : scalars) args_.scalars.push_back(v);
+
+  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  std::vector<std::vector<unsigned char>> host;
+  std::vector<const void*> host_ptrs;
+  for (std::size_t k = 0; k < op_.expr.inputs().size(); ++k) {
+    host.push_back(random_values(op_.in, n, seed + 7919 * k));
+    inputs_.emplace_back(host.back().size());
+    driver::check(d.cuMemcpyHtoD(inputs_.back().get(), host.back().data(), host.back().size()), "cuMemcpyHtoD");
+    args_.inputs.push_back(inputs_.back().get());
+    host_ptrs.push_back(host.back().data());
+  }
+  const auto refs = elementwise_reference(op_, host_ptrs, scalars, n);
+  for (const auto& r : refs) {
+    outputs_.emplace_back(static_cast<std::size_t>(n) * static_cast<std::size_t>(size_of(op_.out)) + 16);
+    args_.outputs.push_back(outputs_.back().get());
+    refs_.emplace_back(r.size() * sizeof(double));
+    driver::check(d.cuMemcpyHtoD(refs_.back().get(), r.data(), r.size() * sizeof(double)), "cuMemcpyHtoD");
+  }
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+
+  const std::string check_name = std::string("ktune_elementwise_check<ktune_op::out_t>");
+  const CompileOutput out = compile_cubin(tuning_.source, {check_name}, device.arch, "elementwise check");
+  check_module_ = std::make_unique<Module>(out.cubin, check_name);
+  check_ = check_module_->function(out.lowered_names.front());
+  timer_ = std::make_unique<Timer>(device, stream_, protocol);
+}
+
+ElementwiseHarness::~ElementwiseHarness() {
+  timer_.reset();
+  driver::api().cuStreamDestroy(stream_);
+}
+
+nlohmann::json ElementwiseHarness::log_fields() const {
+  return {{"expression", op_.expr.normalized()},
+          {"out_dtype", to_string(op_.out)},
+          {"scalars", std::vector<double>(args_.scalars.begin(), args_.scalars.end())}};
+}
+
+TimingStats ElementwiseHarness::time_ceiling() {
+  const std::size_t half = ceiling_copy_bytes(bytes_moved());
+  DeviceBuffer a(half), b(half);
+  driver::check(driver::api().cuMemsetD8(a.get(), 0x5a, half), "cuMemsetD8");
+  return timer_->measure(
+      [&] { driver::check(driver::api().cuMemcpyDtoDAsync(b.get(), a.get(), half, stream_), "cuMemcpyDtoDAsync"); });
+}
+
+void ElementwiseHarness::launch(CUfunction f, const Instance& inst) { launch_elementwise(f, inst, args_, stream_); }
+
+std::optional<std::string> ElementwiseHarness::verify(CUfunction f, const Instance& inst) {
+  const auto& d = driver::api();
+  for (const auto& o : outputs_) driver::check(d.cuMemsetD8Async(o.get(), 0xA5, o.size(), stream_), "cuMemsetD8Async");
+  launch(f, inst);
+  unsigned long long total = 0;
+  double tol = elementwise_tolerance(op_.out);
+  long long n = args_.n;
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
+    CUdeviceptr got = outputs_[k].get(), ref = refs_[k].get(), bad = counter_.get();
+    void* params[] = {&got, &ref, &n, &tol, &bad};
+    driver::check(d.cuLaunchKernel(check_, static_cast<unsigned>(4 * sm_count_), 1, 1, 256, 1, 1, 0, stream_, params,
+                                   nullptr),
+                  "cuLaunchKernel", "ktune_elementwise_check");
+    unsigned long long count = 0;
+    driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
+    driver::check(d.cuMemcpyDtoH(&count, counter_.get(), 8), "cuMemcpyDtoH");
+    total += count;
+  }
+  if (total)
+    return std::to_string(total) + " of " + std::to_string(args_.n * static_cast<long long>(outputs_.size())) +
+           " outputs differ from the float64 reference by more than " + std::to_string(tol) + " x (1 + |ref|)";
+  return std::nullopt;
+}
+
+}  // namespace ktune

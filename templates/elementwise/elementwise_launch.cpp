@@ -1,0 +1,93 @@
+#include <elementwise/elementwise_launch.hpp>
+
+#include <ktune/runtime/runtime_impl.hpp>
+
+#include <ktune/error.hpp>
+
+
+namespace ktune {
+namespace {
+
+// Must match `struct ktune_ew_args` in templates/elementwise.cuh.
+struct KernelArgs {
+  std::uint64_t in[6];
+  std::uint64_t out[2];
+  double scalar[6];
+  long long n;
+};
+static_assert(sizeof(KernelArgs) == 120, "ktune_ew_args layout");
+
+}  // namespace
+
+void launch_elementwise(CUfunction f, const Instance& inst, const ElementwiseArgs& a, CUstream stream) {
+  KernelArgs k{};
+  for (std::size_t i = 0; i < a.inputs.size(); ++i) k.in[i] = a.inputs[i];
+  for (std::size_t i = 0; i < a.outputs.size(); ++i) k.out[i] = a.outputs[i];
+  for (std::size_t i = 0; i < a.scalars.size(); ++i) k.scalar[i] = a.scalars[i];
+  k.n = a.n;
+  void* params[] = {&k};
+  driver::check(driver::api().cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
+                                             inst.block[2], inst.smem_bytes, stream, params, nullptr),
+                "cuLaunchKernel", inst.name_expression);
+}
+
+struct Elementwise::State {
+  Runtime::Impl* runtime;
+  ElementwiseOp op;
+  struct Key {
+    CUcontext ctx;
+    std::int64_t n, align;
+    bool operator==(const Key& o) const { return ctx == o.ctx && n == o.n && align == o.align; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.ctx) * 1000003u ^ std::hash<std::int64_t>()(k.n) * 31u ^
+             std::hash<std::int64_t>()(k.align);
+    }
+  };
+  mutable PreparedMap<Key, KeyHash> prepared;
+};
+
+Elementwise ElementwiseCalls::elementwise(const std::string& expression, DType dtype, DType out_dtype,
+                                 std::vector<std::string> scalars) {
+  auto state = std::make_shared<Elementwise::State>();
+  state->runtime = &runtime_impl(*this);
+  state->op = make_elementwise_op(expression, dtype, out_dtype, scalars);
+  return Elementwise(std::move(state));
+}
+
+const LaunchInfo& Elementwise::operator()(std::initializer_list<void*> outputs, std::initializer_list<const void*> inputs,
+                                          std::int64_t n, Stream stream, std::initializer_list<double> scalars) const {
+  const State& st = *state_;
+  ElementwiseArgs args;
+  args.n = n;
+  const auto too_many = [&](const char* what) {
+    throw Error("elementwise '" + st.op.expr.normalized() + "': too many " + what);
+  };
+  for (const void* p : inputs) {
+    if (args.inputs.size() == 6) too_many("input pointers");
+    args.inputs.push_back(reinterpret_cast<std::uintptr_t>(p));
+  }
+  for (void* p : outputs) {
+    if (args.outputs.size() == 2) too_many("output pointers");
+    args.outputs.push_back(reinterpret_cast<std::uintptr_t>(p));
+  }
+  for (double v : scalars) {
+    if (args.scalars.size() == 6) too_many("scalars");
+    args.scalars.push_back(v);
+  }
+  validate_elementwise(st.op, args);  // throws before anything launches
+  const CUcontext ctx = st.runtime->current_context();
+  const State::Key key{ctx, n, elementwise_alignment(st.op, args)};
+  const Prepared& p =
+      st.prepared.get(key, [&] { return st.runtime->prepare(ctx, elementwise_tuning_problem(st.op, n, key.align)); });
+  launch_elementwise(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
+  return p.info;
+}
+
+const std::vector<std::string>& Elementwise::inputs() const { return state_->op.expr.inputs(); }
+const std::vector<std::string>& Elementwise::outputs() const { return state_->op.expr.outputs(); }
+const std::vector<std::string>& Elementwise::scalars() const { return state_->op.expr.scalars(); }
+std::string Elementwise::normalized() const { return state_->op.expr.normalized(); }
+
+}  // namespace ktune

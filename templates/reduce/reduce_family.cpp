@@ -1,0 +1,158 @@
+#include <reduce/reduce_family.hpp>
+
+#include <ktune/error.hpp>
+#include <ktune/generator/dtype.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ktune {
+
+std::optional<ReduceOp> parse_reduce_op(std::string_view name) {
+  if (name == "sum") return ReduceOp::sum;
+  if (name == "max") return ReduceOp::max;
+  if (name == "min") return ReduceOp::min;
+  if (name == "mean") return ReduceOp::mean;
+  return std::nullopt;
+}
+
+std::string_view to_string(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::max: return "max";
+    case ReduceOp::min: return "min";
+    case ReduceOp::mean: return "mean";
+  }
+  return "?";
+}
+
+namespace {
+
+[[noreturn]] void fail(const ReduceArgs& a, const std::string& what) {
+  throw Error("reduce " + std::string(to_string(a.op)) + " " + std::string(to_string(a.dtype)) + " " +
+              std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
+}
+
+bool supported(DType d) { return d == DType::f32 || d == DType::f16 || d == DType::bf16 || d == DType::f64; }
+
+}  // namespace
+
+DType reduce_result_dtype(DType input) { return input == DType::f64 ? DType::f64 : DType::f32; }
+
+std::string reduce_type_argument(ReduceOp op, DType dtype) {
+  return "ktune_rop<" + element_value_type(dtype) + ", reduce_" + std::string(to_string(op)) + ">";
+}
+
+void validate(const ReduceArgs& a) {
+  if (!supported(a.dtype)) fail(a, "dtype not supported (f32, f16, bf16, f64)");
+  if (a.rows < 1 || a.cols < 1) fail(a, "sizes must be positive");
+  if (a.rows > 1 && (a.rows > std::numeric_limits<std::int32_t>::max() || a.cols > std::numeric_limits<std::int32_t>::max()))
+    fail(a, "rows and cols must each be below 2^31");
+  if (a.cols > (std::int64_t{1} << 40)) fail(a, "n is above 2^40");
+  if (a.ld < a.cols) fail(a, "ld " + std::to_string(a.ld) + " is smaller than cols");
+  std::int64_t extent = 0;
+  const std::int64_t elem = size_of(a.dtype);
+  if (__builtin_mul_overflow(a.rows - 1, a.ld, &extent) || __builtin_add_overflow(extent, a.cols, &extent) ||
+      __builtin_mul_overflow(extent, elem, &extent))
+    fail(a, "input size overflows 64 bits");
+  if (!a.in || !a.out) fail(a, "null pointer");
+  if (a.in % static_cast<std::uintptr_t>(elem)) fail(a, "input pointer not aligned to its element size");
+  const auto out_elem = static_cast<std::uintptr_t>(size_of(reduce_result_dtype(a.dtype)));
+  if (a.out % out_elem) fail(a, "output pointer not aligned to its element size");
+  const std::uintptr_t out_bytes = static_cast<std::uintptr_t>(a.results()) * out_elem;
+  if (a.out < a.in + static_cast<std::uintptr_t>(extent) && a.in < a.out + out_bytes) fail(a, "output overlaps the input");
+}
+
+ReduceArgs reduce_probe_args(ReduceArgs a) {
+  a.in = 256;
+  // Past the input, rounded to 256 bytes; saturating, so absurd sizes fail validation, not here.
+  const double bytes = static_cast<double>(a.rows) * static_cast<double>(std::max<std::int64_t>(a.ld, 0)) * size_of(a.dtype);
+  a.out = bytes < 1e18 ? 512 + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256 : 256;
+  return a;
+}
+
+std::int64_t reduce_alignment(const ReduceArgs& a) {
+  // One row's pitch is never used.
+  return a.rows > 1 ? vector_width(a.dtype, {a.in}, {a.ld}) : vector_width(a.dtype, {a.in}, {});
+}
+
+Problem reduce_problem(const ReduceArgs& a) {
+  return {a.dtype, {{"n", a.rows * a.cols}, {"align", reduce_alignment(a)}}};
+}
+
+Problem reduce_rows_problem(const ReduceArgs& a) {
+  return {a.dtype, {{"rows", a.rows}, {"cols", a.cols}, {"align", reduce_alignment(a)}}};
+}
+
+double reduce_bytes(const ReduceArgs& a) {
+  return static_cast<double>(a.rows) * static_cast<double>(a.cols) * size_of(a.dtype) +
+         static_cast<double>(a.results()) * size_of(reduce_result_dtype(a.dtype));
+}
+
+ReduceReference reduce_reference(const ReduceArgs& a, const void* host) {
+  ReduceReference r;
+  const auto elem = static_cast<std::size_t>(size_of(a.dtype));
+  const double eps_acc = a.dtype == DType::f64 ? std::ldexp(1, -53) : std::ldexp(1, -24);
+  const double eps_out = reduce_result_dtype(a.dtype) == DType::f64 ? std::ldexp(1, -52) : std::ldexp(1, -23);
+  // Result k reduces len elements starting at first(k), stride apart.
+  const std::int64_t len = a.columns ? a.rows : a.cols, stride = a.columns ? a.ld : 1;
+  for (std::int64_t k = 0; k < a.results(); ++k) {
+    const auto* p = static_cast<const unsigned char*>(host) + static_cast<std::size_t>(a.columns ? k : k * a.ld) * elem;
+    double sum = 0, squares = 0, hi = -INFINITY, lo = INFINITY;
+    for (std::int64_t i = 0; i < len; ++i) {
+      const double x = element_to_double(a.dtype, p + static_cast<std::size_t>(i * stride) * elem);
+      sum += x;
+      squares += x * x;
+      hi = std::fmax(hi, x);
+      lo = std::fmin(lo, x);
+    }
+    const auto count = static_cast<double>(len);
+    double value = sum, tol = 8 * eps_acc * std::log2(count + 2) * std::sqrt(squares);
+    switch (a.op) {
+      case ReduceOp::max: value = hi, tol = 0; break;
+      case ReduceOp::min: value = lo, tol = 0; break;
+      case ReduceOp::mean: value = sum / count, tol /= count; break;
+      case ReduceOp::sum: break;
+    }
+    r.value.push_back(value);
+    r.tolerance.push_back(tol == 0 ? 0 : tol + eps_out * std::fabs(value));
+  }
+  return r;
+}
+
+const KernelSpec& reduce_spec(ReduceKind kind) {
+  return KernelSpec::builtin(kind == ReduceKind::whole ? "reduce" : kind == ReduceKind::rows ? "reduce_rows" : "reduce_cols");
+}
+
+TuningProblem reduce_tuning_problem(ReduceKind kind, const ReduceArgs& a) {
+  validate(a);
+  const KernelSpec& spec = reduce_spec(kind);
+  const bool whole = kind == ReduceKind::whole;
+  return TuningProblem{&spec,
+                       std::string(to_string(a.op)),
+                       std::string(to_string(a.dtype)),
+                       whole ? std::vector<std::int64_t>{a.rows * a.cols} : std::vector<std::int64_t>{a.rows, a.cols},
+                       whole ? reduce_problem(a) : reduce_rows_problem(a),
+                       spec.source(),
+                       reduce_type_argument(a.op, a.dtype),
+                       whole                      ? reduce_default_config(spec)
+                       : kind == ReduceKind::rows ? reduce_rows_default_config(spec)
+                                                  : reduce_cols_default_config(spec),
+                       {}};
+}
+
+Config reduce_default_config(const KernelSpec& spec) {
+  return config_from_json(
+      spec, {{"block", 256}, {"vec", 1}, {"items", 4}, {"tree", "shuffle"}, {"passes", 2}, {"waves", 1}});
+}
+
+Config reduce_cols_default_config(const KernelSpec& spec) {
+  return config_from_json(spec, {{"threads_x", 32}, {"threads_y", 4}, {"vec", 1}, {"items", 4}});
+}
+
+Config reduce_rows_default_config(const KernelSpec& spec) {
+  return config_from_json(spec, {{"threads_per_row", 32}, {"rows_per_block", 4}, {"vec", 1}, {"items", 4}});
+}
+
+}  // namespace ktune

@@ -1,0 +1,75 @@
+#include <reduce/reduce_launch.hpp>
+
+#include <ktune/runtime/runtime_impl.hpp>
+
+namespace ktune {
+
+// The ticket in the first 16 bytes, then the partials: at most waves (4) x 2048 / block
+// (16) blocks per SM, 8 bytes each.
+std::size_t reduce_workspace_bytes(int sm_count) { return 16 + static_cast<std::size_t>(sm_count) * 64 * 8; }
+
+void launch_reduce(const KernelSpec& spec, CUfunction f, const Instance& inst, const ReduceArgs& a,
+                   CUdeviceptr workspace, CUstream stream) {
+  const auto launch = [&](unsigned grid, void** params) {
+    driver::check(driver::api().cuLaunchKernel(f, grid, inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
+                                               inst.block[2], inst.smem_bytes, stream, params, nullptr),
+                  "cuLaunchKernel", inst.name_expression);
+  };
+  CUdeviceptr in = a.in, out = a.out;
+  if (spec.family() != "reduce") {
+    // Must match ktune_reduce_rows and ktune_reduce_cols(const In* x, int rows, int cols, long long ld, Out* out).
+    int rows = static_cast<int>(a.rows), cols = static_cast<int>(a.cols);
+    long long ld = a.ld;
+    void* params[] = {&in, &rows, &cols, &ld, &out};
+    return launch(inst.grid[0], params);
+  }
+  // Must match ktune_reduce(const In* x, long long n, Acc* partials, unsigned* ticket, Out* out,
+  //                         int phase, int partial_count).
+  long long n = a.rows * a.cols;
+  CUdeviceptr ticket = workspace, partials = workspace + 16;
+  int phase = 0, count = static_cast<int>(inst.grid[0]);
+  void* params[] = {&in, &n, &partials, &ticket, &out, &phase, &count};
+  launch(inst.grid[0], params);
+  const auto passes = inst.config.at(static_cast<std::size_t>(spec.tunable_index("passes")));
+  if (std::get<std::int64_t>(passes) == 2) {
+    phase = 1;
+    launch(1, params);
+  }
+}
+
+namespace {
+
+const LaunchInfo& reduce_call(Runtime::Impl& rt, ReduceKind kind, const ReduceArgs& args, CUstream stream) {
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = rt.current_context();
+  const KernelSpec& spec = reduce_spec(kind);
+  const ProblemKey key{ctx, &spec, static_cast<int>(args.op), args.dtype, args.rows, args.cols, reduce_alignment(args)};
+  const Prepared& p = rt.prepared_for(key, [&] { return reduce_tuning_problem(kind, args); });
+  const CUdeviceptr workspace =
+      kind == ReduceKind::whole ? rt.workspace(ctx, stream, &spec, reduce_workspace_bytes(p.sm_count)) : 0;
+  launch_reduce(spec, p.function, p.instance, args, workspace, stream);
+  return p.info;
+}
+
+}  // namespace
+
+const LaunchInfo& ReduceCalls::reduce(void* out, const void* in, std::int64_t n, ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, 1, n, n, reinterpret_cast<std::uintptr_t>(out), reinterpret_cast<std::uintptr_t>(in)};
+  return reduce_call(runtime_impl(*this), ReduceKind::whole, args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& ReduceCalls::reduce_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                       ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, rows, cols, ld, reinterpret_cast<std::uintptr_t>(out),
+                        reinterpret_cast<std::uintptr_t>(in)};
+  return reduce_call(runtime_impl(*this), ReduceKind::rows, args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& ReduceCalls::reduce_cols(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                       ReduceOp op, DType dtype, Stream stream) {
+  const ReduceArgs args{op, dtype, rows, cols, ld, reinterpret_cast<std::uintptr_t>(out),
+                        reinterpret_cast<std::uintptr_t>(in), true};
+  return reduce_call(runtime_impl(*this), ReduceKind::cols, args, reinterpret_cast<CUstream>(stream));
+}
+
+}  // namespace ktune

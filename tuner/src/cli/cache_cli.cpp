@@ -1,0 +1,238 @@
+#include "cli/cache_cli.hpp"
+
+#include "cli/problem_cli.hpp"
+
+#include <ktune/cache/lookup.hpp>
+#include <ktune/error.hpp>
+#include <ktune/runtime/device.hpp>
+#include <ktune/tuner/family.hpp>
+#include <ktune/tuner/output_file.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CacheArgs {
+  std::string database, family, variant, dtype, shape, file, device_key;
+  int device = 0;
+  bool all_devices = false, for_shipping = false;
+  ProblemArgs problem;  // explain's
+};
+
+// An import's check of what only a registered family knows: the record's variant,
+// dtype and shape make one of its problems, and its config has the family's tunables
+// with declared values and meets the constraints that depend on the problem (device
+// limits are the storing GPU's business). A user's kernel's record (no registered
+// family) is checked by TuningRecord::invalid only: its source is not here.
+std::optional<std::string> check_against_family(const TuningRecord& r) {
+  const FamilyPart* part = find_family(r.family);
+  if (!part) return std::nullopt;
+  try {
+    TuningProblem problem = family_target(*part, part->options_of(r)).problem;
+    for (auto& [name, value] : problem.problem.sizes)
+      if (name == "align") value = r.align;
+    DeviceLimits generous;
+    generous.max_smem_per_block = std::int64_t{1} << 30;
+    if (auto why = why_invalid(part->spec(), config_from_older_json(part->spec(), r.config), generous, problem.problem))
+      return "config invalid for its problem: " + *why;
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+fs::path db_path(const CacheArgs& a) { return Database::path_or_default(a.database); }
+
+void print_record(const TuningRecord& r) {
+  std::printf("%-40s %-11s %-8s %-5s %-12s align %-2lld %9.2f us %6.0f %-7s %5.1f%%  %s\n", r.device_key.c_str(),
+              r.family.c_str(), (r.variant.empty() ? "-" : r.variant).c_str(), r.dtype.c_str(),
+              shape_to_string(r.shape).c_str(), static_cast<long long>(r.align),
+              r.median_us, r.rate, r.rate_unit.c_str(), 100 * r.ceiling_fraction, r.config.dump().c_str());
+}
+
+bool matches(const TuningRecord& r, const CacheArgs& a) {
+  return (a.family.empty() || r.family == a.family) && (a.variant.empty() || r.variant == a.variant) &&
+         (a.dtype.empty() || r.dtype == a.dtype) &&
+         (a.shape.empty() || shape_to_string(r.shape) == a.shape);
+}
+
+// The device whose records `explain` resolves: --device-key without a GPU (sm_90 limits
+// assumed), else the GPU's own fingerprint and limits.
+std::pair<std::string, DeviceLimits> target_device(const CacheArgs& a) {
+  if (!a.device_key.empty()) return {a.device_key, DeviceLimits{}};
+  std::string why;
+  if (!driver::available(&why)) throw Error("explain needs a GPU or --device-key KEY (see `ktune cache list`): " + why);
+  const DeviceInfo dev = query_device_ordinal(a.device);
+  return {dev.fingerprint.key(), dev.limits};
+}
+
+// Before anything was tuned here there is no database file: to the read-only commands
+// that is an empty database, not an error (and they never create it).
+bool no_database_yet(const fs::path& path) {
+  std::error_code ec;
+  return !fs::exists(path, ec) && !ec;  // (a path that cannot be checked: opening it says why)
+}
+
+// The problem is given as to `ktune tune` (any family, or --kernel); its alignment
+// class is that of cuMemAlloc'd buffers with dense pitches, or with --ld's for a transpose.
+void explain(const CacheArgs& a) {
+  const TuningProblem problem = parse_problem(a.problem).problem;
+  const KernelSpec& spec = *problem.spec;
+  const auto [key, limits] = target_device(a);
+  std::printf("device %s, %s (alignment class %lld):\n", key.c_str(), problem.describe().c_str(),
+              static_cast<long long>(problem.align()));
+  const fs::path path = db_path(a);
+  const bool none = no_database_yet(path);
+  const LookupResult r = none ? LookupResult{} : lookup_config(Database(path, true), key, problem, limits);
+  if (r.record) {
+    std::printf("  %s: tuned %s align %lld, %.2f us, %s\n", std::string(to_string(r.level)).c_str(),
+                shape_to_string(r.record->shape).c_str(), static_cast<long long>(r.record->align), r.record->median_us,
+                r.record->config.dump().c_str());
+  } else {
+    const std::string why = none ? "no tuning database at " + path.string() + " yet" : "no usable tuned record";
+    std::printf("  fallback: %s; the safe default %s\n", why.c_str(),
+                config_to_string(spec, problem.default_config).c_str());
+  }
+  if (r.stale) std::printf("  (%zu record(s) tuned on another template version ignored)\n", r.stale);
+}
+
+}  // namespace
+
+void add_cache_commands(CLI::App& app) {
+  auto args = std::make_shared<CacheArgs>();
+  auto* cache = app.add_subcommand("cache", "inspect, share and maintain the tuning database");
+  cache->require_subcommand(1);
+  const auto with_db = [&](CLI::App* c) {
+    c->add_option("--database", args->database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
+    return c;
+  };
+  const auto with_filter = [&](CLI::App* c) {
+    c->add_option("--family", args->family, "kernel family (or a user kernel's name)");
+    c->add_option("--variant", args->variant, "variant: an op, a layout, an expression, a kernel's source hash");
+    c->add_option("--dtype", args->dtype, "element type");
+    c->add_option("--shape", args->shape, "sizes, e.g. 8192x2048");
+    return c;
+  };
+
+  with_db(cache->add_subcommand("list", "list stored results"))->callback([args] {
+    const fs::path path = db_path(*args);
+    if (no_database_yet(path)) {
+      std::printf("0 record(s): no tuning database at %s yet (`ktune tune` creates it)\n", path.c_str());
+      return;
+    }
+    Database db(path, true);
+    const auto records = db.all();
+    for (const auto& r : records) print_record(r);
+    std::printf("%zu record(s) in %s\n", records.size(), db.path().c_str());
+    if (db.recovered_from()) std::printf("damaged: %s\n", db.recovered_from()->c_str());
+  });
+
+  auto* show = with_filter(with_db(cache->add_subcommand("show", "print matching records as JSON")));
+  show->callback([args] {
+    if (!args->shape.empty() && !parse_shape(args->shape))
+      throw Error("bad --shape '" + args->shape + "': expected sizes like 8192x2048");
+    if (!args->dtype.empty() && !parse_dtype(args->dtype))
+      throw Error("unknown dtype '" + args->dtype + "' (known: " + std::string(dtype_names()) + ")");
+    const fs::path path = db_path(*args);
+    if (no_database_yet(path)) {
+      std::fprintf(stderr, "no tuning database at %s yet: nothing to show\n", path.c_str());
+      return;
+    }
+    Database db(path, true);
+    for (const auto& r : db.all())
+      if (matches(r, *args)) std::cout << r.to_json().dump(2) << '\n';
+  });
+
+  auto* ex = with_db(cache->add_subcommand(
+      "explain", "which stored result a call would use, and why: the problem as for `ktune tune`"));
+  add_problem_options(ex, args->problem);
+  ex->add_option("--device", args->device, "GPU ordinal")->capture_default_str();
+  ex->add_option("--device-key", args->device_key, "a device key from `ktune cache list` (no GPU needed)");
+  ex->callback([args] { explain(*args); });
+
+  auto* exp = with_db(cache->add_subcommand("export", "write all records as JSON (readable, diffable), or a database to ship"));
+  exp->add_option("-o,--output", args->file, "file to write (default: stdout)");
+  exp->add_flag("--for-shipping", args->for_shipping,
+                "write -o as a self-contained read-only database (no WAL) that an application opens read-only, "
+                "also on a read-only mount");
+  exp->callback([args] {
+    const Database db(db_path(*args), true);
+    if (args->for_shipping) {
+      if (args->file.empty()) throw Error("--for-shipping needs -o FILE (a new file)");
+      db.write_shipping_copy(args->file);
+      std::printf("%zu record(s) written to %s (read-only, no WAL)\n", db.all().size(), args->file.c_str());
+      return;
+    }
+    const std::string text = db.export_json().dump(2) + "\n";
+    if (args->file.empty()) {
+      std::cout << text << std::flush;
+      if (!std::cout) throw Error("cannot write the export to standard output");
+      return;
+    }
+    write_output_file(args->file, text);
+  });
+
+  auto* imp = with_db(cache->add_subcommand("import", "add the records of a JSON export (the faster record wins)"));
+  imp->add_option("file", args->file, "JSON file written by `ktune cache export`")->required();
+  imp->callback([args] {
+    std::error_code ec;
+    if (!fs::is_regular_file(args->file, ec)) throw Error("cannot read " + args->file + ": not a regular file");
+    std::ifstream in(args->file, std::ios::binary);
+    if (!in) throw Error("cannot read " + args->file);
+    const nlohmann::json doc = parse_export(in, args->file);
+    Database db(db_path(*args));
+    const std::size_t stored = db.import_json(doc, check_against_family);
+    std::printf("%zu of %zu record(s) stored in %s (others: a faster record was already there)\n", stored,
+                doc["records"].size(), db.path().c_str());
+  });
+
+  auto* merge = with_db(cache->add_subcommand("merge", "add the records of another database (the faster record wins)"));
+  merge->add_option("other", args->file, "another tuning database file")->required()->check(CLI::ExistingFile);
+  merge->callback([args] {
+    const nlohmann::json doc = Database(args->file, true).export_json();
+    Database db(db_path(*args));
+    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc, check_against_family), doc["records"].size(),
+                args->file.c_str(), db.path().c_str());
+  });
+
+  auto* prune = with_db(cache->add_subcommand("prune", "delete records tuned on a template version that changed"));
+  prune->callback([args] {
+    Database db(db_path(*args));
+    const std::size_t n = db.prune([](const TuningRecord& r) {
+      // A family this build doesn't know (a user's kernel, a newer build's family):
+      // kept, for the build or the kernel file that knows it.
+      const FamilyPart* part = find_family(r.family);
+      return part && r.template_hash != part->spec().source_hash();
+    });
+    std::printf("pruned %zu stale record(s) from %s\n", n, db.path().c_str());
+  });
+
+  auto* recover = with_db(cache->add_subcommand(
+      "recover", "copy every readable record of a damaged database file into the database, and report what was lost"));
+  recover->add_option("file", args->file, "a damaged (or set-aside) database file; it is only read")
+      ->required()
+      ->check(CLI::ExistingFile);
+  recover->callback([args] {
+    std::error_code ec;
+    if (fs::equivalent(args->file, db_path(*args), ec)) throw Error("recover reads another file into the database; give --database");
+    const SalvageReport salvaged = salvage_records(args->file);
+    Database db(db_path(*args));
+    const std::size_t stored = db.put_all(salvaged.records);
+    for (const auto& why : salvaged.unreadable) std::printf("lost: %s\n", why.c_str());
+    std::printf("%zu record(s) read from %s, %zu stored in %s (others: a faster record was already there), "
+                "%zu unreadable\n",
+                salvaged.records.size(), args->file.c_str(), stored, db.path().c_str(), salvaged.unreadable.size());
+  });
+
+  cache->add_subcommand("path", "print where results and logs are stored")->callback([] {
+    std::printf("database: %s\nlogs: %s\n", Database::default_path().c_str(), (Database::default_dir() / "logs").c_str());
+  });
+}
+
+}  // namespace ktune

@@ -1,0 +1,65 @@
+#include "workload/capture_replay.hpp"
+
+#include "cli/problem_cli.hpp"
+
+#include <ktune/error.hpp>
+#include <ktune/tuner/user_kernel_harness.hpp>
+
+namespace ktune {
+namespace fs = std::filesystem;
+
+namespace {
+
+TuneTarget kernel_target(const nlohmann::json& h, const fs::path& path) {
+  const auto kernel = parse_user_kernel(h.at("source").get<std::string>(),
+                                        path.string() + " (captured from " + h.at("origin").get<std::string>() + ")");
+  if (kernel->spec.entry() != h.at("entry").get<std::string>())
+    throw CaptureError(path.string() + ": corrupted: its source's @entry is not the captured one");
+  UserProblem problem;
+  const auto type = parse_dtype(h.at("type").get<std::string>());
+  if (!type) throw CaptureError(path.string() + ": corrupted: unknown type " + h.at("type").dump());
+  problem.type = *type;
+  for (const auto& v : kernel->variables) problem.values.push_back(h.at("problem").at(v).get<std::int64_t>());
+  TuneTarget target = captured_kernel_target(kernel, problem, path);
+  // The key the application looks up: a bundle whose source was edited would store
+  // winners nobody finds.
+  if (target.problem.variant != h.at("variant").get<std::string>() ||
+      target.problem.shape != h.at("shape").get<std::vector<std::int64_t>>())
+    throw CaptureError(path.string() + ": corrupted: its source or problem does not match its recorded key");
+  return target;
+}
+
+}  // namespace
+
+TuneTarget capture_target(const fs::path& path) {
+  const CaptureBundle bundle = read_capture(path, false);
+  const nlohmann::json& h = bundle.header;
+  try {
+    const std::string kind = h.at("kind").get<std::string>();
+    if (kind == "kernel") return kernel_target(h, path);
+    if (kind == "problem") {
+      nlohmann::json key{{"family", h.at("family")}, {"variant", h.at("variant")}, {"dtype", h.at("dtype")},
+                         {"shape", h.at("shape")}};
+      if (h.contains("align")) key["align"] = h.at("align");  // bundles before the class was tuned lack it
+      return parse_problem(record_problem(key.dump(), ProblemArgs{}));
+    }
+    throw CaptureError(path.string() + ": unknown kind of capture '" + kind + "'");
+  } catch (const CaptureError&) {
+    throw;
+  } catch (const std::exception& e) {  // a description or key this ktune cannot use
+    throw CaptureError(path.string() + ": " + e.what());
+  }
+}
+
+std::string capture_summary(const CaptureBundle& b) {
+  const nlohmann::json& h = b.header;
+  std::string problem;
+  if (h.contains("problem"))
+    for (const auto& [name, value] : h["problem"].items()) problem += " " + name + "=" + value.dump();
+  else
+    problem = " " + h.value("variant", std::string()) + " shape " + h.value("shape", nlohmann::json::array()).dump();
+  return h.value("family", std::string("?")) + " " + h.value("dtype", std::string("?")) + problem + ", captured on " +
+         h.value("device", std::string("?")) + " at " + h.value("captured_at", std::string("?"));
+}
+
+}  // namespace ktune

@@ -1,0 +1,78 @@
+#include "workload/workload.hpp"
+
+#include "workload/capture_replay.hpp"
+
+#include <ktune/cache/lookup.hpp>
+#include <ktune/error.hpp>
+
+#include <fstream>
+
+namespace ktune {
+
+namespace {
+
+// A line as `ktune tune` would take it (the same options, checked the same way).
+ProblemArgs parse_line(const std::string& text, const std::filesystem::path& folder) {
+  CLI::App app;
+  ProblemArgs args;
+  add_problem_options(&app, args);
+  try {
+    app.parse(text, false);
+  } catch (const CLI::ParseError& e) {
+    throw Error(e.what());
+  }
+  for (std::string* path : {&args.kernel, &args.capture})
+    if (!path->empty() && std::filesystem::path(*path).is_relative()) *path = (folder / *path).lexically_normal().string();
+  return args;
+}
+
+}  // namespace
+
+bool stored_exactly(const Database& db, const DeviceInfo& dev, const TuneTarget& problem) {
+  return lookup_config(db, dev.fingerprint.key(), problem.problem, dev.limits).level == MatchLevel::exact;
+}
+
+std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw Error("cannot read workload file " + file.string());
+  std::vector<WorkloadEntry> entries;
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    if (const auto hash = text.find('#'); hash != std::string::npos) text.erase(hash);
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      WorkloadEntry e;
+      e.line = line;
+      e.args = parse_line(text, file.parent_path());
+      try {
+        e.target = parse_problem(e.args);
+      } catch (const CaptureError& bad) {
+        e.error = bad.what();
+      }
+      entries.push_back(std::move(e));
+    } catch (const Error& err) {
+      throw Error(file.string() + ":" + std::to_string(line) + ": " + err.what());
+    }
+  }
+  if (entries.empty()) throw Error("workload file " + file.string() + " names no problem");
+  return entries;
+}
+
+std::vector<WorkloadEntry> capture_workload(const std::filesystem::path& folder) {
+  std::vector<WorkloadEntry> entries;
+  for (const auto& file : capture_files(folder)) {
+    WorkloadEntry e;
+    e.line = static_cast<int>(entries.size()) + 1;
+    e.args.capture = file.string();
+    try {
+      e.target = capture_target(file);
+    } catch (const CaptureError& bad) {
+      e.error = bad.what();
+    }
+    entries.push_back(std::move(e));
+  }
+  if (entries.empty()) throw Error("--capture " + folder.string() + ": no capture bundles (*.ktcap) in it");
+  return entries;
+}
+
+}  // namespace ktune
