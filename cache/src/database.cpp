@@ -474,11 +474,13 @@ void check_trust(const fs::path& path) {
     struct stat st {};
     if (::stat(p.c_str(), &st) != 0) continue;
     if (writable_by_others(p))
-      throw Error("tuning database: " + p.string() + " is writable by other users; refusing to load code from it (chmod go-w " +
-                  p.string() + ")");
+      throw DatabaseError(p.string(), "writable by other users",
+                          "tuning database: " + p.string() +
+                              " is writable by other users; refusing to load code from it (chmod go-w " + p.string() + ")");
     if (st.st_uid != ::geteuid() && st.st_uid != 0)
-      throw Error("tuning database: " + p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) +
-                  "); refusing to load code from it (set KTUNE_CACHE_DIR to a directory of your own)");
+      throw DatabaseError(p.string(), "belongs to another user",
+                          "tuning database: " + p.string() + " belongs to another user (uid " + std::to_string(st.st_uid) +
+                              "); refusing to load code from it (set KTUNE_CACHE_DIR to a directory of your own)");
   }
 }
 
@@ -556,7 +558,10 @@ class SetAsideLock {
  public:
   explicit SetAsideLock(const fs::path& path) {
     fd_ = ::open((path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) throw Error("cannot lock " + path.string() + ".lock: " + std::strerror(errno));
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
+      const std::string err = std::strerror(errno);
+      throw DatabaseError(path.string(), "cannot lock its .lock file: " + err, "cannot lock " + path.string() + ".lock: " + err);
+    }
   }
   ~SetAsideLock() { ::close(fd_); }
   SetAsideLock(const SetAsideLock&) = delete;
@@ -686,7 +691,8 @@ Database::Database(const fs::path& path, bool read_only) : path_(path), read_onl
     return;
   }
   if (!problem->damaged)
-    throw Error("tuning database " + path.string() + " cannot be used: " + problem->what + " (left as it is)");
+    throw DatabaseError(path.string(), "cannot be used: " + problem->what,
+                        "tuning database " + path.string() + " cannot be used: " + problem->what + " (left as it is)");
   set_aside_and_salvage(path, identity, problem->what);
 }
 
@@ -702,12 +708,15 @@ void Database::create_fresh(const fs::path& path) {
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(fresh.string() + suffix, ec);
   };
   if (!create_private_file(fresh))
-    throw Error("tuning database " + path.string() + " cannot be created: " + fresh.string() + ": " + std::strerror(errno));
+    throw DatabaseError(path.string(), "cannot be created: " + fresh.string() + ": " + std::strerror(errno),
+                        "tuning database " + path.string() + " cannot be created: " + fresh.string() + ": " +
+                            std::strerror(errno));
   const auto problem = try_open(fresh, false);
   db_.reset();  // closing checkpoints the WAL into the file
   if (problem) {
     remove_fresh();
-    throw Error("tuning database " + path.string() + " cannot be created: " + problem->what);
+    throw DatabaseError(path.string(), "cannot be created: " + problem->what,
+                        "tuning database " + path.string() + " cannot be created: " + problem->what);
   }
   std::string ignored;
   if (!rename_no_replace(fresh, path, &ignored)) remove_fresh();  // another process's database is there now
@@ -786,7 +795,8 @@ void Database::set_aside_and_salvage(const fs::path& path, std::pair<dev_t, ino_
   }
   if (file_identity(path) != judged) {  // another process set it aside meanwhile
     if (auto again = try_open(path, false))
-      throw Error("tuning database " + path.string() + " cannot be used: " + again->what + " (left as it is)");
+      throw DatabaseError(path.string(), "cannot be used: " + again->what,
+                          "tuning database " + path.string() + " cannot be used: " + again->what + " (left as it is)");
     return;
   }
   const SalvageReport salvaged = salvage_records(path);
@@ -799,7 +809,7 @@ void Database::set_aside_and_salvage(const fs::path& path, std::pair<dev_t, ino_
     if (fs::exists(path.string() + suffix, ec)) rename_no_replace(path.string() + suffix, aside.string() + suffix, &ignored);
   }
   create_fresh(path);
-  if (auto again = try_open(path, false)) throw Error("tuning database " + path.string() + ": " + again->what);
+  if (auto again = try_open(path, false)) throw DatabaseError(path.string(), again->what);
   const std::size_t kept = put_all(salvaged.records);
   recovered_from_ = why + " (moved to " + aside.string() + "; " + std::to_string(kept) + " readable record(s) copied back, " +
                     std::to_string(salvaged.unreadable.size()) + " unreadable)";
@@ -818,7 +828,7 @@ std::size_t Database::put_all(const std::vector<TuningRecord>& records) {
   for (const auto& r : records)
     if (const auto why = r.invalid()) throw Error("tuning record " + r.family + " " + shape_to_string(r.shape) + ": " + *why);
   std::lock_guard<std::mutex> lock(db_->mutex);
-  if (read_only_) throw Error("tuning database " + path_.string() + " is open read-only");
+  if (read_only_) throw DatabaseError(path_.string(), "open read-only", "tuning database " + path_.string() + " is open read-only");
   db_->exec("BEGIN IMMEDIATE");
   try {
     std::size_t stored = 0;
@@ -902,7 +912,7 @@ std::vector<TuningRecord> Database::all() const {
 }
 
 std::size_t Database::prune(const std::function<bool(const TuningRecord&)>& stale) {
-  if (read_only_) throw Error("tuning database " + path_.string() + " is open read-only");
+  if (read_only_) throw DatabaseError(path_.string(), "open read-only", "tuning database " + path_.string() + " is open read-only");
   std::size_t removed = 0;
   for (const auto& r : all()) {
     if (!stale(r)) continue;
@@ -953,7 +963,7 @@ std::size_t Database::import_json(const nlohmann::json& doc,
 void Database::write_shipping_copy(const fs::path& dest) const {
   std::error_code ec;
   if (fs::exists(fs::symlink_status(dest, ec)))
-    throw Error("ship: " + dest.string() + " exists; give a new file name (nothing was written)");
+    throw DatabaseError(dest.string(), "exists", "ship: " + dest.string() + " exists; give a new file name (nothing was written)");
   {
     std::lock_guard<std::mutex> lock(db_->mutex);
     Statement copy(db_->db, "VACUUM INTO ?");  // a consistent snapshot, even while others write

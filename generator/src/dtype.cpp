@@ -65,7 +65,7 @@ double element_to_double(DType dtype, const void* p) {
     case DType::i32: { std::int32_t i; std::memcpy(&i, p, 4); return i; }
     case DType::i64: { std::int64_t i; std::memcpy(&i, p, 8); return static_cast<double>(i); }
   }
-  throw Error("element_to_double: unknown dtype");
+  throw InvalidArgument("element_to_double: unknown dtype");
 }
 
 void double_to_element(DType dtype, double v, void* p) {
@@ -100,7 +100,7 @@ void double_to_element(DType dtype, double v, void* p) {
     case DType::i32: { const auto i = static_cast<std::int32_t>(std::llround(v)); std::memcpy(p, &i, 4); return; }
     case DType::i64: { const std::int64_t i = std::llround(v); std::memcpy(p, &i, 8); return; }
   }
-  throw Error("double_to_element: unknown dtype");
+  throw InvalidArgument("double_to_element: unknown dtype");
 }
 
 std::int64_t vector_width(DType dtype, std::initializer_list<std::uintptr_t> addresses,

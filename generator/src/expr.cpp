@@ -36,7 +36,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error("expression '" + std::string(text_) + "': " + what + " at column " +
+    throw InvalidArgument("expression '" + std::string(text_) + "': " + what + " at column " +
                 std::to_string(pos_ + 1));
   }
   void skip_space() {
@@ -136,7 +136,7 @@ class Parser {
 };
 
 [[noreturn]] void eval_fail(const std::string& text, const std::string& what) {
-  throw Error("expression '" + text + "': " + what);
+  throw InvalidArgument("expression '" + text + "': " + what);
 }
 
 std::int64_t as_int(const Value& v, const std::string& text) {

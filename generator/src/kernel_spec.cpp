@@ -43,7 +43,7 @@ std::string resolve_includes(std::string_view source, const std::map<std::string
     if (t.rfind("// @include", 0) == 0) {
       const std::string name = trim(t.substr(11));
       const auto it = fragments.find(name);
-      if (it == fragments.end()) throw Error("kernel description: '" + t + "': no template fragment '" + name + "'");
+      if (it == fragments.end()) throw InvalidArgument("kernel description: '" + t + "': no template fragment '" + name + "'");
       out += it->second;
     } else {
       out += line;
@@ -68,7 +68,7 @@ KernelSpec KernelSpec::parse(std::string_view source) {
     const std::string t = trim(line);
     if (t.rfind("// @", 0) != 0) continue;
     const auto fail = [&](const std::string& what) {
-      throw Error("kernel description line " + std::to_string(line_no) + " '" + t + "': " + what);
+      throw InvalidArgument("kernel description line " + std::to_string(line_no) + " '" + t + "': " + what);
     };
     const std::size_t sp = t.find_first_of(" \t", 4);
     const std::string key = t.substr(4, sp == std::string::npos ? std::string::npos : sp - 4);
@@ -141,11 +141,11 @@ KernelSpec KernelSpec::parse(std::string_view source) {
       fail(msg);
     }
   }
-  if (spec.family_.empty()) throw Error("kernel description: missing '// @kernel <name>'");
-  if (spec.entry_.empty()) throw Error("kernel description of '" + spec.family_ + "': missing '// @entry'");
-  if (spec.tunables_.empty()) throw Error("kernel description of '" + spec.family_ + "': no '// @tune' lines");
+  if (spec.family_.empty()) throw InvalidArgument("kernel description: missing '// @kernel <name>'");
+  if (spec.entry_.empty()) throw InvalidArgument("kernel description of '" + spec.family_ + "': missing '// @entry'");
+  if (spec.tunables_.empty()) throw InvalidArgument("kernel description of '" + spec.family_ + "': no '// @tune' lines");
   if (!have_block || !have_grid)
-    throw Error("kernel description of '" + spec.family_ + "': missing '// @launch block' or '// @launch grid'");
+    throw InvalidArgument("kernel description of '" + spec.family_ + "': missing '// @launch block' or '// @launch grid'");
   return spec;
 }
 
@@ -166,7 +166,7 @@ const KernelSpec& KernelSpec::builtin(std::string_view family) {
   if (it == specs.end()) {
     std::string known;
     for (const auto& [name, spec] : specs) known += (known.empty() ? "" : ", ") + name;
-    throw Error("unknown kernel family '" + std::string(family) + "' (known: " + known + ")");
+    throw InvalidArgument("unknown kernel family '" + std::string(family) + "' (known: " + known + ")");
   }
   return it->second;
 }
@@ -195,11 +195,11 @@ std::vector<std::string> KernelSpec::template_parameters() const {
       break;
     }
   }
-  if (at == std::string::npos) throw Error("template of '" + family_ + "' has no __global__ " + entry_);
+  if (at == std::string::npos) throw InvalidArgument("template of '" + family_ + "' has no __global__ " + entry_);
   const std::size_t t = source_.rfind("template", at);
   const std::size_t open = source_.find('<', t);
   if (t == std::string::npos || open == std::string::npos || open > at)
-    throw Error("kernel " + entry_ + " is not a template");
+    throw InvalidArgument("kernel " + entry_ + " is not a template");
   int depth = 0;
   std::size_t close = open;
   for (; close < at; ++close) {

@@ -36,19 +36,19 @@ nlohmann::json config_to_json(const KernelSpec& spec, const Config& config) {
 }
 
 Config config_from_json(const KernelSpec& spec, const nlohmann::json& json) {
-  if (!json.is_object()) throw Error("config is not a JSON object: " + json.dump());
+  if (!json.is_object()) throw InvalidArgument("config is not a JSON object: " + json.dump());
   if (json.size() != spec.tunables().size())
-    throw Error("config " + json.dump() + " does not match the tunables of '" + spec.family() + "'");
+    throw InvalidArgument("config " + json.dump() + " does not match the tunables of '" + spec.family() + "'");
   Config config;
   for (const auto& t : spec.tunables()) {
     const auto it = json.find(t.name);
-    if (it == json.end()) throw Error("config " + json.dump() + " lacks tunable '" + t.name + "'");
+    if (it == json.end()) throw InvalidArgument("config " + json.dump() + " lacks tunable '" + t.name + "'");
     Value v;
     if (it->is_number_integer()) v = it->get<std::int64_t>();
     else if (it->is_string()) v = it->get<std::string>();
-    else throw Error("config " + json.dump() + ": bad value for '" + t.name + "'");
+    else throw InvalidArgument("config " + json.dump() + ": bad value for '" + t.name + "'");
     if (std::find(t.values.begin(), t.values.end(), v) == t.values.end())
-      throw Error("config " + json.dump() + ": '" + to_string(v) + "' is not a declared value of '" + t.name + "'");
+      throw InvalidArgument("config " + json.dump() + ": '" + to_string(v) + "' is not a declared value of '" + t.name + "'");
     config.push_back(std::move(v));
   }
   return config;
@@ -80,7 +80,7 @@ Config config_from_string(const KernelSpec& spec, const std::string& text) {
     const std::string item = text.substr(pos, end - pos);
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      throw Error("config '" + text + "': expected name=value pairs separated by spaces");
+      throw InvalidArgument("config '" + text + "': expected name=value pairs separated by spaces");
     const std::string value = item.substr(eq + 1);
     const bool number = value.find_first_not_of("0123456789") == std::string::npos && value.size() < 19;
     j[item.substr(0, eq)] = number ? nlohmann::json(std::stoll(value)) : nlohmann::json(value);
@@ -111,7 +111,7 @@ struct ConfigScope {
 Scope make_scope(const KernelSpec& spec, const Config& config, const DeviceLimits& device,
                  const Problem& problem) {
   if (config.size() != spec.tunables().size())
-    throw Error("config has " + std::to_string(config.size()) + " values, '" + spec.family() + "' has " +
+    throw InvalidArgument("config has " + std::to_string(config.size()) + " values, '" + spec.family() + "' has " +
                 std::to_string(spec.tunables().size()) + " tunables");
   return ConfigScope{spec, config, device, problem};
 }

@@ -37,18 +37,18 @@ KernelArg parse_arg(const std::string& text) {
       {"in", KernelArg::Role::in}, {"out", KernelArg::Role::out}, {"inout", KernelArg::Role::inout},
       {"scalar", KernelArg::Role::scalar}};
   const auto r = std::find_if(std::begin(roles), std::end(roles), [&](const auto& p) { return role == p.first; });
-  if (r == std::end(roles)) throw Error("an argument's role is in, out, inout or scalar, not '" + role + "'");
+  if (r == std::end(roles)) throw InvalidArgument("an argument's role is in, out, inout or scalar, not '" + role + "'");
   a.role = r->second;
   std::string rest;
   std::getline(in, rest);
   const std::size_t colon = rest.find(':');
-  if (colon == std::string::npos) throw Error("expected '" + role + " NAME : TYPE...'");
+  if (colon == std::string::npos) throw InvalidArgument("expected '" + role + " NAME : TYPE...'");
   a.name = trim(rest.substr(0, colon));
-  if (!is_identifier(a.name)) throw Error("'" + a.name + "' is not a name");
+  if (!is_identifier(a.name)) throw InvalidArgument("'" + a.name + "' is not a name");
   std::string type = trim(rest.substr(colon + 1));
   if (a.role == KernelArg::Role::scalar) {
     const std::size_t eq = type.find('=');
-    if (eq == std::string::npos) throw Error("a scalar needs a value: 'scalar " + a.name + " : TYPE = VALUE'");
+    if (eq == std::string::npos) throw InvalidArgument("a scalar needs a value: 'scalar " + a.name + " : TYPE = VALUE'");
     a.value = trim(type.substr(eq + 1));
     a.type = trim(type.substr(0, eq));
     if (!number(a.value)) Expr::parse(a.value);  // an expression: checked now, evaluated per problem
@@ -56,24 +56,24 @@ KernelArg parse_arg(const std::string& text) {
   }
   const std::size_t open = type.find('['), close = type.find(']');
   if (open == std::string::npos || close == std::string::npos || close < open)
-    throw Error("a pointer argument needs its element count: '" + role + " " + a.name + " : TYPE[ELEMENTS]'");
+    throw InvalidArgument("a pointer argument needs its element count: '" + role + " " + a.name + " : TYPE[ELEMENTS]'");
   a.type = trim(type.substr(0, open));
   a.size = Expr::parse(type.substr(open + 1, close - open - 1));
   const std::string tail = trim(type.substr(close + 1));
   if (tail.empty()) return a;
   if (tail == "zeroed") {
-    if (a.role != KernelArg::Role::out) throw Error("only out arguments are zeroed (inout ones start from their input)");
+    if (a.role != KernelArg::Role::out) throw InvalidArgument("only out arguments are zeroed (inout ones start from their input)");
     a.zeroed = true;
     return a;
   }
   if (a.role != KernelArg::Role::in && a.role != KernelArg::Role::inout)
-    throw Error("only in and inout arguments take a range of random values");
+    throw InvalidArgument("only in and inout arguments take a range of random values");
   const std::size_t lo = tail.find('['), hi = tail.rfind(']'), comma = tail.find(',');
   if (tail.rfind("in", 0) != 0 || lo == std::string::npos || hi == std::string::npos || comma == std::string::npos)
-    throw Error("expected 'in [LOW, HIGH]' after the element count, not '" + tail + "'");
+    throw InvalidArgument("expected 'in [LOW, HIGH]' after the element count, not '" + tail + "'");
   const auto low = number(trim(tail.substr(lo + 1, comma - lo - 1)));
   const auto high = number(trim(tail.substr(comma + 1, hi - comma - 1)));
-  if (!low || !high || *low >= *high) throw Error("bad range '" + tail + "': expected in [LOW, HIGH] with LOW < HIGH");
+  if (!low || !high || *low >= *high) throw InvalidArgument("bad range '" + tail + "': expected in [LOW, HIGH] with LOW < HIGH");
   a.low = *low, a.high = *high;
   return a;
 }
@@ -89,7 +89,7 @@ Tolerance parse_tolerance(const std::string& text) {
   const auto k = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& p) { return kind == p.first; });
   const auto v = number(value);
   if (k == std::end(kinds) || !v || *v < 0 || !extra.empty())
-    throw Error("a tolerance is 'exact', 'abs X', 'rel X' or 'ulp N' (X, N >= 0), not '" + text + "'");
+    throw InvalidArgument("a tolerance is 'exact', 'abs X', 'rel X' or 'ulp N' (X, N >= 0), not '" + text + "'");
   t.kind = k->second;
   t.value = *v;
   return t;
@@ -97,10 +97,10 @@ Tolerance parse_tolerance(const std::string& text) {
 
 void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool& have_grid) {
   const std::size_t eq = text.find('=');
-  if (eq == std::string::npos) throw Error("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");
+  if (eq == std::string::npos) throw InvalidArgument("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");
   const std::string what = trim(text.substr(0, eq)), value = trim(text.substr(eq + 1));
   if (what == "reference") {
-    if (!is_identifier(value)) throw Error("'" + value + "' is not a kernel name");
+    if (!is_identifier(value)) throw InvalidArgument("'" + value + "' is not a kernel name");
     k.reference = value;
   } else if (what == "block") {
     k.reference_block = description::parse_dim3(value), have_block = true;
@@ -113,7 +113,7 @@ void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool&
   } else if (what == "tolerance") {
     k.tolerance = parse_tolerance(value);
   } else {
-    throw Error("unknown @verify '" + what + "' (reference, block, grid, config, tolerance)");
+    throw InvalidArgument("unknown @verify '" + what + "' (reference, block, grid, config, tolerance)");
   }
 }
 
@@ -122,7 +122,7 @@ void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool&
 void check_names(const Expr& e, const std::vector<std::string>& variables, const std::string& what) {
   for (const auto& n : e.names())
     if (std::find(variables.begin(), variables.end(), n) == variables.end())
-      throw Error(what + " refers to '" + n + "', which is no problem variable (declared: " +
+      throw InvalidArgument(what + " refers to '" + n + "', which is no problem variable (declared: " +
                   [&] {
                     std::string list;
                     for (const auto& v : variables) list += (list.empty() ? "" : ", ") + v;
@@ -132,35 +132,35 @@ void check_names(const Expr& e, const std::vector<std::string>& variables, const
 
 void check_arg(const UserKernel& k, const KernelArg& a) {
   const bool type_param = !k.spec.type_parameter().empty() && a.type == k.spec.type_parameter();
-  if (a.type == "f16" || a.type == "bf16") throw Error("f16 and bf16 are not supported in users' kernels yet");
+  if (a.type == "f16" || a.type == "bf16") throw InvalidArgument("f16 and bf16 are not supported in users' kernels yet");
   if (!type_param && !parse_dtype(a.type))
-    throw Error("type '" + a.type + "' is no dtype (" + std::string(dtype_names()) + ")" +
+    throw InvalidArgument("type '" + a.type + "' is no dtype (" + std::string(dtype_names()) + ")" +
                 (k.spec.type_parameter().empty() ? "" : " nor the type parameter " + k.spec.type_parameter()));
   if (a.pointer()) check_names(a.size, k.variables, "the size of " + a.name);
   else if (!number(a.value)) check_names(Expr::parse(a.value), k.variables, "the value of " + a.name);
 }
 
 void check_declaration(const UserKernel& k) {
-  if (k.variables.empty()) throw Error("no '// @problem' line: a user's kernel names its problem variables");
+  if (k.variables.empty()) throw InvalidArgument("no '// @problem' line: a user's kernel names its problem variables");
   if (std::none_of(k.args.begin(), k.args.end(), [](const KernelArg& a) {
         return a.role == KernelArg::Role::out || a.role == KernelArg::Role::inout;
       }))
-    throw Error("no out or inout argument: nothing to verify");
+    throw InvalidArgument("no out or inout argument: nothing to verify");
   if (k.reference.empty() && !k.trusted)
-    throw Error("no '// @verify reference = NAME' or '// @verify config = ...': how is a result checked?");
-  if (!k.reference.empty() && k.trusted) throw Error("'@verify reference' and '@verify config' exclude each other");
+    throw InvalidArgument("no '// @verify reference = NAME' or '// @verify config = ...': how is a result checked?");
+  if (!k.reference.empty() && k.trusted) throw InvalidArgument("'@verify reference' and '@verify config' exclude each other");
   for (DType d : k.spec.type_choices())
     if (d == DType::f16 || d == DType::bf16)
-      throw Error("f16 and bf16 are not supported in users' kernels yet (NVRTC would need the toolkit's headers)");
+      throw InvalidArgument("f16 and bf16 are not supported in users' kernels yet (NVRTC would need the toolkit's headers)");
   for (const auto& a : k.args) {
     try {
       check_arg(k, a);
     } catch (const Error& e) {
-      throw Error("line " + std::to_string(a.line) + " (argument " + a.name + "): " + e.what());
+      throw InvalidArgument("line " + std::to_string(a.line) + " (argument " + a.name + "): " + e.what());
     }
   }
   if (!k.spec.type_parameter().empty() && k.spec.type_kind() != "dtype")
-    throw Error("a user's kernel declares its type parameter's dtypes: '// @type " + k.spec.type_parameter() + " = f32, f64'");
+    throw InvalidArgument("a user's kernel declares its type parameter's dtypes: '// @type " + k.spec.type_parameter() + " = f32, f64'");
 }
 
 }  // namespace
@@ -173,9 +173,9 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
       try {
         if (d.key == "problem") {
           for (const auto& v : split_top(d.text, ',')) {
-            if (!is_identifier(v)) throw Error("'" + v + "' is not a name");
+            if (!is_identifier(v)) throw InvalidArgument("'" + v + "' is not a name");
             if (std::find(k->variables.begin(), k->variables.end(), v) != k->variables.end())
-              throw Error("variable " + v + " is declared twice");
+              throw InvalidArgument("variable " + v + " is declared twice");
             k->variables.push_back(v);
           }
         } else if (d.key == "arg") {
@@ -185,21 +185,21 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
           read_verify(*k, d.text, have_block, have_grid);
         }
       } catch (const Error& e) {
-        throw Error("line " + std::to_string(d.line) + " '// @" + d.key + " " + d.text + "': " + e.what());
+        throw InvalidArgument("line " + std::to_string(d.line) + " '// @" + d.key + " " + d.text + "': " + e.what());
       }
     }
     if (!k->reference.empty() && !(have_block && have_grid))
-      throw Error("'@verify reference' needs '@verify block = (...)' and '@verify grid = (...)'");
+      throw InvalidArgument("'@verify reference' needs '@verify block = (...)' and '@verify grid = (...)'");
     check_declaration(*k);
     return k;
   } catch (const Error& e) {
-    throw Error(origin + ": " + e.what());
+    throw InvalidArgument(origin + ": " + e.what());
   }
 }
 
 std::shared_ptr<const UserKernel> load_user_kernel(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read kernel file " + path);
+  if (!in) throw InvalidArgument("cannot read kernel file " + path);
   std::ostringstream text;
   text << in.rdbuf();
   return parse_user_kernel(text.str(), path);
@@ -220,28 +220,28 @@ UserProblem bind_user_problem(const UserKernel& k, const std::vector<std::string
   for (const auto& a : assignments) {
     const std::size_t eq = a.find('=');
     const std::string name = trim(a.substr(0, eq)), value = eq == std::string::npos ? "" : trim(a.substr(eq + 1));
-    if (eq == std::string::npos || name.empty()) throw Error("bad --problem '" + a + "': expected NAME=VALUE");
+    if (eq == std::string::npos || name.empty()) throw InvalidArgument("bad --problem '" + a + "': expected NAME=VALUE");
     if (name == k.spec.type_parameter()) {
       const auto d = parse_dtype(value);
       const auto& choices = k.spec.type_choices();
       if (!d || std::find(choices.begin(), choices.end(), *d) == choices.end())
-        throw Error("--problem " + a + ": " + name + " is one of the dtypes its @type line lists");
+        throw InvalidArgument("--problem " + a + ": " + name + " is one of the dtypes its @type line lists");
       p.type = *d;
       continue;
     }
     const auto it = std::find(k.variables.begin(), k.variables.end(), name);
-    if (it == k.variables.end()) throw Error("--problem " + a + ": " + k.spec.family() + " has no problem variable " + name);
+    if (it == k.variables.end()) throw InvalidArgument("--problem " + a + ": " + k.spec.family() + " has no problem variable " + name);
     auto& slot = values[static_cast<std::size_t>(it - k.variables.begin())];
-    if (slot) throw Error("--problem " + name + " is given twice");
+    if (slot) throw InvalidArgument("--problem " + name + " is given twice");
     char* end = nullptr;
     errno = 0;
     const long long v = std::strtoll(value.c_str(), &end, 10);
     if (value.empty() || *end || errno || v < 1 || v > std::numeric_limits<std::int32_t>::max())
-      throw Error("--problem " + a + ": a problem variable is an integer from 1 to 2^31-1");
+      throw InvalidArgument("--problem " + a + ": a problem variable is an integer from 1 to 2^31-1");
     slot = v;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!values[i]) throw Error(k.spec.family() + " needs --problem " + k.variables[i] + "=VALUE");
+    if (!values[i]) throw InvalidArgument(k.spec.family() + " needs --problem " + k.variables[i] + "=VALUE");
     p.values.push_back(*values[i]);
   }
   return p;
@@ -285,7 +285,7 @@ std::vector<double> arg_values(const UserKernel& k, const UserProblem& p) {
     }
     const std::int64_t n = a.size.eval_int(scope);
     if (n < 1 || n > (std::int64_t{1} << 40))
-      throw Error(k.spec.family() + ": argument " + a.name + " has " + std::to_string(n) + " elements at this problem");
+      throw InvalidArgument(k.spec.family() + ": argument " + a.name + " has " + std::to_string(n) + " elements at this problem");
     out.push_back(static_cast<double>(n));
   }
   return out;

@@ -74,8 +74,9 @@ void check(CUresult r, const char* what, const std::string& context) {
   const Api& a = api();
   a.cuGetErrorName(r, &name);
   a.cuGetErrorString(r, &text);
-  throw Error(std::string(what) + ": " + (name ? name : "CUDA error " + std::to_string(r)) + " (" +
-              (text ? text : "") + ")" + (context.empty() ? "" : " [" + context + "]"));
+  throw CudaError(static_cast<int>(r), what,
+                  std::string(what) + ": " + (name ? name : "CUDA error " + std::to_string(r)) + " (" + (text ? text : "") +
+                      ")" + (context.empty() ? "" : " [" + context + "]"));
 }
 
 }  // namespace ktune::driver

@@ -20,7 +20,7 @@ DType type_of(const std::string& name) {
   for (DType d : {DType::f32, DType::f64, DType::i8, DType::u8, DType::i16, DType::i32, DType::i64})
     if (user_type_name(d) == name) return d;
   if (const auto d = parse_dtype(name)) return *d;
-  throw Error("unknown template argument '" + name + "' (float, double, int, long long, or a dtype)");
+  throw InvalidArgument("unknown template argument '" + name + "' (float, double, int, long long, or a dtype)");
 }
 
 LaunchArg::Kind expected_kind(DType scalar) {
@@ -64,7 +64,7 @@ struct Kernel::State {
   };
   mutable PreparedMap<Key, KeyHash> prepared;
 
-  [[noreturn]] void fail(const std::string& what) const { throw Error(kernel->spec.family() + ": " + what); }
+  [[noreturn]] void fail(const std::string& what) const { throw InvalidArgument(kernel->spec.family() + ": " + what); }
   Key key_of(CUcontext ctx, ProblemValues problem) const;
   void check_args(const LaunchArg* args, std::size_t count) const;
   bool capture_launch(const TuningProblem& tp, const UserProblem& up, const Prepared& p, Stream stream,

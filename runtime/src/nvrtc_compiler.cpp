@@ -67,8 +67,9 @@ CompileOutput compile_cubin(const std::string& source, const std::vector<std::st
   if (rc != NVRTC_SUCCESS) {
     std::string names;
     for (const auto& n : name_expressions) names += "\n  " + n;
-    throw Error("NVRTC failed to compile " + context + ": " + nvrtcGetErrorString(rc) + "\ninstances:" + names +
-                "\nlog:\n" + out.log);
+    throw CompileError("NVRTC failed to compile " + context + ": " + nvrtcGetErrorString(rc) + "\ninstances:" + names +
+                           "\nlog:\n" + out.log,
+                       out.log, options);
   }
   std::size_t size = 0;
   check(nvrtcGetCUBINSize(raw, &size), "nvrtcGetCUBINSize", context);

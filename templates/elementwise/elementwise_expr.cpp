@@ -85,7 +85,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(std::size_t at, const std::string& what) const {
-    throw Error("elementwise expression: " + what + " at column " + std::to_string(at + 1) + "\n  " +
+    throw InvalidArgument("elementwise expression: " + what + " at column " + std::to_string(at + 1) + "\n  " +
                 std::string(text_) + "\n  " + std::string(at, ' ') + "^");
   }
   void skip() {
@@ -326,15 +326,15 @@ ElementwiseExpr ElementwiseExpr::parse(std::string_view text, const std::vector<
       std::find(declared.begin(), declared.end(), "alpha") == declared.end())
     declared.push_back("alpha");  // the shortcuts' scalar
   if (expanded.empty()) expanded = std::string(text);
-  if (expanded.size() > 4096) throw Error("elementwise expression longer than 4096 characters");
+  if (expanded.size() > 4096) throw InvalidArgument("elementwise expression longer than 4096 characters");
   ElementwiseExpr e;
   Parser(expanded, declared).run(e.inputs_, e.scalars_, e.outputs_, e.values_);
   for (const auto& s : declared)
     if (std::find(e.scalars_.begin(), e.scalars_.end(), s) == e.scalars_.end())
-      throw Error("elementwise expression: scalar '" + s + "' is declared but not used in '" + expanded + "'");
-  if (e.inputs_.empty()) throw Error("elementwise expression '" + expanded + "' reads no input array");
+      throw InvalidArgument("elementwise expression: scalar '" + s + "' is declared but not used in '" + expanded + "'");
+  if (e.inputs_.empty()) throw InvalidArgument("elementwise expression '" + expanded + "' reads no input array");
   if (e.inputs_.size() > 6 || e.outputs_.size() > 2 || e.scalars_.size() > 6)
-    throw Error("elementwise expression '" + expanded + "': at most 6 inputs, 2 outputs and 6 scalars");
+    throw InvalidArgument("elementwise expression '" + expanded + "': at most 6 inputs, 2 outputs and 6 scalars");
   return e;
 }
 

@@ -13,7 +13,7 @@ namespace {
 bool supported(DType d) { return d == DType::f32 || d == DType::f16 || d == DType::bf16 || d == DType::f64; }
 
 [[noreturn]] void fail(const ElementwiseOp& op, const std::string& what) {
-  throw Error("elementwise '" + op.expr.normalized() + "': " + what);
+  throw InvalidArgument("elementwise '" + op.expr.normalized() + "': " + what);
 }
 
 }  // namespace
@@ -22,7 +22,7 @@ ElementwiseOp make_elementwise_op(const std::string& expression, DType in, DType
                                   const std::vector<std::string>& scalars) {
   for (DType d : {in, out})
     if (!supported(d))
-      throw Error("elementwise: dtype " + std::string(to_string(d)) + " is not supported (f32, f16, bf16, f64)");
+      throw InvalidArgument("elementwise: dtype " + std::string(to_string(d)) + " is not supported (f32, f16, bf16, f64)");
   return {ElementwiseExpr::parse(expression, scalars), in, out};
 }
 

@@ -62,7 +62,7 @@ const LaunchInfo& Elementwise::operator()(std::initializer_list<void*> outputs, 
   ElementwiseArgs args;
   args.n = n;
   const auto too_many = [&](const char* what) {
-    throw Error("elementwise '" + st.op.expr.normalized() + "': too many " + what);
+    throw InvalidArgument("elementwise '" + st.op.expr.normalized() + "': too many " + what);
   };
   for (const void* p : inputs) {
     if (args.inputs.size() == 6) too_many("input pointers");

@@ -23,10 +23,10 @@ std::vector<std::pair<std::string, double>> parse_scalars(const OptionValues& va
     char* end = nullptr;
     const double v = eq == std::string::npos ? 0 : std::strtod(s.c_str() + eq + 1, &end);
     if (eq == std::string::npos || eq == 0 || end == s.c_str() + eq + 1 || *end || !std::isfinite(v))
-      throw Error("bad --scalar '" + s + "': expected NAME=VALUE, e.g. alpha=2.5");
+      throw InvalidArgument("bad --scalar '" + s + "': expected NAME=VALUE, e.g. alpha=2.5");
     const std::string name = s.substr(0, eq);
     if (std::any_of(out.begin(), out.end(), [&](const auto& p) { return p.first == name; }))
-      throw Error("--scalar " + name + " is given twice");
+      throw InvalidArgument("--scalar " + name + " is given twice");
     out.emplace_back(name, v);
   }
   return out;
@@ -45,7 +45,7 @@ class ElementwisePart : public FamilyPart {
   }
 
   TuneTarget target(const OptionValues& values) const override {
-    if (!values.count("expr")) throw Error("elementwise needs --expr, e.g. --expr 'out = a * b + c' or --expr add");
+    if (!values.count("expr")) throw InvalidArgument("elementwise needs --expr, e.g. --expr 'out = a * b + c' or --expr add");
     const DType dtype = dtype_option(values);
     const DType out_dtype = values.count("out-dtype") ? dtype_option(values, "out-dtype") : dtype;
     const auto scalars = parse_scalars(values);
@@ -56,7 +56,7 @@ class ElementwisePart : public FamilyPart {
     std::vector<double> ordered;
     for (const auto& s : op.expr.scalars()) {
       const auto it = std::find_if(scalars.begin(), scalars.end(), [&](const auto& p) { return p.first == s; });
-      if (it == scalars.end() && s != "alpha") throw Error("scalar '" + s + "' needs a value: --scalar " + s + "=VALUE");
+      if (it == scalars.end() && s != "alpha") throw InvalidArgument("scalar '" + s + "' needs a value: --scalar " + s + "=VALUE");
       ordered.push_back(it == scalars.end() ? 2.0 : it->second);
     }
     const std::int64_t n = count_option(values, "n", std::int64_t{1} << 40);
@@ -68,7 +68,7 @@ class ElementwisePart : public FamilyPart {
   }
 
   OptionValues options_of(const TuningRecord& r) const override {
-    if (r.shape.size() != 1) throw Error("an elementwise record has one size, n");
+    if (r.shape.size() != 1) throw InvalidArgument("an elementwise record has one size, n");
     const std::size_t arrow = r.dtype.find('>');
     OptionValues o{{"expr", {r.variant}}, {"dtype", {r.dtype.substr(0, arrow)}}, {"n", {shape_to_string(r.shape)}}};
     if (arrow != std::string::npos) o["out-dtype"] = {r.dtype.substr(arrow + 1)};

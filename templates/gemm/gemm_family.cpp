@@ -10,7 +10,7 @@ namespace ktune {
 namespace {
 
 [[noreturn]] void fail(const GemmArgs& a, const std::string& what) {
-  throw Error("gemm " + dtype_key(a.dtype, gemm_out(a)) + " " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
+  throw InvalidArgument("gemm " + dtype_key(a.dtype, gemm_out(a)) + " " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
               std::to_string(a.k) + " " + gemm_layout(a) + ": " + what);
 }
 

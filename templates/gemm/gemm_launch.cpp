@@ -140,7 +140,7 @@ const LaunchInfo& GemmCalls::gemm(void* c, const void* a, const void* b, std::in
   args.math = math;
   if (out_dtype != dtype) args.out = out_dtype;
   if (!set_gemm_layout(args, layout))
-    throw Error("gemm: unknown layout '" + std::string(layout) + "' (nn, nt, tn or tt: n = as stored, t = transposed)");
+    throw InvalidArgument("gemm: unknown layout '" + std::string(layout) + "' (nn, nt, tn or tt: n = as stored, t = transposed)");
   validate(args);  // throws before anything launches
   Runtime::Impl& impl = runtime_impl(*this);
   const CUcontext ctx = impl.current_context();

@@ -152,8 +152,7 @@ __device__ __forceinline__ void ktune_mbar_expect(unsigned bar, unsigned bytes) 
 // Arrives on the mbarrier at the same address as `bar` in the cluster's block `rank`
 // (this block's own included). Its release is the default, .cta's, as CUTLASS's
 // cluster barriers: with .release.cluster, clusters of 2 ran at half the speed of
-// single blocks (H100, 2026-11-23), as if each arrival waited for the warp's wgmma
-// still in flight.
+// single blocks, as if each arrival waited for the warp's wgmma still in flight.
 __device__ __forceinline__ void ktune_mbar_arrive_cluster(unsigned bar, unsigned rank) {
   asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
                "mbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar), "r"(rank)
@@ -399,8 +398,7 @@ template <class Out, int N> struct ktune_mma_run {
 // least), so both sides move whole rows. The kernel's registers and shared memory leave
 // an SM one block or few, so the launch makes as many blocks as fit at once and each
 // walks tiles, loading its next tile into registers while it stores the current one
-// (one tile per block, load then store, took 90 us for 64 MB of TF32 B on an H100,
-// twice a copy's time). The first `workers` threads move data (a tile's 4096 elements
+// (one tile per block, load then store, took twice a copy's time). The first `workers` threads move data (a tile's 4096 elements
 // divide among them); the others only meet the barriers.
 constexpr int ktune_mma_transpose_tile = 64;
 template <class In, int per, int workers>

@@ -22,7 +22,7 @@ class GemmMmaPart : public FamilyPart {
   TuneTarget target(const OptionValues& values) const override {
     const GemmArgs args = gemm_args(values);
     if (&gemm_spec(args) != &spec())
-      throw Error("gemm_mma multiplies f16 and bf16 (--math auto), and f32 with --math tf32; a " +
+      throw InvalidArgument("gemm_mma multiplies f16 and bf16 (--math auto), and f32 with --math tf32; a " +
                   std::string(to_string(args.dtype)) +
                   " gemm with --math " + to_string(args.math) + " is the '" + gemm_spec(args).family() +
                   "' family's (`ktune tune gemm` picks the family by itself)");

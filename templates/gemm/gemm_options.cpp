@@ -21,10 +21,10 @@ GemmArgs gemm_args(const OptionValues& values) {
   GemmArgs a{dtype_option(values), shape[0], shape[1], shape[2]};
   const std::string& layout = single_option(values, "layout");
   if (!set_gemm_layout(a, layout))
-    throw Error("unknown --layout '" + layout + "' (nn, nt, tn, tt: n = as stored, t = transposed; A first)");
+    throw InvalidArgument("unknown --layout '" + layout + "' (nn, nt, tn, tt: n = as stored, t = transposed; A first)");
   const std::string& math = single_option(values, "math");
   const auto parsed = parse_gemm_math(math);
-  if (!parsed) throw Error("unknown --math '" + math + "' (auto, simt or tf32)");
+  if (!parsed) throw InvalidArgument("unknown --math '" + math + "' (auto, simt or tf32)");
   a.math = *parsed;
   if (values.count("out-dtype") && dtype_option(values, "out-dtype") != a.dtype) a.out = dtype_option(values, "out-dtype");
   // cuMemAlloc'd dense matrices: the tuning alignment class.
@@ -37,7 +37,7 @@ TuneTarget gemm_target(const GemmArgs& a) {
 }
 
 OptionValues gemm_options_of(const TuningRecord& r, const KernelSpec& spec) {
-  if (r.shape.size() != 3) throw Error("a gemm record has an MxNxK shape");
+  if (r.shape.size() != 3) throw InvalidArgument("a gemm record has an MxNxK shape");
   const std::size_t arrow = r.dtype.find('>');  // "bf16>f32": f32 output
   OptionValues values{{"dtype", {r.dtype.substr(0, arrow)}},
                       {"shape", {shape_to_string(r.shape)}},

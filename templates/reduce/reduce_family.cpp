@@ -30,7 +30,7 @@ std::string_view to_string(ReduceOp op) {
 namespace {
 
 [[noreturn]] void fail(const ReduceArgs& a, const std::string& what) {
-  throw Error("reduce " + std::string(to_string(a.op)) + " " + std::string(to_string(a.dtype)) + " " +
+  throw InvalidArgument("reduce " + std::string(to_string(a.op)) + " " + std::string(to_string(a.dtype)) + " " +
               std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
 }
 

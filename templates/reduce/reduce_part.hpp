@@ -26,7 +26,7 @@ class ReducePart : public FamilyPart {
   TuneTarget target(const OptionValues& values) const override {
     const std::string& op_name = single_option(values, "op");
     const auto op = parse_reduce_op(op_name);
-    if (!op) throw Error("unknown --op '" + op_name + "' (sum, max, min, mean)");
+    if (!op) throw InvalidArgument("unknown --op '" + op_name + "' (sum, max, min, mean)");
     const DType dtype = dtype_option(values);
     std::int64_t rows = 1, cols = 0;
     if (kind_ == ReduceKind::whole) {
@@ -44,7 +44,7 @@ class ReducePart : public FamilyPart {
 
   OptionValues options_of(const TuningRecord& r) const override {
     const std::size_t dims = kind_ == ReduceKind::whole ? 1 : 2;
-    if (r.shape.size() != dims) throw Error("a " + name() + " record has " + std::to_string(dims) + " size(s)");
+    if (r.shape.size() != dims) throw InvalidArgument("a " + name() + " record has " + std::to_string(dims) + " size(s)");
     OptionValues o{{"op", {r.variant}}, {"dtype", {r.dtype}}};
     o[dims == 1 ? "n" : "shape"] = {shape_to_string(r.shape)};
     return o;

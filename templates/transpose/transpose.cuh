@@ -43,24 +43,24 @@
 // @launch  smem  = smem_bytes
 //
 // A tunable added later lists the old behaviour first, so older search logs replay.
+// The measurements behind each choice below are in bench/results/transpose.md.
 // Accesses narrower than 4 bytes where pointers and pitches allow 4 (1- and 2-byte
-// elements, aligned) leave a warp's request under 128 bytes, and such configs lost by
-// 1.37x (u8 16384x8192, H100) and 1.17x (f16 8192x4096, H200) at best, while costing
-// half the compile time of those spaces: only the naive designs (direct) and the
-// classic 32x32 tile with 32x8 threads stay with them.
+// elements, aligned) leave a warp's request under 128 bytes; such configs never won and
+// cost half the compile time of those spaces, so only the naive designs (direct) and the
+// classic 32x32 tile with 32x8 threads keep them.
 // Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
 // SM); more than 64 accesses or 256 bytes in flight per thread (or one vec x vec block,
 // when that is larger) spill or starve occupancy without adding memory parallelism.
-// (Not 16 and 128 as before: Triton's autotuned winners move 32x128 f32 tiles with 64
-// threads, and 128x32 ones at odd pitches with 128 threads, one element per access.)
+// (Not 16 and 128: Triton's autotuned winners move 32x128 f32 tiles with 64 threads, and
+// 128x32 ones at odd pitches with 128 threads, one element per access.)
 // Tile sides of 256 are for 1-byte elements with 8- or 16-byte accesses and a swizzled
-// tile only: 256-byte tile rows (as 64 f32 elements have) made the best aligned u8
-// 16384x8192 config 2.5% faster on an H200 (68.9 against 70.8 us, 93.5% of memcpy), and
-// these 52 configs kept its search under 30 s where all 609 took 29 s. (And 256-row tiles
-// in dst order for 2- and 4-byte elements at odd pitches: see order below.)
-// Shared memory is dynamic, so tiles may use more than 48 KB where the device allows. The space keeps every design of
-// shared/TECHNIQUES.md: naive 8x8 (direct, vec 1, tile = block), register tiles
-// (direct, vec 2/4), 32x32 smem with 32x8 threads, padding, XOR, shift, float4 + smem.
+// tile only: 256-byte tile rows (as 64 f32 elements have) help aligned bytes, and the
+// few configs they add keep the search short. (256-row tiles in dst order for 2- and
+// 4-byte elements at odd pitches: see order below.)
+// Shared memory is dynamic, so tiles may use more than 48 KB where the device allows. The
+// space keeps every design of shared/TECHNIQUES.md: naive 8x8 (direct, vec 1, tile =
+// block), register tiles (direct, vec 2/4), 32x32 smem with 32x8 threads, padding, XOR,
+// shift, float4 + smem.
 //
 // dst (cols x rows, pitch ld_dst) = transpose of src (rows x cols, pitch ld_src).
 // Transpose moves bits, so T is an unsigned integer of the element's size.
@@ -95,90 +95,72 @@
 // elements realign as cheaply as 4- and 8-byte ones. The shuffle needs one tile row per
 // row of lanes (block_x * vec == tile_m, block_x <= 32). Reads may reach vec - 1
 // elements past the tile, so edge tile columns take the scalar path. Not for 1-byte
-// elements at odd pitches (align 1): in four exhaustive runs (H100 and H200, u8
-// 8191x4097 and 4097x8191) the best of their 48 configs was 1.34-1.55x slower than the
-// winner, and they compile slowest (1.4-1.6 s each for vec 8 and 16), last in the run.
+// elements at odd pitches (align 1): there these configs were far from the winner and
+// compile slowest.
 //
 // wide = 1 (vec = 1, pitches that rule out 16-byte accesses) reads the tile's rows as
 // realigned 16-byte chunks the same way, each thread a few chunks, and writes them to
 // shared memory element by element; the rest is vec = 1's. A warp of scalar loads asks
 // for 32-256 bytes, one of 16-byte chunks for 512; realign's vec x vec register
-// transposes of small elements cost more than the requests they save (u8 and f16 at
-// odd pitches, H100), and this keeps the wide reads without them.
+// transposes of small elements cost more than the requests they save, and this keeps
+// the wide reads without them.
 //
 // wide = 2 (1-byte elements, tile_m = 128, pitches that rule out 16-byte accesses)
 // writes each dst row of a tile as whole aligned 16-byte chunks, so that no 32-byte
 // sector is shared by two tiles' partial writes, and moves bytes as words. vec = 1's
-// 128 x 32 tiles are bound by the L2 at u8 odd pitches (85-87% of its throughput): a
-// 32-byte row piece at an odd offset spans two sectors each way, and about 17
-// instructions move each byte. A tile owns, in dst row c, the chunks from the chunk
-// boundary at or before r0 (r0 - m_c, m_c being the misalignment there) to the one at
-// or before r0 + 128, so it stages src rows r0 - 16 .. r0 + 127 (up to 15 of them the
-// previous tile's, L2 hits; the first and the last tile of a column of tiles own
-// [0, ...) and [..., rows), and write the two chunks that range cuts byte by byte).
-// Each thread takes 4 src rows times a 16-byte column chunk (lanes along the chunks of
-// a row, the chunk after a lane's from the next lane), realigns them, transposes the
-// 4 x 4 byte blocks with byte permutes and stores words into a tile staged in dst's
-// orientation (the `xor` of the layout tunable: 16-byte slots swizzled by the staged
-// row); each dst chunk is then a funnel shift of two 16-byte shared loads. Against the
-// best of the other designs at u8 8191x4097 and 4097x8191 (H100): 33.0 and 33.4 us
-// against 35.0 and 35.2, with a quarter fewer L2 sectors; slower at small shapes, where
-// the edge tiles weigh more (1000x999: 6.0 against 3.7 us, when those wrote every byte
-// alone), so the tuner chooses.
+// 128 x 32 tiles are bound by the L2 at u8 odd pitches: a 32-byte row piece at an odd
+// offset spans two sectors each way, and about 17 instructions move each byte. A tile
+// owns, in dst row c, the chunks from the chunk boundary at or before r0 (r0 - m_c, m_c
+// being the misalignment there) to the one at or before r0 + 128, so it stages src rows
+// r0 - 16 .. r0 + 127 (up to 15 of them the previous tile's, L2 hits; the first and the
+// last tile of a column of tiles own [0, ...) and [..., rows), and write the two chunks
+// that range cuts byte by byte). Each thread takes 4 src rows times a 16-byte column
+// chunk (lanes along the chunks of a row, the chunk after a lane's from the next lane),
+// realigns them, transposes the 4 x 4 byte blocks with byte permutes and stores words
+// into a tile staged in dst's orientation (the `xor` of the layout tunable: 16-byte
+// slots swizzled by the staged row); each dst chunk is then a funnel shift of two
+// 16-byte shared loads. It reads a quarter fewer L2 sectors than the other designs at
+// large odd-pitch shapes, but at small shapes the edge tiles weigh more: the tuner
+// chooses.
 // wide = 3 is the same tile with its src rows first copied into shared memory as aligned
-// chunks (cp.async), so that no registers wait on the loads: 40 registers, 6 blocks of
-// 256 threads an SM against 5 (H200, u8 8191x4097: 30.4 against 31.4 us; H100: 33.7
-// against 32.8, so the tuner chooses). Its copies ask the L2 for the whole 128-byte line
+// chunks (cp.async), so that no registers wait on the loads: 40 registers, so 6 blocks of
+// 256 threads an SM fit instead of 5. Its copies ask the L2 for the whole 128-byte line
 // around each chunk (.L2::128B): the blocks beside it in the grid read the rest of the
-// line next, and the early fetch made u8 8191x4097 2% faster on an H200 (26.8 against
-// 27.3 us) and on an H100 (30.9 against 31.5); 256-byte lines were 2% slower (H200).
+// line next (256-byte lines were slower).
 // wide = 3 alone also has 192-row tiles (tile_m = 192, listed last so older logs replay):
 // the same 16 lead rows serve 192 rows instead of 128, and each dst row piece is 12 whole
-// chunks, so 3% fewer L2 sectors, where this kernel is bound by the L2 (its fabric busy
-// 76-81% of the time). u8 8191x4097: 30.1-30.2 against 31.0-31.1 us on an H100 (192 x 128
-// on 512 threads), 26.6-26.7 against 26.8-27.0 on an H200 (192 x 64); 4097x8191 1-3%
-// faster on both; pitched 8192x2048 a tie. (256 rows do not fit a staged row of 16 slots.)
+// chunks, so fewer L2 sectors where this kernel is bound by the L2 fabric. (256 rows do
+// not fit a staged row of 16 slots.)
 // The copies go through L1 (cp.async.ca), into a region the staged rows then reuse (one
-// more barrier): L1 merges the chunks of a row that share a sector, so the L2 sends 20%
+// more barrier): L1 merges the chunks of a row that share a sector, so the L2 sends
 // fewer sectors, and it needs room for the lines in flight, which half the shared memory
 // leaves it (6 blocks of 192 x 64 take 100 KB instead of 198). Through L1 without the
-// reuse, the best config was 5-6% slower (H200); with it, 192 x 64 on 256 threads ran u8
-// 8191x4097 in 25.3 against 26.6 us (H200) and 29.3 against 30.2 (H100, against its
-// 192 x 128 winner); 4097x8191 2.6-4.5% and pitched 8192x2048 3% faster on both. The
-// reuse alone was a tie.
+// reuse was slower; the reuse alone was a tie.
 
 // order = dst has blocks take tiles down src's columns, so the blocks in flight write
 // whole dst rows one after another, as a copy does, and read src rows piecewise. At odd
-// pitches, where every tile's dst rows start and end in partial sectors, the best dst
-// config beat the best src one by 7-10% at f32 4097x8191 and 8191x4097, 2-5% at f64
-// 8191x4097, 13% at f16 8191x4097 on the H100 and 1.5-7% at u8 there (H200: f16 1-3%
-// faster, u8 from 3% slower to 1% faster; the tuner chooses). Only tiles of 128 dst
-// elements a row (tile_m = 128, shared memory; and wide = 3's 192) have it: in the
-// exhaustive runs the best of the other dst configs was never more than 0.2% faster, and
-// the space grows by a fifth instead of doubling. Aligned shapes lost with it or did not
-// change, but for those whose src rows are 16 or more times longer than its columns
-// (512x65536: a grid row of 1024 tiles, the blocks in flight take one or two of them and
-// write 256 bytes of each 2 KB dst row; in dst order they write whole dst rows): f32
-// 512x65536 on an H100, dst configs took the first 11 places, the best 0.8% faster than
-// the best src one (88.67 against 89.41 us, 2026-11-26), 256x65536 a tie. There only
-// `pad` tiles of 64-128 rows have it (the best dst config of each other layout was 0.7%
-// slower): 177 configs more at f32 instead of 1040 (f32 512x65536 then tuned in 5.0 s on a
-// fresh H100). A problem of one tile row or column has one order.
+// pitches every tile's dst rows start and end in partial sectors, and dst order won
+// there for most element sizes (the tuner chooses). Only tiles of 128 dst elements a row
+// (tile_m = 128, shared memory; and wide = 3's 192) have it: the other dst configs never
+// won by more than noise, and the space grows by a fifth instead of doubling. Aligned
+// shapes lost with it or did not change, except those whose src rows are 16 or more
+// times longer than its columns (512x65536: a grid row of 1024 tiles, the blocks in
+// flight take one or two of them and write 256 bytes of each 2 KB dst row; in dst order
+// they write whole dst rows). There only `pad` tiles of 64-128 rows have it (the other
+// layouts' dst configs were slower), which keeps that space small. A problem of one
+// tile row or column has one order.
 // At odd pitches, 2- and 4-byte elements also have tiles of 192 and 256 rows in dst order
 // (tall_dst: 32 or 64 columns, 32 x 4 or 32 x 8 threads, vec 1, no wide; the order
-// requirements add the rest: 24 configs): each tile's dst row
-// pieces are 384-1024 bytes instead of 256-512, so fewer of their sectors are partial.
-// Best of them against the best of the rest (H100, 2026-11-26, every tile and block shape
-// of 192 and 256 rows timed): f16 8191x4097 52.45 against 53.58 us (192 x 32 on 32 x 4),
-// f32 8191x4097 and 4097x8191 0.5% faster (256 x 64 on 32 x 8), f32 8192x2048 pitched
-// 2051/8195 0.6%; 8-byte elements were 0.5-1.3% slower and do not have them.
+// requirements add the rest: 24 configs): each tile's dst row pieces are 384-1024 bytes
+// instead of 256-512, so fewer of their sectors are partial. 8-byte elements were slower
+// with them and do not have them.
 
 // words = 1 (1-byte elements, vec 8, pitches aligned to 8, a swizzled tile) transposes
 // each 8 x 8 byte block of phase 2 as four 4 x 4 word blocks (8 byte permutes each; the
 // byte-wise code takes nearly twice the instructions) and asks in its launch bounds for
 // as many blocks an SM as shared memory allows: 256 x 256 on 256 threads at 80 registers,
-// 3 blocks an SM instead of 2. u8 16384x8192 on an H200: 68.2-68.5 against 69.3-69.4 us for the
-// best words = 0 config (256 x 256, vec 16); the word transposes alone were a tie there.
+// 3 blocks an SM instead of 2. The word transposes alone were a tie: the gain is fewer
+// instructions and more blocks together.
 
 enum KtuneLayout { layout_direct, layout_none, layout_pad, layout_xor, layout_shift };
 enum KtuneOrder { order_src, order_dst };
@@ -364,7 +346,7 @@ __device__ __forceinline__ void ktune_store_edge(T* p, const Vec& v, int left) {
 // whole src rows) or in dst's (order = dst: they write whole dst rows), the last row
 // (column) of tiles first: its tiles are partial, or for wide = 2 and 3 written byte by
 // byte, so slower, and as the grid's last blocks they kept some SMs busy after the rest
-// had drained (u8 8191x4097, wide = 3, H200: 30.5 -> 28.1 us).
+// had drained.
 template <int tile_m, int tile_n, int order>
 struct KtuneTile {
   int r0, c0;
@@ -558,11 +540,9 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
     constexpr int row_steps = tile_m / block_y, group_steps = groups / block_x;
     Vec in[row_steps][group_steps];
     // The lean configs step a row pointer and index unsigned: r * ld_src at each load took
-    // 7 instructions and each index 5. words = 1's 256 x 256 on 32 x 8 threads went from
-    // 3872 instructions to 2392 (phase 2's likewise: 659 to 295), u8 16384x8192 from 68.0
-    // to 67.3 us (H200); vec = 1's tuned best of f32 8191x4097 0.9% faster, 4097x8191 0.3%,
-    // f64 8191x4097 a tie (H100). The other configs keep r * ld_src: the same change moved
-    // them by -1% to +1% (H200).
+    // 7 instructions and each index 5 (words = 1's 256 x 256 tile takes 40% fewer
+    // instructions so). The other configs keep r * ld_src: the same change moved them
+    // by no more than noise either way.
     constexpr bool lean = words || vec == 1;
     const T* first = s + ty * ld_src;
 #pragma unroll
@@ -634,8 +614,8 @@ __device__ __forceinline__ void ktune_transpose_staged(T* __restrict__ dst, cons
 // Bytes [b, b + 16) of the 32 bytes lo, hi (b in [0, 16)), as words: a rotation by
 // b / 4 words in two select stages (a run-time index would put the words in local
 // memory), then funnel shifts of neighbouring words. Kept apart from ktune_funnel: these
-// stages inside ktune_funnel made wide = 1 and realign 2-5% slower (H100), and a wide = 2
-// built on ktune_funnel's select chain (and restructured) was 5% slower (H200).
+// stages inside ktune_funnel made wide = 1 and realign slower, and a wide = 2 built on
+// ktune_funnel's select chain was slower too.
 __device__ __forceinline__ uint4 ktune_window(const uint4& lo, const uint4& hi, int b) {
   const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
   unsigned x[6], y[5];

@@ -12,7 +12,7 @@ namespace ktune {
 namespace {
 
 [[noreturn]] void fail(const TransposeArgs& a, const std::string& what) {
-  throw Error("transpose " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
+  throw InvalidArgument("transpose " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ std::pair<std::int64_t, std::int64_t> transpose_class_pitches(DType dtype, std::
                                                               std::int64_t align) {
   const std::int64_t widest = 16 / size_of(dtype);
   if (align < 1 || align > widest || (align & (align - 1)))
-    throw Error("transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " " + std::string(to_string(dtype)) +
+    throw InvalidArgument("transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " " + std::string(to_string(dtype)) +
                 ": alignment class " + std::to_string(align) + " is not a power of two from 1 to " +
                 std::to_string(widest) + " elements");
   const auto pitch = [&](std::int64_t n) {

@@ -20,7 +20,7 @@ std::pair<std::int64_t, std::int64_t> pitches(const OptionValues& values) {
   const std::string& text = it->second.front();
   const auto ld = parse_shape(text, ',');
   if (!ld || ld->size() != 2 || std::max((*ld)[0], (*ld)[1]) > (std::int64_t{1} << 40))
-    throw Error("bad --ld '" + text + "': expected two pitches of 1 to 2^40 elements, like 2051,8195");
+    throw InvalidArgument("bad --ld '" + text + "': expected two pitches of 1 to 2^40 elements, like 2051,8195");
   return {(*ld)[0], (*ld)[1]};
 }
 
@@ -51,7 +51,7 @@ class TransposePart : public FamilyPart {
   // tuned at that class's smallest pitches; align <= 0: not given, the dense class.
   OptionValues options_of(const TuningRecord& r) const override {
     if (r.shape.size() != 2 || !r.variant.empty())
-      throw Error("a transpose record has a ROWSxCOLS shape and no variant");
+      throw InvalidArgument("a transpose record has a ROWSxCOLS shape and no variant");
     OptionValues values{{"dtype", {r.dtype}}, {"shape", {shape_to_string(r.shape)}}};
     const DType dtype = dtype_option(values);
     if (r.align > 0 && r.align != transpose_alignment(transpose_probe_args(dtype, r.shape[0], r.shape[1]))) {

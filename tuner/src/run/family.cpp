@@ -31,7 +31,7 @@ const FamilyPart& family(std::string_view name) {
   if (const FamilyPart* part = find_family(name)) return *part;
   std::string known;
   for (const FamilyPart* part : families()) known += (known.empty() ? "" : ", ") + part->name();
-  throw Error("unknown kernel family '" + std::string(name) + "' (known: " + known + "; or --kernel FILE.cu)");
+  throw InvalidArgument("unknown kernel family '" + std::string(name) + "' (known: " + known + "; or --kernel FILE.cu)");
 }
 
 TuneTarget family_target(const FamilyPart& part, const OptionValues& given) {
@@ -44,8 +44,8 @@ TuneTarget family_target(const FamilyPart& part, const OptionValues& given) {
   for (const auto& [given_name, texts] : given) {
     const std::string& name = given_name;  // (a structured binding cannot be captured in C++17)
     const auto it = std::find_if(options.begin(), options.end(), [&](const ProblemOption& o) { return o.name == name; });
-    if (it == options.end()) throw Error("--" + name + " does not apply to " + part.name() + " (its options: " + list + ")");
-    if (texts.size() > 1 && !it->repeatable) throw Error("--" + name + " is given " + std::to_string(texts.size()) + " times");
+    if (it == options.end()) throw InvalidArgument("--" + name + " does not apply to " + part.name() + " (its options: " + list + ")");
+    if (texts.size() > 1 && !it->repeatable) throw InvalidArgument("--" + name + " is given " + std::to_string(texts.size()) + " times");
     values[name] = texts;
   }
   return part.target(values);
@@ -63,14 +63,14 @@ std::string options_text(const OptionValues& values) {
 
 const std::string& single_option(const OptionValues& values, const std::string& name) {
   const auto it = values.find(name);
-  if (it == values.end() || it->second.empty()) throw Error("--" + name + " is needed");
+  if (it == values.end() || it->second.empty()) throw InvalidArgument("--" + name + " is needed");
   return it->second.front();
 }
 
 DType dtype_option(const OptionValues& values, const std::string& name) {
   const std::string& text = single_option(values, name);
   const auto d = parse_dtype(text);
-  if (!d) throw Error("unknown --" + name + " '" + text + "' (known: " + std::string(dtype_names()) + ")");
+  if (!d) throw InvalidArgument("unknown --" + name + " '" + text + "' (known: " + std::string(dtype_names()) + ")");
   return *d;
 }
 
@@ -80,7 +80,7 @@ std::int64_t count_option(const OptionValues& values, const std::string& name, s
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end || errno || v < 1 || v > max)
-    throw Error("--" + name + " " + text + ": expected an integer from 1 to " + std::to_string(max));
+    throw InvalidArgument("--" + name + " " + text + ": expected an integer from 1 to " + std::to_string(max));
   return v;
 }
 
@@ -88,9 +88,9 @@ std::vector<std::int64_t> shape_option(const OptionValues& values, std::size_t d
   const std::string& text = single_option(values, "shape");
   const auto shape = parse_shape(text);
   if (!shape || shape->size() != dims)
-    throw Error("bad --shape '" + text + "': expected " + std::to_string(dims) + " positive integers like " + example);
+    throw InvalidArgument("bad --shape '" + text + "': expected " + std::to_string(dims) + " positive integers like " + example);
   for (auto d : *shape)
-    if (d > std::numeric_limits<std::int32_t>::max()) throw Error("--shape " + text + ": each size must be below 2^31");
+    if (d > std::numeric_limits<std::int32_t>::max()) throw InvalidArgument("--shape " + text + ": each size must be below 2^31");
   return *shape;
 }
 

@@ -262,14 +262,15 @@ TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
       const TimingStats t = harness.timer().measure([&, f] { harness.launch(f, inst); }, best_us * 1.25);
       ok.push_back({i, f, t});
       return record(i, "ok", "", compile_ms, &res, &t);
-    } catch (const Error& e) {
+    } catch (const CudaError& e) {
       // Sticky errors stay: the context answers every call with them from now on, and
       // no API call revives it in this process. The run ends here, logged; the caller
       // starts it again in a fresh process with this config excluded.
-      if (driver::api().cuCtxSynchronize() == CUDA_SUCCESS)
-        return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
+      if (!e.context_lost()) return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
       throw lose_context(i, std::string("the kernel faulted (the run went on in a fresh process): ") + e.what(),
                          compile_ms, &res);
+    } catch (const Error& e) {  // not the driver's: the context is as it was
+      return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
     }
   };
 

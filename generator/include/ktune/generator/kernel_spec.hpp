@@ -23,7 +23,7 @@ struct Derived {
 };
 
 // The one description of a kernel family, parsed from the `// @...` header block of
-// its template (see templates/transpose.cuh). Generator, tuner, runtime, cache keys,
+// its template (see templates/transpose/transpose.cuh). Generator, tuner, runtime, cache keys,
 // CLI and logs all read tunable names from here.
 class KernelSpec {
  public:

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds ktune with a subset of its families (default: all but gemm) into build-subset/
+# and runs its quick tests and the install check: proof that nothing outside a family's
+# folder depends on it (docs/architecture.md). Run after scripts/setup.sh (CI does).
+#   bash scripts/test_subset.sh ["transpose;elementwise;reduce"]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+families=${1:-"transpose;elementwise;reduce"}
+# -O0: this build proves the structure, not speed, and compiles in about half the time.
+cmake -S . -B build-subset -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 "-DKTUNE_FAMILIES=$families" > /dev/null
+cmake --build build-subset -j "$(nproc)" > /dev/null
+cd build-subset
+ctest --output-on-failure -j "$(nproc)" -L quick
+ctest --output-on-failure -R '^install_test$'
