@@ -18,10 +18,11 @@ fail() { echo "check_install: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 # The core's headers, and each built family's (templates/<family>/include/ktune/).
 families=$(sed -n 's/^KTUNE_FAMILIES:STRING=//p' "$build/CMakeCache.txt" | tr ';' ' ')
+config=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" | tr '[:upper:]' '[:lower:]')
 family_headers=$(for f in $families; do (cd "$here/templates/$f/include" && ls ktune/*.hpp); done | sed 's|^|include/|')
 expected="bin/ktune include/ktune/dtype.hpp include/ktune/error.hpp include/ktune/families.hpp include/ktune/ktune.hpp
 include/ktune/launch_info.hpp include/ktune/match_level.hpp $family_headers lib/cmake/ktune/ktune-config-version.cmake
-lib/cmake/ktune/ktune-config.cmake lib/cmake/ktune/ktune-targets-release.cmake lib/cmake/ktune/ktune-targets.cmake
+lib/cmake/ktune/ktune-config.cmake lib/cmake/ktune/ktune-targets-${config:-release}.cmake lib/cmake/ktune/ktune-targets.cmake
 lib/libktune.so lib/libktune.so.0 lib/libktune.so.0.1.0 lib/pkgconfig/ktune.pc"
 actual=$(cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$actual" = "$(echo $expected | tr ' ' '\n' | sort | tr '\n' ' ')" ] || fail "installed files differ: $actual"
