@@ -31,7 +31,7 @@ for ((g = 0; g < procs; ++g)); do
     filter+="${filter:+:}AllSpaces/GemmSpaceGpu.EveryConfigVerifiedAtOddShapes/${spaces[i]}"
   done
   CUDA_VISIBLE_DEVICES=$g KTUNE_GEMM_VERIFY=all KTUNE_TEST_COMPILE_THREADS=$threads \
-    "$build/tests/gemm_gpu_test" --gtest_filter="$filter" > "$logs/gpu$g.log" 2>&1 &
+    "$build/templates/gemm/gemm_gpu_test" --gtest_filter="$filter" > "$logs/gpu$g.log" 2>&1 &
   pids+=($!)
 done
 status=0

@@ -26,6 +26,8 @@ bdir=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt" 2>/d
 if [ -n "$bdir" ] && [ ! -e "$bdir" ]; then ln -s "$build" "$bdir"; fi
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-$(mktemp -d)/ktune}
 status=0
+# A test program of the build: the layers' are under tests/, each family's under templates/<family>/.
+test_bin() { find "$build/tests" "$build/templates" -type f -name "$1" -perm -u+x 2>/dev/null | head -1; }
 note() { echo "$*" | tee -a "$out/summary.txt"; }
 # The search logs of the runs so far, for `ktune log` and replay tests.
 keep_logs() { tar -czf "$out/$1" -C "$KTUNE_CACHE_DIR" logs 2>/dev/null; }
@@ -38,7 +40,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   rc=$?; [ $rc = 0 ] || status=1
   note "ctest -L gpu: rc=$rc; $(grep -E 'tests passed|Skipped|Failed' "$out/tests.log" | tr '\n' ' ')"
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/layouts_gpu_test" >> "$out/tests.log" 2>&1
+    compute-sanitizer --tool $tool --error-exitcode 9 "$(test_bin layouts_gpu_test)" >> "$out/tests.log" 2>&1
     rc=$?; [ $rc = 0 ] || status=1
     note "compute-sanitizer $tool: rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/tests.log" | tail -1)"
   done
@@ -92,7 +94,7 @@ family_pass() {  # name, test program, gtest filter for the sanitizers
   rc=$?; [ $rc = 0 ] || status=1
   note "$name gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|Failed|verified' "$out/$name-tests.log" | tr '\n' ' ')"
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/$test" --gtest_filter="$filter" \
+    compute-sanitizer --tool $tool --error-exitcode 9 "$(test_bin "$test")" --gtest_filter="$filter" \
       >> "$out/$name-tests.log" 2>&1
     rc=$?; [ $rc = 0 ] || status=1
     note "compute-sanitizer $tool ($name runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$name-tests.log" | tail -1)"
@@ -156,14 +158,14 @@ if [ "$what" = tensor ]; then
   steps=${KTUNE_TENSOR_STEPS:-sanitize verify bench}
   if [[ " $steps " == *" sanitize "* ]]; then
     for tool in ${KTUNE_TENSOR_TOOLS:-racecheck memcheck}; do
-      timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/gemm_gpu_test" \
+      timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 "$(test_bin gemm_gpu_test)" \
         --gtest_filter='*TensorCorePipelines*' >> "$out/tensor-tests.log" 2>&1
       rc=$?; [ $rc = 0 ] || status=1
       note "compute-sanitizer $tool (tensor-core pipelines): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/tensor-tests.log" | tail -1)"
     done
   fi
   if [[ " $steps " == *" verify "* ]]; then
-    timeout "${KTUNE_TENSOR_VERIFY_S:-330}" "$build/tests/gemm_gpu_test" \
+    timeout "${KTUNE_TENSOR_VERIFY_S:-330}" "$(test_bin gemm_gpu_test)" \
       --gtest_filter="${KTUNE_TENSOR_SPACES:-*EveryConfigVerifiedAtOddShapes/*tma*}" > "$out/tensor-verify.log" 2>&1
     rc=$?; [ $rc = 0 ] || status=1
     note "tma spaces verified: rc=$rc; $(grep -c '^\[       OK \]' "$out/tensor-verify.log") passed, $(grep -cE '^\[  SKIPPED \] .*\([0-9]+ ms\)$' "$out/tensor-verify.log") skipped;" \

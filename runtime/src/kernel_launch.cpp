@@ -1,5 +1,6 @@
 // ktune::Kernel: a user's own kernel, launched with its stored winner.
 #include <ktune/runtime/runtime_impl.hpp>
+#include <ktune/runtime/launch.hpp>
 
 #include <ktune/error.hpp>
 #include <ktune/generator/log.hpp>
@@ -132,11 +133,8 @@ namespace {
 void launch_prepared(const Prepared& p, Stream stream, const LaunchArg* args, std::size_t count) {
   std::array<void*, k_max_args> params{};
   for (std::size_t i = 0; i < count; ++i) params[i] = const_cast<void*>(static_cast<const void*>(&args[i].pointer));
-  const Instance& inst = p.instance;
-  driver::check(driver::api().cuLaunchKernel(p.function, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
-                                             inst.block[1], inst.block[2], inst.smem_bytes,
-                                             reinterpret_cast<CUstream>(stream), params.data(), nullptr),
-                "cuLaunchKernel", inst.name_expression);
+  launch_packed(p.function, LaunchShape::of(p.instance), reinterpret_cast<CUstream>(stream), params.data(),
+                p.instance.name_expression);
 }
 
 // Bytes of pointer argument i, from its element count (arg_values).

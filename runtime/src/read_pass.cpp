@@ -1,5 +1,6 @@
 #include <ktune/runtime/read_pass.hpp>
 
+#include <ktune/runtime/launch.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 
 namespace ktune {
@@ -17,6 +18,8 @@ extern "C" __global__ void ktune_read_pass(const uint4* p, unsigned long long n1
 }
 )";
 
+using ReadPassParams = KernelParams<DevicePtr, unsigned long long, DevicePtr>;
+
 }  // namespace
 
 ReadPass::ReadPass(const DeviceInfo& device) : sink_(64) {
@@ -26,11 +29,8 @@ ReadPass::ReadPass(const DeviceInfo& device) : sink_(64) {
 }
 
 void ReadPass::enqueue(CUstream stream, CUdeviceptr p, std::size_t bytes, unsigned blocks, unsigned threads) const {
-  CUdeviceptr sink = sink_.get();
-  unsigned long long n16 = bytes / 16;
-  void* params[] = {&p, &n16, &sink};
-  driver::check(driver::api().cuLaunchKernel(kernel_, blocks, 1, 1, threads, 1, 1, 0, stream, params, nullptr),
-                "cuLaunchKernel", "ktune_read_pass");
+  ReadPassParams::launch(kernel_, LaunchShape::linear(blocks, threads), stream, "ktune_read_pass", DevicePtr{p},
+                         static_cast<unsigned long long>(bytes / 16), DevicePtr{sink_.get()});
 }
 
 }  // namespace ktune

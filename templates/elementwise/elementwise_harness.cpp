@@ -116,15 +116,12 @@ std::optional<std::string> ElementwiseHarness::verify(CUfunction f, const Instan
   for (const auto& o : outputs_) driver::check(d.cuMemsetD8Async(o.get(), 0xA5, o.size(), stream_), "cuMemsetD8Async");
   launch(f, inst);
   unsigned long long total = 0;
-  double tol = elementwise_tolerance(op_.out);
-  long long n = args_.n;
+  const double tol = elementwise_tolerance(op_.out);
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
     driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
-    CUdeviceptr got = outputs_[k].get(), ref = refs_[k].get(), bad = counter_.get();
-    void* params[] = {&got, &ref, &n, &tol, &bad};
-    driver::check(d.cuLaunchKernel(check_, static_cast<unsigned>(4 * sm_count_), 1, 1, 256, 1, 1, 0, stream_, params,
-                                   nullptr),
-                  "cuLaunchKernel", "ktune_elementwise_check");
+    ElementwiseCheckParams::launch(check_, LaunchShape::linear(static_cast<unsigned>(4 * sm_count_), 256), stream_,
+                                   "ktune_elementwise_check", DevicePtr{outputs_[k].get()}, DevicePtr{refs_[k].get()},
+                                   args_.n, tol, DevicePtr{counter_.get()});
     unsigned long long count = 0;
     driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
     driver::check(d.cuMemcpyDtoH(&count, counter_.get(), 8), "cuMemcpyDtoH");

@@ -89,6 +89,14 @@ std::string helpers_source() {
   throw Error("templates/common.cuh is not embedded");
 }
 
+// The helpers' parameter lists, as k_helpers declares them.
+using ReferenceParams = KernelParams<DevicePtr, DevicePtr, DevicePtr, DevicePtr, DevicePtr, int, int, int, long long,
+                                     long long, long long, double, double, int, int>;
+using CheckParams = KernelParams<DevicePtr, DevicePtr, DevicePtr, int, int, long long, double, double, DevicePtr>;
+template <class T>
+using FmaPeakParams = KernelParams<T, int, DevicePtr>;
+using MmaPeakParams = KernelParams<int, DevicePtr>;
+
 }  // namespace
 
 GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const TimingProtocol& protocol)
@@ -140,15 +148,11 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   const CUfunction reference = helpers_->function(out.lowered_names[0]);
   check_ = helpers_->function(out.lowered_names[1]);
   peak_ = helpers_->function(out.lowered_names[2]);
-  CUdeviceptr A = a_.get(), B = b_.get(), C0 = c0_.get(), R = ref_.get(), Bd = bound_.get();
-  int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  long long lda = args_.lda, ldb = args_.ldb, ldc = args_.ldc;
-  double alpha = args_.alpha, beta = args_.beta;
-  int ta = args_.trans_a, tb = args_.trans_b;
-  void* params[] = {&A, &B, &C0, &R, &Bd, &mi, &ni, &ki, &lda, &ldb, &ldc, &alpha, &beta, &ta, &tb};
   const auto blocks = static_cast<unsigned>((m * n + 255) / 256);
-  driver::check(d.cuLaunchKernel(reference, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr), "cuLaunchKernel",
-                "ktune_gemm_reference");
+  ReferenceParams::launch(reference, LaunchShape::linear(blocks, 256), stream_, "ktune_gemm_reference", DevicePtr{a_.get()},
+                          DevicePtr{b_.get()}, DevicePtr{c0_.get()}, DevicePtr{ref_.get()}, DevicePtr{bound_.get()},
+                          static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), args_.lda, args_.ldb, args_.ldc,
+                          args_.alpha, args_.beta, static_cast<int>(args_.trans_a), static_cast<int>(args_.trans_b));
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", "ktune_gemm_reference");
   timer_ = std::make_unique<Timer>(device, stream_, protocol);
 }
@@ -173,26 +177,24 @@ TimingStats GemmHarness::time_ceiling() {
     // As many FLOPs as the problem over 4 blocks of 8 warps per SM (a full SM).
     const unsigned blocks = static_cast<unsigned>(sm_count_) * 4;
     const double per_round = 16.0 * 8 * mma_k() * 2 * 8;
-    int iters = static_cast<int>(std::max(1.0, std::round(gemm_flops(args_) / (blocks * 8.0 * per_round))));
-    CUdeviceptr sink = counter_.get();
-    void* params[] = {&iters, &sink};
+    const int iters = static_cast<int>(std::max(1.0, std::round(gemm_flops(args_) / (blocks * 8.0 * per_round))));
     return timer_->measure([&] {
-      driver::check(driver::api().cuLaunchKernel(peak_, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
-                    "cuLaunchKernel", "ktune_mma_peak");
+      MmaPeakParams::launch(peak_, LaunchShape::linear(blocks, 256), stream_, "ktune_mma_peak", iters,
+                            DevicePtr{counter_.get()});
     });
   }
   // As many FLOPs as the problem, spread over 64 blocks of 256 threads per SM.
   const unsigned blocks = static_cast<unsigned>(sm_count_) * 64;
   const double per_thread = gemm_flops(args_) / (static_cast<double>(blocks) * 256);
-  int iters = static_cast<int>(std::max(1.0, std::round(per_thread / 16)));
-  float seed32 = 0.999f;
-  double seed64 = 0.999;
-  CUdeviceptr sink = counter_.get();
+  const int iters = static_cast<int>(std::max(1.0, std::round(per_thread / 16)));
   const bool wide = gemm_accumulator(args_.dtype) == DType::f64;  // the FMA chains run in the accumulator type
-  void* params[] = {wide ? static_cast<void*>(&seed64) : &seed32, &iters, &sink};
+  const LaunchShape shape = LaunchShape::linear(blocks, 256);
+  const DevicePtr sink{counter_.get()};
   return timer_->measure([&] {
-    driver::check(driver::api().cuLaunchKernel(peak_, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
-                  "cuLaunchKernel", "ktune_fma_peak");
+    if (wide)
+      FmaPeakParams<double>::launch(peak_, shape, stream_, "ktune_fma_peak", 0.999, iters, sink);
+    else
+      FmaPeakParams<float>::launch(peak_, shape, stream_, "ktune_fma_peak", 0.999f, iters, sink);
   });
 }
 
@@ -211,16 +213,14 @@ std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& ins
   const double eps = gemm_accumulator(args_.dtype) == DType::f64 ? 0x1.0p-53 : 0x1.0p-24;
   const DType out = gemm_out(args_);
   const double out_eps = out == DType::f16 ? 0x1.0p-11 : out == DType::bf16 ? 0x1.0p-8 : eps;
-  double tol = 8 * std::sqrt(static_cast<double>(args_.k)) * eps, ulp = 2 * out_eps;
+  double tol = 8 * std::sqrt(static_cast<double>(args_.k)) * eps;
+  const double ulp = 2 * out_eps;
   // TF32: each input keeps 10 mantissa bits (rounded, or truncated by wgmma: under 2^-10
   // relative each), so every product is off by under 2^-9 of |a b|, whatever k.
   if (args_.dtype == DType::f32 && args_.math == GemmMath::tf32) tol += 0x1.0p-9;
-  CUdeviceptr C = c_.get(), R = ref_.get(), Bd = bound_.get(), bad = counter_.get();
-  int m = static_cast<int>(args_.m), n = static_cast<int>(args_.n);
-  long long ldc = args_.ldc;
-  void* params[] = {&C, &R, &Bd, &m, &n, &ldc, &tol, &ulp, &bad};
-  driver::check(d.cuLaunchKernel(check_, static_cast<unsigned>(sm_count_ * 4), 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
-                "cuLaunchKernel", "ktune_gemm_check");
+  CheckParams::launch(check_, LaunchShape::linear(static_cast<unsigned>(sm_count_ * 4), 256), stream_, "ktune_gemm_check",
+                      DevicePtr{c_.get()}, DevicePtr{ref_.get()}, DevicePtr{bound_.get()}, static_cast<int>(args_.m),
+                      static_cast<int>(args_.n), args_.ldc, tol, ulp, DevicePtr{counter_.get()});
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
   unsigned long long count = 0;
   driver::check(d.cuMemcpyDtoH(&count, counter_.get(), 8), "cuMemcpyDtoH");

@@ -45,23 +45,6 @@ CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t ld, co
   return map;
 }
 
-// `inst` in thread block clusters of `cluster` x 1 x 1 blocks (its grid's x is a multiple).
-void launch_clusters(CUfunction f, const Instance& inst, int cluster, CUstream stream, void** params) {
-  CUlaunchAttribute attribute{};
-  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attribute.value.clusterDim.x = static_cast<unsigned>(cluster);
-  attribute.value.clusterDim.y = attribute.value.clusterDim.z = 1;
-  CUlaunchConfig config{};
-  config.gridDimX = inst.grid[0], config.gridDimY = inst.grid[1], config.gridDimZ = inst.grid[2];
-  config.blockDimX = inst.block[0], config.blockDimY = inst.block[1], config.blockDimZ = inst.block[2];
-  config.sharedMemBytes = inst.smem_bytes;
-  config.hStream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  driver::check(driver::api().cuLaunchKernelEx(&config, f, params, nullptr), "cuLaunchKernelEx",
-                inst.name_expression + " (clusters of " + std::to_string(cluster) + ")");
-}
-
 // Blocks of f that are resident at once on the current device: the transpose mode's
 // grid, whose blocks each walk tiles.
 unsigned resident_blocks(CUfunction f, const Instance& inst) {
@@ -75,6 +58,45 @@ unsigned resident_blocks(CUfunction f, const Instance& inst) {
   return static_cast<unsigned>(std::max(1, sms * per_sm));
 }
 
+// launch_gemm with alpha and beta in the accumulator's type.
+template <class Acc>
+void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan, CUdeviceptr workspace,
+                    CUstream stream) {
+  using Params = GemmParams<Acc>;
+  const Acc alpha = static_cast<Acc>(args.alpha), beta = static_cast<Acc>(args.beta);
+  const int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k);
+  const std::int64_t elem = size_of(args.dtype);
+  CUdeviceptr A = args.a, B = args.b;
+  long long lda = args.lda, ldb = args.ldb;
+  const auto operand = [&](bool transposed, CUdeviceptr src, std::int64_t src_ld, std::pair<std::int64_t, std::int64_t> stored,
+                           std::size_t offset, long long packed_ld, CUdeviceptr& to, long long& to_ld) {
+    if (!transposed && !plan.pack) return;
+    to = workspace + offset, to_ld = packed_ld;
+    if (!transposed) return copy_pitched(to, to_ld, src, src_ld, stored.first, stored.second, elem, stream);
+    // The kernel's transpose mode (sum_slices = -1): src (rows x cols, pitch src_ld) -> to, transposed.
+    const auto tiles = static_cast<unsigned>((stored.first + 63) / 64 * ((stored.second + 63) / 64));  // 64 x 64 each
+    Params::launch(f, LaunchShape::linear(std::min(tiles, resident_blocks(f, inst)), inst.block[0], inst.smem_bytes),
+                   stream, inst.name_expression + " (transposing an operand)", DevicePtr{src}, DevicePtr{src}, DevicePtr{},
+                   static_cast<int>(stored.first), static_cast<int>(stored.second), k, src_ld, src_ld, to_ld, alpha, beta,
+                   DevicePtr{to}, -1, CUtensorMap{}, CUtensorMap{});
+  };
+  operand(plan.transpose_a, args.a, args.lda, gemm_stored_a(args), plan.a_offset, plan.packed_lda, A, lda);
+  operand(plan.transpose_b, args.b, args.ldb, gemm_stored_b(args), plan.b_offset, plan.packed_ldb, B, ldb);
+  const CUtensorMap map_a = encode_tensor_map(args.dtype, A, lda, plan.map_a, inst.name_expression + " (A)");
+  const CUtensorMap map_b = encode_tensor_map(args.dtype, B, ldb, plan.map_b, inst.name_expression + " (B)");
+  const DevicePtr work{workspace + plan.work_offset};
+  LaunchShape shape = LaunchShape::of(inst);
+  shape.cluster = static_cast<unsigned>(std::max(1, plan.cluster));
+  Params::launch(f, shape, stream, inst.name_expression, DevicePtr{A}, DevicePtr{B}, DevicePtr{args.c}, m, n, k, lda, ldb,
+                 args.ldc, alpha, beta, work, 0, map_a, map_b);
+  if (plan.splitk > 1) {
+    const auto blocks = static_cast<unsigned>((args.m * args.n + inst.block[0] - 1) / inst.block[0]);
+    Params::launch(f, LaunchShape::linear(blocks, inst.block[0], inst.smem_bytes), stream,
+                   inst.name_expression + " (split-K sum)", DevicePtr{A}, DevicePtr{B}, DevicePtr{args.c}, m, n, k, lda,
+                   ldb, args.ldc, alpha, beta, work, plan.splitk, map_a, map_b);
+  }
+}
+
 }  // namespace
 
 void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan,
@@ -82,54 +104,10 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
   if (plan.workspace_bytes > 0 && !workspace)
     throw Error("gemm " + inst.name_expression + " needs a workspace of " + std::to_string(plan.workspace_bytes) +
                 " bytes");
-  const std::int64_t elem = size_of(args.dtype);
-  CUdeviceptr A = args.a, B = args.b, C = args.c, work = workspace + plan.work_offset;
-  long long lda = args.lda, ldb = args.ldb, ldc = args.ldc;
-  // Must match ktune_gemm(const In* A, const In* B, In* C, int m, int n, int k, long long lda,
-  //   long long ldb, long long ldc, Acc alpha, Acc beta, Acc* work, int sum_slices) and
-  // ktune_gemm_mma's two tensor maps after those (a kernel reads only the parameters
-  // it declares).
-  int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k), sum_slices = 0;
-  float alpha32 = static_cast<float>(args.alpha), beta32 = static_cast<float>(args.beta);
-  double alpha64 = args.alpha, beta64 = args.beta;
-  const bool wide = gemm_accumulator(args.dtype) == DType::f64;
-  const auto& d = driver::api();
-  const auto operand = [&](bool transposed, CUdeviceptr src, std::int64_t src_ld, std::pair<std::int64_t, std::int64_t> stored,
-                           std::size_t offset, long long packed_ld, CUdeviceptr& to, long long& to_ld) {
-    if (!transposed && !plan.pack) return;
-    to = workspace + offset, to_ld = packed_ld;
-    if (!transposed) return copy_pitched(to, to_ld, src, src_ld, stored.first, stored.second, elem, stream);
-    // The kernel's transpose mode: src (rows x cols, pitch src_ld) -> to, transposed.
-    CUdeviceptr x = src, unused = 0;
-    int rows = static_cast<int>(stored.first), cols = static_cast<int>(stored.second), mode = -1;
-    long long ld = src_ld, ld_t = to_ld;
-    CUtensorMap none{};
-    void* p[] = {&x, &x, &unused, &rows, &cols, &k, &ld, &ld, &ld_t, wide ? static_cast<void*>(&alpha64) : &alpha32,
-                 wide ? static_cast<void*>(&beta64) : &beta32, &to, &mode, &none, &none};
-    const auto tiles = static_cast<unsigned>((stored.first + 63) / 64 * ((stored.second + 63) / 64));  // 64 x 64 each
-    driver::check(d.cuLaunchKernel(f, std::min(tiles, resident_blocks(f, inst)), 1, 1, inst.block[0], 1, 1,
-                                   inst.smem_bytes, stream, p, nullptr),
-                  "cuLaunchKernel", inst.name_expression + " (transposing an operand)");
-  };
-  operand(plan.transpose_a, args.a, args.lda, gemm_stored_a(args), plan.a_offset, plan.packed_lda, A, lda);
-  operand(plan.transpose_b, args.b, args.ldb, gemm_stored_b(args), plan.b_offset, plan.packed_ldb, B, ldb);
-  CUtensorMap map_a = encode_tensor_map(args.dtype, A, lda, plan.map_a, inst.name_expression + " (A)");
-  CUtensorMap map_b = encode_tensor_map(args.dtype, B, ldb, plan.map_b, inst.name_expression + " (B)");
-  void* params[] = {&A,   &B,   &C,   &m,   &n,   &k,   &lda, &ldb, &ldc, wide ? static_cast<void*>(&alpha64) : &alpha32,
-                    wide ? static_cast<void*>(&beta64) : &beta32, &work, &sum_slices, &map_a, &map_b};
-  if (plan.cluster > 1) {
-    launch_clusters(f, inst, plan.cluster, stream, params);
-  } else {
-    driver::check(d.cuLaunchKernel(f, inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
-                                   inst.block[2], inst.smem_bytes, stream, params, nullptr),
-                  "cuLaunchKernel", inst.name_expression);
-  }
-  if (plan.splitk > 1) {
-    sum_slices = plan.splitk;
-    const auto blocks = static_cast<unsigned>((args.m * args.n + inst.block[0] - 1) / inst.block[0]);
-    driver::check(d.cuLaunchKernel(f, blocks, 1, 1, inst.block[0], 1, 1, inst.smem_bytes, stream, params, nullptr),
-                  "cuLaunchKernel", inst.name_expression + " (split-K sum)");
-  }
+  if (gemm_accumulator(args.dtype) == DType::f64)
+    launch_gemm_as<double>(f, inst, args, plan, workspace, stream);
+  else
+    launch_gemm_as<float>(f, inst, args, plan, workspace, stream);
 }
 
 const LaunchInfo& GemmCalls::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,

@@ -1,8 +1,16 @@
 #pragma once
 #include <gemm/gemm_family.hpp>
-#include <ktune/runtime/driver.hpp>
+#include <ktune/runtime/launch.hpp>
 
 namespace ktune {
+
+// ktune_gemm_mma(const In* A, const In* B, Out* C, int m, int n, int k, long long lda,
+//   long long ldb, long long ldc, float alpha, float beta, float* work, int sum_slices,
+//   ktune_tensor_map tma_a, ktune_tensor_map tma_b); ktune_gemm declares the first 13,
+// alpha and beta in its accumulator type (a kernel reads only the parameters it declares).
+template <class Acc>
+using GemmParams = KernelParams<DevicePtr, DevicePtr, DevicePtr, int, int, int, long long, long long, long long, Acc, Acc,
+                                DevicePtr, int, CUtensorMap, CUtensorMap>;
 
 // Runs `inst` on `args` as `plan` (gemm_plan of the same three) says: copies A and B
 // into pitch-aligned buffers when it packs, launches ktune_gemm (alpha and beta in the

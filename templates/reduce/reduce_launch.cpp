@@ -10,30 +10,18 @@ std::size_t reduce_workspace_bytes(int sm_count) { return 16 + static_cast<std::
 
 void launch_reduce(const KernelSpec& spec, CUfunction f, const Instance& inst, const ReduceArgs& a,
                    CUdeviceptr workspace, CUstream stream) {
-  const auto launch = [&](unsigned grid, void** params) {
-    driver::check(driver::api().cuLaunchKernel(f, grid, inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
-                                               inst.block[2], inst.smem_bytes, stream, params, nullptr),
-                  "cuLaunchKernel", inst.name_expression);
-  };
-  CUdeviceptr in = a.in, out = a.out;
-  if (spec.family() != "reduce") {
-    // Must match ktune_reduce_rows and ktune_reduce_cols(const In* x, int rows, int cols, long long ld, Out* out).
-    int rows = static_cast<int>(a.rows), cols = static_cast<int>(a.cols);
-    long long ld = a.ld;
-    void* params[] = {&in, &rows, &cols, &ld, &out};
-    return launch(inst.grid[0], params);
-  }
-  // Must match ktune_reduce(const In* x, long long n, Acc* partials, unsigned* ticket, Out* out,
-  //                         int phase, int partial_count).
-  long long n = a.rows * a.cols;
-  CUdeviceptr ticket = workspace, partials = workspace + 16;
-  int phase = 0, count = static_cast<int>(inst.grid[0]);
-  void* params[] = {&in, &n, &partials, &ticket, &out, &phase, &count};
-  launch(inst.grid[0], params);
+  LaunchShape shape = LaunchShape::of(inst);
+  const DevicePtr in{a.in}, out{a.out};
+  if (spec.family() != "reduce")
+    return ReduceLinesParams::launch(f, shape, stream, inst.name_expression, in, static_cast<int>(a.rows),
+                                     static_cast<int>(a.cols), a.ld, out);
+  const DevicePtr ticket{workspace}, partials{workspace + 16};
+  const int count = static_cast<int>(inst.grid[0]);
+  ReduceParams::launch(f, shape, stream, inst.name_expression, in, a.rows * a.cols, partials, ticket, out, 0, count);
   const auto passes = inst.config.at(static_cast<std::size_t>(spec.tunable_index("passes")));
   if (std::get<std::int64_t>(passes) == 2) {
-    phase = 1;
-    launch(1, params);
+    shape.grid[0] = 1;
+    ReduceParams::launch(f, shape, stream, inst.name_expression, in, a.rows * a.cols, partials, ticket, out, 1, count);
   }
 }
 

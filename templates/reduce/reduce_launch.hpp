@@ -1,8 +1,14 @@
 #pragma once
+#include <ktune/runtime/launch.hpp>
 #include <reduce/reduce_family.hpp>
-#include <ktune/runtime/driver.hpp>
 
 namespace ktune {
+
+// ktune_reduce(const In* x, long long n, Acc* partials, unsigned* ticket, Out* out, int phase,
+//              int partial_count)
+using ReduceParams = KernelParams<DevicePtr, long long, DevicePtr, DevicePtr, DevicePtr, int, int>;
+// ktune_reduce_rows and ktune_reduce_cols(const In* x, int rows, int cols, long long ld, Out* out)
+using ReduceLinesParams = KernelParams<DevicePtr, int, int, long long, DevicePtr>;
 
 // Bytes of workspace a whole-array reduction needs on `sm_count` SMs (partials and the
 // last-block ticket); it must start zeroed and may be reused by launches in one stream.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "launch_params.hpp"
+
 #include "test_support.hpp"
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include <functional>
 #include <random>
 #include <set>
+#include <elementwise/elementwise_launch.hpp>
 
 namespace ktune {
 namespace {
@@ -151,6 +154,13 @@ TEST(ElementwiseFamily, TemplateParametersMatchTunables) {
   const Instance inst = instantiate(spec(), c, DeviceLimits{}, problem, k_elementwise_op_type);
   EXPECT_EQ(inst.name_expression, "ktune_elementwise<ktune_op, 1, 4, 256, 0, 1>");
   EXPECT_EQ(inst.grid[0], 5u);  // ceil(4097 / 1024)
+}
+
+// The launches' parameter lists are the kernels'.
+TEST(ElementwiseLaunch, ParamsMatchTheKernels) {
+  const std::string& source = KernelSpec::builtin("elementwise").source();
+  EXPECT_TRUE(params_match(source, "ktune_elementwise", ElementwiseParams::kinds()));
+  EXPECT_TRUE(params_match(source, "ktune_elementwise_check", ElementwiseCheckParams::kinds()));
 }
 
 }  // namespace

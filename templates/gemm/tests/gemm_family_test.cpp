@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "launch_params.hpp"
+
 #include <set>
+#include <gemm/gemm_launch.hpp>
 
 #include "test_support.hpp"
 
@@ -254,6 +257,14 @@ TEST(GemmFamily, TmaPlansTensorMapsOfTheOperandsAsRead) {
       EXPECT_GT(tma, 0u) << to_string(dtype) << " " << layout;
       EXPECT_GT(clustered, 0u) << to_string(dtype) << " " << layout;
     }
+}
+
+// The launch's parameter list is the tensor-core kernel's, and its first 13 the SIMT
+// kernel's (alpha and beta in the accumulator's type).
+TEST(GemmLaunch, ParamsMatchTheKernels) {
+  EXPECT_TRUE(params_match(KernelSpec::builtin("gemm_mma").source(), "ktune_gemm_mma", GemmParams<float>::kinds()));
+  EXPECT_TRUE(params_match(KernelSpec::builtin("gemm").source(), "ktune_gemm", GemmParams<float>::kinds(), 13));
+  EXPECT_TRUE(params_match(KernelSpec::builtin("gemm").source(), "ktune_gemm", GemmParams<double>::kinds(), 13));
 }
 
 }  // namespace

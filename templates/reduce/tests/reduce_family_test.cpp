@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "launch_params.hpp"
+
 #include "test_support.hpp"
 
 #include <cmath>
 #include <functional>
 #include <set>
+#include <reduce/reduce_launch.hpp>
 
 namespace ktune {
 namespace {
@@ -108,6 +111,13 @@ TEST(ReduceFamily, ReferenceAndToleranceScaleWithNAndDtype) {
   ReduceArgs f64 = args(1, 1000, 1000);
   f64.dtype = DType::f64;
   EXPECT_LT(reduce_reference(f64, d.data()).tolerance[0], t_large * 1e-6);
+}
+
+// The launches' parameter lists are the kernels'.
+TEST(ReduceLaunch, ParamsMatchTheKernels) {
+  EXPECT_TRUE(params_match(KernelSpec::builtin("reduce").source(), "ktune_reduce", ReduceParams::kinds()));
+  EXPECT_TRUE(params_match(KernelSpec::builtin("reduce_rows").source(), "ktune_reduce_rows", ReduceLinesParams::kinds()));
+  EXPECT_TRUE(params_match(KernelSpec::builtin("reduce_cols").source(), "ktune_reduce_cols", ReduceLinesParams::kinds()));
 }
 
 }  // namespace

@@ -3,10 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include "launch_params.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
+#include <transpose/transpose_launch.hpp>
+#include <ktune/generator/kernel_spec.hpp>
 
 namespace ktune {
 namespace {
@@ -141,6 +145,11 @@ TEST(TransposeFamily, ThreadedReferenceMatchesAPlainLoop) {
       expect[static_cast<std::size_t>(c * ld_dst + r)] = src[static_cast<std::size_t>(r * ld_src + c)];
   transpose_reference(src.data(), dst.data(), a);
   EXPECT_TRUE(dst == expect);
+}
+
+// The launch's parameter list is the kernel's (every overload of the entry declares it).
+TEST(TransposeLaunch, ParamsMatchTheKernel) {
+  EXPECT_TRUE(params_match(KernelSpec::builtin("transpose").source(), "ktune_transpose", TransposeParams::kinds()));
 }
 
 }  // namespace

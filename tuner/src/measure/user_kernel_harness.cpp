@@ -1,4 +1,5 @@
 #include <ktune/tuner/user_kernel_harness.hpp>
+#include <ktune/runtime/launch.hpp>
 
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
@@ -152,9 +153,9 @@ void UserKernelHarness::prepare_run() {
 void UserKernelHarness::launch_grid(CUfunction f, const std::array<std::uint32_t, 3>& grid,
                                     const std::array<std::uint32_t, 3>& block, std::uint32_t smem,
                                     const std::string& what) {
-  driver::check(driver::api().cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], smem, stream_,
-                                             params_.data(), nullptr),
-                "cuLaunchKernel", what);
+  // The arguments are packed from the kernel's `// @arg` lines (params_), not a fixed list.
+  launch_packed(f, LaunchShape{{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, smem, 1}, stream_,
+                params_.data(), what);
 }
 
 const std::vector<unsigned char>& UserKernelHarness::captured_bytes(const Buffer& b, const char* phase) const {

@@ -1,6 +1,7 @@
 #include <ktune/tuner/verifier.hpp>
 
 #include <ktune/generator/parallel_for.hpp>
+#include <ktune/runtime/launch.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 
 #include <cstring>
@@ -20,6 +21,8 @@ extern "C" __global__ void ktune_compare(const uint4* a, const uint4* b, unsigne
   if (bad) atomicAdd(mismatches, bad);
 }
 )";
+
+using CompareParams = KernelParams<DevicePtr, DevicePtr, unsigned long long, DevicePtr>;
 
 }  // namespace
 
@@ -53,12 +56,9 @@ void Verifier::poison() const {
 unsigned long long Verifier::mismatches() {
   const auto& d = driver::api();
   driver::check(d.cuMemsetD8Async(counter_.get(), 0, 8, stream_), "cuMemsetD8Async");
-  CUdeviceptr a = dst_, b = ref_, c = counter_.get();
-  unsigned long long n = round16(bytes_) / 16;
-  void* params[] = {&a, &b, &n, &c};
-  driver::check(d.cuLaunchKernel(compare_, static_cast<unsigned>(sm_count_ * 4), 1, 1, 256, 1, 1, 0, stream_, params,
-                                 nullptr),
-                "cuLaunchKernel", "ktune_compare");
+  CompareParams::launch(compare_, LaunchShape::linear(static_cast<unsigned>(sm_count_ * 4), 256), stream_, "ktune_compare",
+                        DevicePtr{dst_}, DevicePtr{ref_}, static_cast<unsigned long long>(round16(bytes_) / 16),
+                        DevicePtr{counter_.get()});
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", "verification");
   unsigned long long bad = 0;
   driver::check(d.cuMemcpyDtoH(&bad, counter_.get(), 8), "cuMemcpyDtoH");
