@@ -21,5 +21,6 @@ std::string capture_limit_mb() { return read("KTUNE_CAPTURE_LIMIT_MB"); }
 std::string tune_on_miss() { return read("KTUNE_TUNE_ON_MISS"); }
 std::string tune_on_miss_args() { return read("KTUNE_TUNE_ON_MISS_ARGS"); }
 std::string tuner() { return read("KTUNE_TUNER"); }
+std::string faulted_configs() { return read("KTUNE_FAULTED_CONFIGS"); }
 
 }  // namespace ktune::settings

@@ -57,6 +57,10 @@ nlohmann::json timing_json(const TimingStats& s) {
           {"samples", s.samples}, {"batch", s.batch}};
 }
 
+nlohmann::json clocks_json(const std::optional<Clocks>& c) {
+  return c ? nlohmann::json{{"sm_mhz", c->sm_mhz}, {"memory_mhz", c->memory_mhz}} : nlohmann::json();
+}
+
 class Progress {
  public:
   Progress(bool enabled, std::size_t total) : enabled_(enabled), total_(total), tty_(isatty(2)), start_(Clock::now()) {}
@@ -79,330 +83,425 @@ class Progress {
   double last_ = -1e9;
 };
 
-}  // namespace
+// One tuning run as named stages (the way google/benchmark's runner reads): prepare
+// (device, lock, databases, harness, space, ceiling, log header), search (compile,
+// verify, time), re-time the finalists, pick the winner, store it and close the log.
+class TuningRun {
+ public:
+  TuningRun(const TuneOptions& o, const HarnessFactory& make_harness);
+  TuneResult run();
 
-TuneResult tune(const TuneOptions& o, const HarnessFactory& make_harness) {
-  const auto t0 = Clock::now();
-  auto log = logger("ktune.tuner");
-  const DeviceInfo dev = query_device_ordinal(o.device);
-  const std::filesystem::path db_path = Database::path_or_default(o.database);
-  const DeviceLock lock(db_path.parent_path(), dev.uuid);
-  Database db(db_path);  // opened first: a broken file is set aside before any work
-  // Every candidate's program goes to a store of its own: tuning.db stays small, so an
-  // application's first call opens and checks it in a few milliseconds.
-  Database programs(programs_path(db_path));
-  const SigintGuard sigint;
-  const std::optional<Clocks> clocks_start = read_clocks(dev.uuid);
-  const auto harness_start = Clock::now();  // test data and references: logged, part of the tuning time
-  const std::unique_ptr<Harness> owned = make_harness(dev);
-  const double harness_seconds = seconds_since(harness_start);
-  Harness& harness = *owned;
-  const TuningProblem& tp = harness.tuning_problem();
-  const KernelSpec& spec = *tp.spec;
-  const Problem& problem = tp.problem;
-  const std::string& source = tp.source;
-  const std::vector<Config> space = enumerate(spec, dev.limits, problem);
-  if (space.empty()) throw Error("no valid config for " + harness.describe() + " on " + dev.fingerprint.name);
-
-  TuneResult result;
-  result.space_size = space.size();
-  result.device_name = dev.fingerprint.name;
-  result.database = db_path;
-  const std::string run_id = spec.family() + "-" + tp.dtype_key + "-" + shape_to_string(tp.shape) + "-" +
-                             std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
-  result.log = (o.log_dir.empty() ? result.database.parent_path() / "logs" : o.log_dir) / (run_id + ".jsonl");
-  SearchLog slog(result.log);
-
-  // The ceiling: a device-to-device copy of the same bytes, same protocol, same process.
-  const TimingStats ceiling = harness.time_ceiling();
-  const double moved = harness.bytes_moved();
-  result.ceiling_us = ceiling.median_us;
-  result.ceiling_gbps = moved / (ceiling.median_us * 1e3);
-  result.rate_unit = harness.rate_unit();
-  result.ceiling_what = harness.ceiling_what();
-
-  nlohmann::json header{{"type", "header"},
-              {"run", run_id},
-              {"family", spec.family()},
-              {"variant", tp.variant},
-              {"dtype", to_string(problem.dtype)},
-              {"shape", tp.shape},
-              {"align", *problem.get("align")},
-              {"device", {{"name", dev.fingerprint.name}, {"key", dev.fingerprint.key()}, {"uuid", dev.uuid}}},
-              {"versions", {{"tool", k_tool_version}, {"nvrtc", nvrtc_version()}, {"driver", dev.driver_version}}},
-              {"template_hash", spec.source_hash()},
-              {"space_size", space.size()},
-              {"strategy", o.strategy},
-              {"seed", o.seed},
-              {"budget", {{"evals", o.budget.evals}, {"seconds", o.budget.seconds}}},
-              {"timing",
-               {{"l2", o.timing.cold ? "cold" : "hot"},
-                {"warmup", o.timing.warmup},
-                {"min_reps", o.timing.min_reps},
-                {"max_reps", o.timing.max_reps},
-                {"target_ci_pct", o.timing.target_ci_pct},
-                {"statistic", "median"}}},
-              {"ceiling", {{"what", harness.ceiling_what()}, {"gbps", result.ceiling_gbps}, {"unit", harness.rate_unit()},
-                           {"timing", timing_json(ceiling)}}},
-              {"started", utc_now()},
-              {"clocks", clocks_start ? nlohmann::json{{"sm_mhz", clocks_start->sm_mhz},
-                                                       {"memory_mhz", clocks_start->memory_mhz}}
-                                      : nlohmann::json()}};
-  header.update(harness.log_fields());
-  header["harness_seconds"] = harness_seconds;
-  slog.write(header);
-  log->info("{} on {}: {} configs, ceiling ({}) {:.0f} {}", run_id, dev.fingerprint.name, space.size(), result.ceiling_what,
-            result.ceiling_gbps, result.rate_unit);
-
-  // Compile everything in the background; verify and time batches as they arrive.
-  std::vector<Instance> instances;
-  std::vector<std::string> names;
-  for (const auto& c : space) {
-    instances.push_back(instantiate(spec, c, dev.limits, problem, tp.type_argument));
-    names.push_back(instances.back().name_expression);
-  }
-  const auto search_start = Clock::now();
-  const SearchSpace search_space(spec, space, problem, dev.limits);
-  const auto strategy = make_strategy(o.strategy, search_space, o.seed);
-  const std::size_t planned = o.budget.evals ? std::min(o.budget.evals, space.size()) : space.size();
-
+ private:
   struct Candidate {
     std::size_t index;
     CUfunction function;
     TimingStats timing;
   };
-  std::vector<std::unique_ptr<Module>> modules;
-  std::vector<Candidate> ok;
-  std::vector<CandidateResult> all(space.size());
-  Progress progress(o.progress, planned);
-  std::size_t done = 0, failed = 0;
-  double best_us = 0;
 
-  // Logs one candidate and returns its evaluation for the strategy.
-  const auto record = [&](std::size_t i, const std::string& status, const std::string& reason, double compile_ms,
-                          const KernelResources* res, const TimingStats* t) {
-    CandidateResult& r = all[i];
-    r.config = config_to_string(spec, space[i]);
-    r.status = status;
-    r.reason = reason;
-    nlohmann::json line{{"type", "candidate"}, {"index", i}, {"config", config_to_json(spec, space[i])},
-                        {"status", status}, {"compile_ms", compile_ms}, {"t_s", seconds_since(search_start)}};
-    if (!reason.empty()) line["reason"] = reason;
-    if (res) {
-      r.registers = res->registers;
-      r.smem_bytes = res->static_smem_bytes;
-      r.local_bytes = res->local_bytes;
-      line["registers"] = res->registers;
-      line["smem_bytes"] = res->static_smem_bytes;
-      line["spill_bytes"] = res->local_bytes;
+  void prepare_space();
+  void measure_ceiling();
+  void write_header();
+  void search();
+  std::vector<Evaluation> evaluate(const std::vector<std::size_t>& proposal);
+  Evaluation evaluate_one(std::size_t i, CUfunction f, double compile_ms);
+  std::optional<std::string> rejected(const KernelResources& res, const Instance& inst) const;
+  Evaluation record(std::size_t i, const std::string& status, const std::string& reason, double compile_ms,
+                    const KernelResources* res, const TimingStats* t);
+  ContextLost lose_context(std::size_t i, const std::string& why, double compile_ms, const KernelResources* res);
+  [[noreturn]] void hung();
+  bool stop_now() const;
+  std::size_t retime_finalists();
+  void pick_winner(std::size_t finalists);
+  void rank();
+  void store_winner(nlohmann::json& closing);
+  nlohmann::json closing_line(std::size_t finalists);
+
+  const TuneOptions& o_;
+  const Clock::time_point t0_ = Clock::now();
+  const DeviceInfo dev_;
+  const std::filesystem::path db_path_;
+  const DeviceLock lock_;
+  Database db_;  // opened first: a broken file is set aside before any work
+  // Every candidate's program goes to a store of its own: tuning.db stays small, so an
+  // application's first call opens and checks it in a few milliseconds.
+  Database programs_;
+  const SigintGuard sigint_;
+  const std::optional<Clocks> clocks_start_;
+  double harness_seconds_ = 0;  // test data and references: logged, part of the tuning time
+  std::unique_ptr<Harness> harness_;
+  const TuningProblem& tp_;
+  const KernelSpec& spec_;
+  std::vector<Config> space_;
+  std::vector<Instance> instances_;
+  TuneResult result_;
+  std::string run_id_;
+  std::unique_ptr<SearchLog> slog_;
+  TimingStats ceiling_;
+  double moved_ = 0;
+  Clock::time_point search_start_;
+  std::size_t planned_ = 0;
+  std::vector<std::unique_ptr<Module>> modules_;
+  std::vector<Candidate> ok_;
+  std::vector<CandidateResult> all_;
+  std::unique_ptr<Progress> progress_;
+  std::size_t done_ = 0, failed_ = 0;
+  double best_us_ = 0;
+  std::size_t current_ = 0;  // the candidate on the GPU, for the watchdog
+  double current_compile_ms_ = 0;
+  std::unique_ptr<Watchdog> watchdog_;
+};
+
+TuningRun::TuningRun(const TuneOptions& o, const HarnessFactory& make_harness)
+    : o_(o),
+      dev_(query_device_ordinal(o.device)),
+      db_path_(Database::path_or_default(o.database)),
+      lock_(db_path_.parent_path(), dev_.uuid),
+      db_(db_path_),
+      programs_(programs_path(db_path_)),
+      clocks_start_(read_clocks(dev_.uuid)),
+      harness_([&] {
+        const auto start = Clock::now();
+        auto h = make_harness(dev_);
+        harness_seconds_ = seconds_since(start);
+        return h;
+      }()),
+      tp_(harness_->tuning_problem()),
+      spec_(*tp_.spec) {
+  prepare_space();
+  measure_ceiling();
+  write_header();
+  // A hang: the search's thread is stuck in the driver, so this runs on the watchdog's.
+  watchdog_ = std::make_unique<Watchdog>([this](const std::string&) { hung(); });
+}
+
+TuneResult TuningRun::run() {
+  search();
+  const std::size_t finalists = retime_finalists();
+  pick_winner(finalists);
+  rank();
+  nlohmann::json closing = closing_line(finalists);
+  if (!ok_.empty()) store_winner(closing);
+  slog_->write(closing);
+  return result_;
+}
+
+void TuningRun::prepare_space() {
+  space_ = enumerate(spec_, dev_.limits, tp_.problem);
+  if (space_.empty()) throw Error("no valid config for " + harness_->describe() + " on " + dev_.fingerprint.name);
+  for (const auto& c : space_) instances_.push_back(instantiate(spec_, c, dev_.limits, tp_.problem, tp_.type_argument));
+  all_.resize(space_.size());
+  result_.space_size = space_.size();
+  result_.device_name = dev_.fingerprint.name;
+  result_.database = db_path_;
+  run_id_ = spec_.family() + "-" + tp_.dtype_key + "-" + shape_to_string(tp_.shape) + "-" +
+            std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
+  result_.log = (o_.log_dir.empty() ? db_path_.parent_path() / "logs" : o_.log_dir) / (run_id_ + ".jsonl");
+  slog_ = std::make_unique<SearchLog>(result_.log);
+}
+
+// The ceiling: a device-to-device copy of the same bytes (or the family's own), same
+// protocol, same process.
+void TuningRun::measure_ceiling() {
+  ceiling_ = harness_->time_ceiling();
+  moved_ = harness_->bytes_moved();
+  result_.ceiling_us = ceiling_.median_us;
+  result_.ceiling_gbps = moved_ / (ceiling_.median_us * 1e3);
+  result_.rate_unit = harness_->rate_unit();
+  result_.ceiling_what = harness_->ceiling_what();
+}
+
+void TuningRun::write_header() {
+  const Problem& problem = tp_.problem;
+  nlohmann::json header{
+      {"type", "header"},
+      {"run", run_id_},
+      {"family", spec_.family()},
+      {"variant", tp_.variant},
+      {"dtype", to_string(problem.dtype)},
+      {"shape", tp_.shape},
+      {"align", *problem.get("align")},
+      {"device", {{"name", dev_.fingerprint.name}, {"key", dev_.fingerprint.key()}, {"uuid", dev_.uuid}}},
+      {"versions", {{"tool", k_tool_version}, {"nvrtc", nvrtc_version()}, {"driver", dev_.driver_version}}},
+      {"template_hash", spec_.source_hash()},
+      {"space_size", space_.size()},
+      {"strategy", o_.strategy},
+      {"seed", o_.seed},
+      {"budget", {{"evals", o_.budget.evals}, {"seconds", o_.budget.seconds}}},
+      {"timing",
+       {{"l2", o_.timing.cold ? "cold" : "hot"},
+        {"warmup", o_.timing.warmup},
+        {"min_reps", o_.timing.min_reps},
+        {"max_reps", o_.timing.max_reps},
+        {"target_ci_pct", o_.timing.target_ci_pct},
+        {"statistic", "median"}}},
+      {"ceiling", {{"what", result_.ceiling_what}, {"gbps", result_.ceiling_gbps}, {"unit", result_.rate_unit},
+                   {"timing", timing_json(ceiling_)}}},
+      {"started", utc_now()},
+      {"clocks", clocks_json(clocks_start_)}};
+  header.update(harness_->log_fields());
+  header["harness_seconds"] = harness_seconds_;
+  slog_->write(header);
+  logger("ktune.tuner")
+      ->info("{} on {}: {} configs, ceiling ({}) {:.0f} {}", run_id_, dev_.fingerprint.name, space_.size(),
+             result_.ceiling_what, result_.ceiling_gbps, result_.rate_unit);
+}
+
+// Compiles in the background and verifies and times batches as they arrive, in the
+// order the strategy proposes, within the budget.
+void TuningRun::search() {
+  search_start_ = Clock::now();
+  const SearchSpace search_space(spec_, space_, tp_.problem, dev_.limits);
+  const auto strategy = make_strategy(o_.strategy, search_space, o_.seed);
+  planned_ = o_.budget.evals ? std::min(o_.budget.evals, space_.size()) : space_.size();
+  progress_ = std::make_unique<Progress>(o_.progress, planned_);
+  const std::size_t proposal_size = strategy->adaptive() ? 16 : space_.size();
+  run_search(
+      *strategy, o_.budget, proposal_size,
+      [this](const std::vector<std::size_t>& proposal, std::size_t) { return evaluate(proposal); },
+      [this] { return stop_now(); });
+  result_.interrupted = interrupted();
+  result_.search_seconds = seconds_since(search_start_);
+}
+
+bool TuningRun::stop_now() const {
+  return interrupted() || (o_.budget.seconds > 0 && seconds_since(search_start_) >= o_.budget.seconds);
+}
+
+// Compiles a proposal on the pool and evaluates batches as they arrive, so the GPU
+// times one batch while the CPU compiles the next.
+std::vector<Evaluation> TuningRun::evaluate(const std::vector<std::size_t>& proposal) {
+  std::vector<std::string> batch_names;
+  for (auto i : proposal) batch_names.push_back(instances_[i].name_expression);
+  CompilePool pool(tp_.source, batch_names, dev_.arch, o_.compile_threads, spec_.family(), &programs_,
+                   o_.instances_per_program);
+  std::vector<Evaluation> out;
+  while (!stop_now()) {
+    auto batch = pool.next();
+    if (!batch) break;
+    for (const auto& [k, error] : batch->errors)
+      out.push_back(record(proposal[k], "compile_error", error, 0, nullptr, nullptr));
+    for (auto& unit : batch->units) {
+      modules_.push_back(std::make_unique<Module>(unit.cubin, spec_.family() + " batch"));
+      const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
+      for (const auto& [k, lowered] : unit.entries)
+        out.push_back(evaluate_one(proposal[k], modules_.back()->function(lowered), compile_ms));
     }
-    if (t) {
-      r.median_us = t->median_us;
-      r.ci_pct = t->ci_pct;
-      r.gbps = moved / (t->median_us * 1e3);
-      r.ceiling_fraction = r.gbps / result.ceiling_gbps;
-      line["timing"] = timing_json(*t);
-      line["gbps"] = r.gbps;
-      line["ceiling_fraction"] = r.ceiling_fraction;
-    }
-    slog.write(line);
-    ++done;
-    if (status != "ok") ++failed;
-    else if (best_us == 0 || r.median_us < best_us) best_us = r.median_us;
-    progress.update(done, failed, best_us, best_us > 0 ? result.ceiling_us / best_us : 0, done == planned);
-    return Evaluation{i, t ? std::optional<double>(t->median_us) : std::nullopt};
-  };
+  }
+  pool.cancel();  // a budget or Ctrl-C: compile nothing more
+  return out;
+}
 
-  // A candidate that left the context unusable (a fault, or a hang): logged as a launch
-  // error and the log closed, for the caller to go on in a fresh process without it.
-  const auto lose_context = [&](std::size_t i, const std::string& why, double compile_ms, const KernelResources* res) {
-    const std::string config = config_to_string(spec, space[i]);
-    record(i, "launch_error", why, compile_ms, res, nullptr);
-    slog.write({{"type", "closing"}, {"context_lost", true}, {"config", config}});
-    return ContextLost(config, why);
-  };
-  // A hang: the search's thread is stuck in the driver, so this runs on the watchdog's,
-  // then the process is replaced (on_hang) or ends.
-  std::size_t current = 0;
-  double current_compile_ms = 0;
-  Watchdog watchdog([&](const std::string&) {
-    char limit[32];
-    std::snprintf(limit, sizeof limit, "%g", o.config_timeout_s);
-    const ContextLost lost = lose_context(current,
-                                          "hung: still running after " + std::string(limit) +
-                                              " s (--config-timeout; raise it for problems whose launches take "
-                                              "seconds); the process had to end",
-                                          current_compile_ms, nullptr);
-    if (o.on_hang) o.on_hang(lost);
-    std::fprintf(stderr, "ktune: config {%s} %s\n", lost.config.c_str(), lost.reason.c_str());
-    std::fflush(nullptr);
-    std::_Exit(3);
-  });
+// Why a compiled candidate cannot run as configured, if it cannot.
+std::optional<std::string> TuningRun::rejected(const KernelResources& res, const Instance& inst) const {
+  const std::uint32_t threads = inst.block[0] * inst.block[1] * inst.block[2];
+  if (static_cast<std::uint32_t>(res.max_threads) < threads)
+    return "needs " + std::to_string(res.registers) + " registers/thread: at most " + std::to_string(res.max_threads) +
+           " threads per block, config has " + std::to_string(threads);
+  if (res.local_bytes > 0) return "spills " + std::to_string(res.local_bytes) + " bytes to local memory";
+  return std::nullopt;
+}
 
-  // Resource checks, verification, timing of one compiled candidate.
-  const auto evaluate_one = [&](std::size_t i, CUfunction f, double compile_ms) {
-    const KernelResources res = kernel_resources(f);
-    const Instance& inst = instances[i];
-    prepare_function(f, inst);
-    if (const auto it = o.excluded.find(config_to_string(spec, space[i])); it != o.excluded.end())
-      return record(i, "launch_error", it->second, compile_ms, &res, nullptr);  // faulted in an earlier process
-    const std::uint32_t threads = inst.block[0] * inst.block[1] * inst.block[2];
-    if (static_cast<std::uint32_t>(res.max_threads) < threads)
-      return record(i, "rejected",
-                    "needs " + std::to_string(res.registers) + " registers/thread: at most " +
-                        std::to_string(res.max_threads) + " threads per block, config has " + std::to_string(threads),
-                    compile_ms, &res, nullptr);
-    if (res.local_bytes > 0)
-      return record(i, "rejected", "spills " + std::to_string(res.local_bytes) + " bytes to local memory", compile_ms,
-                    &res, nullptr);
-    current = i, current_compile_ms = compile_ms;
-    const WatchdogScope deadline(watchdog, std::chrono::duration<double>(o.config_timeout_s), config_to_string(spec, space[i]));
-    try {
-      if (const auto wrong = harness.verify(f, inst)) return record(i, "wrong", *wrong, compile_ms, &res, nullptr);
-      const TimingStats t = harness.timer().measure([&, f] { harness.launch(f, inst); }, best_us * 1.25);
-      ok.push_back({i, f, t});
-      return record(i, "ok", "", compile_ms, &res, &t);
-    } catch (const CudaError& e) {
-      // Sticky errors stay: the context answers every call with them from now on, and
-      // no API call revives it in this process. The run ends here, logged; the caller
-      // starts it again in a fresh process with this config excluded.
-      if (!e.context_lost()) return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
-      throw lose_context(i, std::string("the kernel faulted (the run went on in a fresh process): ") + e.what(),
-                         compile_ms, &res);
-    } catch (const Error& e) {  // not the driver's: the context is as it was
-      return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
-    }
-  };
+// Resource checks, verification and timing of one compiled candidate.
+Evaluation TuningRun::evaluate_one(std::size_t i, CUfunction f, double compile_ms) {
+  const KernelResources res = kernel_resources(f);
+  const Instance& inst = instances_[i];
+  prepare_function(f, inst);
+  if (const auto it = o_.excluded.find(config_to_string(spec_, space_[i])); it != o_.excluded.end())
+    return record(i, "launch_error", it->second, compile_ms, &res, nullptr);  // faulted in an earlier process
+  if (const auto why = rejected(res, inst)) return record(i, "rejected", *why, compile_ms, &res, nullptr);
+  current_ = i, current_compile_ms_ = compile_ms;
+  const WatchdogScope deadline(*watchdog_, std::chrono::duration<double>(o_.config_timeout_s),
+                               config_to_string(spec_, space_[i]));
+  try {
+    if (const auto wrong = harness_->verify(f, inst)) return record(i, "wrong", *wrong, compile_ms, &res, nullptr);
+    const TimingStats t = harness_->timer().measure([&, f] { harness_->launch(f, inst); }, best_us_ * 1.25);
+    ok_.push_back({i, f, t});
+    return record(i, "ok", "", compile_ms, &res, &t);
+  } catch (const CudaError& e) {
+    // Sticky errors stay: the context answers every call with them from now on, and
+    // no API call revives it in this process. The run ends here, logged; the caller
+    // starts it again in a fresh process with this config excluded.
+    if (!e.context_lost()) return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
+    throw lose_context(i, std::string("the kernel faulted (the run went on in a fresh process): ") + e.what(),
+                       compile_ms, &res);
+  } catch (const Error& e) {  // not the driver's: the context is as it was
+    return record(i, "launch_error", e.what(), compile_ms, &res, nullptr);
+  }
+}
 
-  const auto stop_now = [&] {
-    return interrupted() || (o.budget.seconds > 0 && seconds_since(search_start) >= o.budget.seconds);
-  };
-  // Compiles a proposal on the pool and evaluates batches as they arrive, so the GPU
-  // times one batch while the CPU compiles the next.
-  const auto evaluate = [&](const std::vector<std::size_t>& proposal, std::size_t) {
-    std::vector<std::string> batch_names;
-    for (auto i : proposal) batch_names.push_back(instances[i].name_expression);
-    CompilePool pool(source, batch_names, dev.arch, o.compile_threads, spec.family(), &programs,
-                     o.instances_per_program);
-    std::vector<Evaluation> out;
-    while (!stop_now()) {
-      auto batch = pool.next();
-      if (!batch) break;
-      for (const auto& [k, error] : batch->errors)
-        out.push_back(record(proposal[k], "compile_error", error, 0, nullptr, nullptr));
-      for (auto& unit : batch->units) {
-        modules.push_back(std::make_unique<Module>(unit.cubin, spec.family() + " batch"));
-        const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
-        for (const auto& [k, lowered] : unit.entries)
-          out.push_back(evaluate_one(proposal[k], modules.back()->function(lowered), compile_ms));
-      }
-    }
-    pool.cancel();  // a budget or Ctrl-C: compile nothing more
-    return out;
-  };
-  const std::size_t proposal_size = strategy->adaptive() ? 16 : space.size();
-  run_search(*strategy, o.budget, proposal_size, evaluate, stop_now);
-  result.interrupted = interrupted();
-  result.search_seconds = seconds_since(search_start);
+// Logs one candidate and returns its evaluation for the strategy.
+Evaluation TuningRun::record(std::size_t i, const std::string& status, const std::string& reason, double compile_ms,
+                             const KernelResources* res, const TimingStats* t) {
+  CandidateResult& r = all_[i];
+  r.config = config_to_string(spec_, space_[i]);
+  r.status = status;
+  r.reason = reason;
+  nlohmann::json line{{"type", "candidate"}, {"index", i}, {"config", config_to_json(spec_, space_[i])},
+                      {"status", status}, {"compile_ms", compile_ms}, {"t_s", seconds_since(search_start_)}};
+  if (!reason.empty()) line["reason"] = reason;
+  if (res) {
+    r.registers = res->registers;
+    r.smem_bytes = res->static_smem_bytes;
+    r.local_bytes = res->local_bytes;
+    line["registers"] = res->registers;
+    line["smem_bytes"] = res->static_smem_bytes;
+    line["spill_bytes"] = res->local_bytes;
+  }
+  if (t) {
+    r.median_us = t->median_us;
+    r.ci_pct = t->ci_pct;
+    r.gbps = moved_ / (t->median_us * 1e3);
+    r.ceiling_fraction = r.gbps / result_.ceiling_gbps;
+    line["timing"] = timing_json(*t);
+    line["gbps"] = r.gbps;
+    line["ceiling_fraction"] = r.ceiling_fraction;
+  }
+  slog_->write(line);
+  ++done_;
+  if (status != "ok") ++failed_;
+  else if (best_us_ == 0 || r.median_us < best_us_) best_us_ = r.median_us;
+  progress_->update(done_, failed_, best_us_, best_us_ > 0 ? result_.ceiling_us / best_us_ : 0, done_ == planned_);
+  return Evaluation{i, t ? std::optional<double>(t->median_us) : std::nullopt};
+}
 
-  // Finalists: re-time the top-k round-robin so drift hits them all alike.
-  std::sort(ok.begin(), ok.end(), [](const Candidate& a, const Candidate& b) {
+// A candidate that left the context unusable (a fault, or a hang): logged as a launch
+// error and the log closed, for the caller to go on in a fresh process without it.
+ContextLost TuningRun::lose_context(std::size_t i, const std::string& why, double compile_ms,
+                                    const KernelResources* res) {
+  const std::string config = config_to_string(spec_, space_[i]);
+  record(i, "launch_error", why, compile_ms, res, nullptr);
+  slog_->write({{"type", "closing"}, {"context_lost", true}, {"config", config}});
+  return ContextLost(config, why);
+}
+
+// On the watchdog's thread: the process is replaced (on_hang) or ends.
+void TuningRun::hung() {
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", o_.config_timeout_s);
+  const ContextLost lost = lose_context(current_,
+                                        "hung: still running after " + std::string(limit) +
+                                            " s (--config-timeout; raise it for problems whose launches take "
+                                            "seconds); the process had to end",
+                                        current_compile_ms_, nullptr);
+  if (o_.on_hang) o_.on_hang(lost);
+  std::fprintf(stderr, "ktune: config {%s} %s\n", lost.config.c_str(), lost.reason.c_str());
+  std::fflush(nullptr);
+  std::_Exit(3);
+}
+
+// Re-times the top-k round-robin, so drift hits them all alike; returns k.
+std::size_t TuningRun::retime_finalists() {
+  std::sort(ok_.begin(), ok_.end(), [](const Candidate& a, const Candidate& b) {
     return a.timing.median_us < b.timing.median_us || (a.timing.median_us == b.timing.median_us && a.index < b.index);
   });
-  const std::size_t k = std::min<std::size_t>(ok.size(), static_cast<std::size_t>(std::max(1, o.top_k)));
+  const std::size_t k = std::min<std::size_t>(ok_.size(), static_cast<std::size_t>(std::max(1, o_.top_k)));
   std::vector<std::vector<float>> pooled(k);
   std::vector<int> batches(k);
-  for (std::size_t j = 0; j < k; ++j) batches[j] = retime_batch(ok[j].timing);
+  for (std::size_t j = 0; j < k; ++j) batches[j] = retime_batch(ok_[j].timing);
   for (int round = 0; round < 5; ++round)
     for (std::size_t j = 0; j < k; ++j) {
-      const auto& c = ok[j];
-      const auto s = harness.timer().sample([&] { harness.launch(c.function, instances[c.index]); },
-                                            o.timing.min_reps, batches[j]);
+      const auto& c = ok_[j];
+      const auto s = harness_->timer().sample([&] { harness_->launch(c.function, instances_[c.index]); },
+                                              o_.timing.min_reps, batches[j]);
       pooled[j].insert(pooled[j].end(), s.begin(), s.end());
     }
   for (std::size_t j = 0; j < k; ++j) {
-    ok[j].timing = summarize(pooled[j]);
-    ok[j].timing.batch = batches[j];
+    ok_[j].timing = summarize(pooled[j]);
+    ok_[j].timing.batch = batches[j];
   }
-  // Lowest median wins; medians within the winner's noise tie and break by space order.
-  std::sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(k), [](const Candidate& a, const Candidate& b) {
+  return k;
+}
+
+// Lowest median wins; medians within the winner's noise tie and break by space order.
+void TuningRun::pick_winner(std::size_t k) {
+  const auto top = ok_.begin() + static_cast<std::ptrdiff_t>(k);
+  std::sort(ok_.begin(), top, [](const Candidate& a, const Candidate& b) { return a.timing.median_us < b.timing.median_us; });
+  if (k <= 1) return;
+  const double best = ok_[0].timing.median_us;
+  const double noise = best * std::max(ok_[0].timing.ci_pct, 0.1) / 100.0;
+  std::stable_sort(ok_.begin(), top, [&](const Candidate& a, const Candidate& b) {
+    const bool a_tie = a.timing.median_us - best <= noise;
+    const bool b_tie = b.timing.median_us - best <= noise;
+    if (a_tie && b_tie) return a.index < b.index;
     return a.timing.median_us < b.timing.median_us;
   });
-  if (k > 1) {
-    const double best = ok[0].timing.median_us;
-    const double noise = best * std::max(ok[0].timing.ci_pct, 0.1) / 100.0;
-    std::stable_sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(k), [&](const Candidate& a, const Candidate& b) {
-      const bool a_tie = a.timing.median_us - best <= noise;
-      const bool b_tie = b.timing.median_us - best <= noise;
-      if (a_tie && b_tie) return a.index < b.index;
-      return a.timing.median_us < b.timing.median_us;
-    });
-  }
-  for (const auto& c : ok) {
-    CandidateResult r = all[c.index];
+}
+
+// The result's tables: ok candidates in the winner's order, then the failures.
+void TuningRun::rank() {
+  for (const auto& c : ok_) {
+    CandidateResult r = all_[c.index];
     r.median_us = c.timing.median_us;
     r.ci_pct = c.timing.ci_pct;
-    r.gbps = moved / (c.timing.median_us * 1e3);
-    r.ceiling_fraction = r.gbps / result.ceiling_gbps;
-    result.ranked.push_back(r);
+    r.gbps = moved_ / (c.timing.median_us * 1e3);
+    r.ceiling_fraction = r.gbps / result_.ceiling_gbps;
+    result_.ranked.push_back(r);
   }
-  for (const auto& r : all)
-    if (!r.status.empty() && r.status != "ok") result.failed.push_back(r);  // empty: never proposed
-  result.evaluated = done;
-  result.seconds = seconds_since(t0);
-  const std::optional<Clocks> clocks_end = read_clocks(dev.uuid);
+  for (const auto& r : all_)
+    if (!r.status.empty() && r.status != "ok") result_.failed.push_back(r);  // empty: never proposed
+  result_.evaluated = done_;
+}
+
+nlohmann::json TuningRun::closing_line(std::size_t k) {
+  result_.seconds = seconds_since(t0_);
+  const std::optional<Clocks> clocks_end = read_clocks(dev_.uuid);
   // Memory clock moving means the timings of early and late candidates differ in kind;
   // SM clocks float with load and are reported only.
-  result.clocks_moved = clocks_start && clocks_end && clocks_start->memory_mhz != clocks_end->memory_mhz;
+  result_.clocks_moved = clocks_start_ && clocks_end && clocks_start_->memory_mhz != clocks_end->memory_mhz;
+  nlohmann::json closing{{"type", "closing"},        {"finished", utc_now()},
+                         {"seconds", result_.seconds}, {"search_seconds", result_.search_seconds},
+                         {"evaluated", done_},         {"failed", failed_},
+                         {"interrupted", result_.interrupted}, {"clocks", clocks_json(clocks_end)},
+                         {"clocks_moved", result_.clocks_moved}};
+  if (ok_.empty()) return closing;
+  const auto& w = ok_.front();
+  closing["winner"] = {{"index", w.index}, {"config", config_to_json(spec_, space_[w.index])},
+                       {"timing", timing_json(w.timing)}, {"gbps", result_.ranked.front().gbps},
+                       {"ceiling_fraction", result_.ranked.front().ceiling_fraction}};
+  closing["finalists"] = nlohmann::json::array();
+  for (std::size_t j = 0; j < k; ++j)
+    closing["finalists"].push_back({{"index", ok_[j].index}, {"timing", timing_json(ok_[j].timing)}});
+  return closing;
+}
 
-  nlohmann::json closing{{"type", "closing"}, {"finished", utc_now()}, {"seconds", result.seconds},
-                         {"search_seconds", result.search_seconds}, {"evaluated", done}, {"failed", failed},
-                         {"interrupted", result.interrupted},
-                         {"clocks", clocks_end ? nlohmann::json{{"sm_mhz", clocks_end->sm_mhz},
-                                                                {"memory_mhz", clocks_end->memory_mhz}}
-                                               : nlohmann::json()},
-                         {"clocks_moved", result.clocks_moved}};
-  if (!ok.empty()) {
-    const auto& w = ok.front();
-    closing["winner"] = {{"index", w.index}, {"config", config_to_json(spec, space[w.index])},
-                         {"timing", timing_json(w.timing)}, {"gbps", result.ranked.front().gbps},
-                         {"ceiling_fraction", result.ranked.front().ceiling_fraction}};
-    closing["finalists"] = nlohmann::json::array();
-    for (std::size_t j = 0; j < k; ++j)
-      closing["finalists"].push_back({{"index", ok[j].index}, {"timing", timing_json(ok[j].timing)}});
+// The winner's record, and its CUBIN so an application's first call loads it without
+// NVRTC: the program the search compiled it in, or compiled now.
+void TuningRun::store_winner(nlohmann::json& closing) {
+  const auto& w = ok_.front();
+  TuningRecord rec;
+  rec.device_key = dev_.fingerprint.key();
+  rec.device_name = dev_.fingerprint.name;
+  rec.device_uuid = dev_.uuid;
+  rec.family = spec_.family();
+  rec.variant = tp_.variant;
+  rec.dtype = tp_.dtype_key;
+  rec.shape = tp_.shape;
+  rec.align = *tp_.problem.get("align");
+  rec.config = config_to_json(spec_, space_[w.index]);
+  rec.template_hash = spec_.source_hash();
+  rec.median_us = w.timing.median_us;
+  rec.spread_pct = w.timing.ci_pct;
+  rec.rate = result_.ranked.front().gbps;
+  rec.rate_unit = result_.rate_unit;
+  rec.ceiling_fraction = result_.ranked.front().ceiling_fraction;
+  rec.tool_version = k_tool_version;
+  rec.nvrtc_version = nvrtc_version();
+  rec.driver_version = dev_.driver_version;
+  rec.tuned_at = utc_now();
+  result_.stored = db_.put(rec);
+  const std::vector<std::string> winner{instances_[w.index].name_expression};
+  if (const auto compiled = load_stored(&programs_, tp_.source, winner, dev_.arch))
+    store_program(db_, tp_.source, winner, dev_.arch, *compiled);
+  else
+    load_or_compile(&db_, tp_.source, winner, dev_.arch, spec_.family());
+  closing["stored"] = result_.stored;
+}
 
-    TuningRecord rec;
-    rec.device_key = dev.fingerprint.key();
-    rec.device_name = dev.fingerprint.name;
-    rec.device_uuid = dev.uuid;
-    rec.family = spec.family();
-    rec.variant = tp.variant;
-    rec.dtype = tp.dtype_key;
-    rec.shape = tp.shape;
-    rec.align = *problem.get("align");
-    rec.config = config_to_json(spec, space[w.index]);
-    rec.template_hash = spec.source_hash();
-    rec.median_us = w.timing.median_us;
-    rec.spread_pct = w.timing.ci_pct;
-    rec.rate = result.ranked.front().gbps;
-    rec.rate_unit = result.rate_unit;
-    rec.ceiling_fraction = result.ranked.front().ceiling_fraction;
-    rec.tool_version = k_tool_version;
-    rec.nvrtc_version = nvrtc_version();
-    rec.driver_version = dev.driver_version;
-    rec.tuned_at = utc_now();
-    result.stored = db.put(rec);
-    // Keep the winner's CUBIN so an application's first call loads it without NVRTC:
-    // the program the search compiled it in, or compiled now.
-    const std::vector<std::string> winner{instances[w.index].name_expression};
-    if (const auto compiled = load_stored(&programs, source, winner, dev.arch))
-      store_program(db, source, winner, dev.arch, *compiled);
-    else
-      load_or_compile(&db, source, winner, dev.arch, spec.family());
-    closing["stored"] = result.stored;
-  }
-  slog.write(closing);
-  return result;
+}  // namespace
+
+TuneResult tune(const TuneOptions& options, const HarnessFactory& make_harness) {
+  TuningRun run(options, make_harness);
+  return run.run();
 }
 
 std::filesystem::path programs_path(const std::filesystem::path& database) {

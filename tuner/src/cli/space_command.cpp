@@ -1,0 +1,46 @@
+// `ktune space`: every valid config of a problem as JSON lines, then the count.
+#include "cli/commands.hpp"
+
+#include "cli/problem_cli.hpp"
+
+#include <ktune/generator/space.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace ktune {
+namespace {
+
+struct SpaceArgs {
+  ProblemArgs sp;
+  std::int64_t align = 0;
+};
+
+int run_space(const SpaceArgs& a) {
+  const auto& [sp, align] = a;
+  TuneTarget target = parse_problem(sp);
+  const KernelSpec& spec = *target.problem.spec;
+  if (align > 0)
+    for (auto& [name, value] : target.problem.problem.sizes)
+      if (name == "align") value = align;
+  const auto configs = enumerate(spec, DeviceLimits{}, target.problem.problem);
+  for (const auto& c : configs) std::cout << config_to_json(spec, c).dump() << '\n';
+  std::cout << "{\"count\": " << configs.size() << ", \"cartesian\": " << spec.cartesian_size()
+            << ", \"template_hash\": \"" << spec.source_hash() << "\"}\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_space_command(CLI::App& app, int& status) {
+  auto args = std::make_shared<SpaceArgs>();
+  auto& [sp, align] = *args;
+  auto* space = app.add_subcommand("space", "print every valid config of a problem as JSON lines, then the count");
+  add_problem_options(space, sp);
+  space->add_option("--align", align, "alignment class in elements (default: from the shape, as tuning would)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16}));
+
+  space->callback([args, &status] { status = run_space(*args); });
+}
+
+}  // namespace ktune

@@ -1,0 +1,318 @@
+// `ktune tune`: one problem, a workload, or a folder of captured problems.
+#include "cli/commands.hpp"
+
+#include "cli/problem_cli.hpp"
+#include "workload/workload.hpp"
+#include "workload/workload_pool.hpp"
+
+#include <ktune/cache/database.hpp>
+#include <ktune/error.hpp>
+#include <ktune/generator/settings.hpp>
+#include <ktune/runtime/driver.hpp>
+#include <ktune/tuner/tune.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+
+namespace ktune {
+namespace {
+
+void print_table(const TuneResult& r, const std::string& what, int top) {
+  std::printf("\n%s, %s: %zu of %zu configs evaluated, ceiling (%s) %.0f %s (%.2f us), %.1f s (search %.1f s)%s\n",
+              r.device_name.c_str(), what.c_str(), r.evaluated, r.space_size, r.ceiling_what.c_str(), r.ceiling_gbps,
+              r.rate_unit.c_str(), r.ceiling_us, r.seconds, r.search_seconds,
+              r.interrupted ? ", INTERRUPTED: best so far" : "");
+  if (r.clocks_moved) std::printf("warning: the GPU memory clock changed during the run; timings may not compare\n");
+  std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", r.rate_unit.c_str(), "% ceil", "+-%", "regs",
+              "config");
+  for (int i = 0; i < std::min<int>(top, static_cast<int>(r.ranked.size())); ++i) {
+    const auto& c = r.ranked[static_cast<std::size_t>(i)];
+    std::printf("%-4d %10.2f %9.0f %7.1f%% %7.2f %5d  %s\n", i + 1, c.median_us, c.gbps, 100 * c.ceiling_fraction,
+                c.ci_pct, c.registers, c.config.c_str());
+  }
+  std::map<std::string, std::pair<int, std::string>> reasons;
+  for (const auto& f : r.failed) {
+    auto& e = reasons[f.status];
+    if (e.first++ == 0) e.second = f.config + ": " + f.reason.substr(0, 160);
+  }
+  if (reasons.empty()) std::printf("failures: none\n");
+  for (const auto& [status, e] : reasons) std::printf("failures: %d %s (e.g. %s)\n", e.first, status.c_str(), e.second.c_str());
+  std::printf("database: %s (%s)\nsearch log: %s\n", r.database.c_str(),
+              r.ranked.empty() ? "nothing stored: no config passed"
+              : r.stored       ? "winner stored"
+                               : "kept the faster stored record",
+              r.log.c_str());
+}
+
+// One JSON line: the problem (family, variant, dtype, shape and the options as given),
+// the run and its winner.
+void append_summary(const std::string& file, const ProblemArgs& p, const TuningProblem& problem, const TuneResult& r) {
+  nlohmann::json j{{"family", problem.family()}, {"variant", problem.variant}, {"dtype", problem.dtype_key},
+                   {"shape", shape_to_string(problem.shape)}, {"kernel", p.kernel},
+                   {"device", r.device_name}, {"configs", r.space_size}, {"evaluated", r.evaluated}, {"seconds", r.seconds}, {"search_seconds", r.search_seconds},
+                   {"ceiling_gbps", r.ceiling_gbps}, {"ceiling_us", r.ceiling_us}, {"log", r.log.string()}};
+  for (const auto& [name, values] : p.given)
+    if (!values.empty() && !j.contains(name)) j[name] = values.size() == 1 ? nlohmann::json(values.front()) : nlohmann::json(values);
+  if (!r.ranked.empty())
+    j["winner"] = {{"config", r.ranked[0].config}, {"median_us", r.ranked[0].median_us}, {"gbps", r.ranked[0].gbps},
+                   {"ceiling_fraction", r.ranked[0].ceiling_fraction}};
+  std::ofstream(file, std::ios::app) << j.dump() << '\n';
+}
+
+// Configs that faulted in earlier processes of this run (see ContextLost): the tuner
+// restarts itself with them in the environment, as a JSON object config -> reason.
+constexpr const char* k_faulted_env = "KTUNE_FAULTED_CONFIGS";
+
+std::map<std::string, std::string> faulted_configs() {
+  const std::string text = settings::faulted_configs();
+  if (text.empty()) return {};
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) throw Error(std::string(k_faulted_env) + " is not a JSON object of config -> reason");
+  return j.get<std::map<std::string, std::string>>();
+}
+
+// A faulted kernel left this process's CUDA context unusable: the same command goes on
+// in a fresh process (exec: same pid, the GPU lock and database handles are closed on
+// exec), never launching the configs that faulted.
+[[noreturn]] void restart_without(const ContextLost& lost, std::map<std::string, std::string> faulted, char** argv) {
+  faulted[lost.config] = lost.reason;
+  if (faulted.size() > 32) throw Error("more than 32 configs faulted; giving up (the last: {" + lost.config + "})");
+  std::fprintf(stderr, "ktune: config {%s} faulted (%s); the run goes on in a fresh process without it\n",
+               lost.config.c_str(), lost.reason.c_str());
+  std::fflush(nullptr);
+  ::setenv(k_faulted_env, nlohmann::json(faulted).dump().c_str(), 1);
+  ::execv("/proc/self/exe", argv);
+  throw Error(std::string("cannot restart the tuner: ") + std::strerror(errno));
+}
+
+// Compiles a problem's space for sm_90 (no GPU needed): all of it, or with
+// --budget-evals what the search would propose first; 0 when all of that compiled.
+// The programs go to the tuning run's programs.db, so tuning on an sm_90 GPU with this
+// cache later compiles nothing; a store that cannot be opened costs only that.
+int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
+  std::unique_ptr<Database> programs;
+  try {
+    programs = std::make_unique<Database>(programs_path(Database::path_or_default(opt.database)));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ktune: compiling without storing the programs: %s\n", e.what());
+  }
+  const auto r = ktune::dry_run(problem.problem, 90, opt, programs.get());
+  std::string selected;
+  if (r.selected < r.configs)
+    selected = ", the first " + std::to_string(r.selected) + " of the " + opt.strategy + " search (--budget-evals)";
+  std::printf("dry run (no GPU): %zu configs for %s%s, %zu compiled for sm_90 (%zu of them found in the program "
+              "store) in %.1f s (%.1f ms per config on %u threads), %zu failed\n",
+              r.configs, problem.problem.describe().c_str(), selected.c_str(), r.compiled, r.stored, r.seconds,
+              1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.selected, 1)),
+              opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
+              r.failures.size());
+  for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
+  return r.failures.empty() ? 0 : 1;
+}
+
+// False, with what can be done instead, where there is no GPU to tune on. `problem`:
+// the problem's words for `ktune space`, when there is one.
+bool gpu_available(const std::string& tune_args, const std::string& problem) {
+  std::string why;
+  if (driver::available(&why)) return true;
+  std::fprintf(stderr,
+               "ktune: cannot tune here: %s\n"
+               "  Tuning needs an NVIDIA GPU and its driver. Without one you can:\n"
+               "    ktune tune %s --dry-run   # compile the whole space with NVRTC\n",
+               why.c_str(), tune_args.c_str());
+  if (!problem.empty()) std::fprintf(stderr, "    ktune space %s            # list the configs\n", problem.c_str());
+  return false;
+}
+
+// Tunes one problem, prints its table and stores the winner.
+TuneResult tune_one(const TuneTarget& problem, const ProblemArgs& args, const TuneOptions& opt,
+                    const std::string& summary, char** argv) {
+  const TimingProtocol timing = opt.timing;
+  TuneResult result;
+  TuneOptions run = opt;
+  // A hung config: the same as a faulted one (called on the watchdog's thread, where an
+  // exception would end the process unexplained).
+  run.on_hang = [&](const ContextLost& lost) {
+    try {
+      restart_without(lost, opt.excluded, argv);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "ktune: error: %s\n", e.what());
+      std::fflush(nullptr);
+      std::_Exit(3);
+    }
+  };
+  try {
+    result = ktune::tune(run, [&](const DeviceInfo& dev) { return problem.harness(dev, timing); });
+  } catch (const ContextLost& lost) {
+    restart_without(lost, opt.excluded, argv);
+  }
+  print_table(result, problem.problem.describe(), opt.top_k + 3);
+  if (!summary.empty()) append_summary(summary, args, problem.problem, result);
+  return result;
+}
+
+// `ktune tune --workload FILE`: the problems in turn on one GPU. One stored for the
+// current template is skipped, so a second run resumes where an interrupted one stopped
+// (also the fresh process a faulting kernel restarts); a problem that fails is reported
+// and the others go on. Ctrl-C stores the current problem's best so far and stops.
+int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt, const std::string& summary,
+                  char** argv) {
+  const DeviceInfo dev = query_device_ordinal(opt.device);
+  std::size_t tuned = 0, stored = 0, failed = 0;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const WorkloadEntry& e = entries[i];
+    const std::string what = problem_command(e.args) + " (line " + std::to_string(e.line) + ")";
+    if (!e.error.empty()) {
+      std::printf("[%zu/%zu] %s: skipped: %s\n", i + 1, entries.size(), what.c_str(), e.error.c_str());
+      ++failed;
+      continue;
+    }
+    try {
+      if (stored_exactly(Database(Database::path_or_default(opt.database)), dev, e.target)) {
+        std::printf("[%zu/%zu] %s: already stored for this template, skipped\n", i + 1, entries.size(), what.c_str());
+        ++stored;
+        continue;
+      }
+      std::printf("[%zu/%zu] %s\n", i + 1, entries.size(), what.c_str());
+      std::fflush(stdout);
+      const TuneResult r = tune_one(e.target, e.args, opt, summary, argv);
+      ++(r.ranked.empty() ? failed : tuned);
+      if (r.interrupted) {
+        std::printf("workload interrupted at line %d: %zu problem(s) not started; run it again to go on (this one's "
+                    "best so far is stored and counts as done)\n",
+                    e.line, entries.size() - i - 1);
+        break;
+      }
+    } catch (const Error& err) {
+      std::fprintf(stderr, "ktune: %s: %s\n", what.c_str(), err.what());
+      ++failed;
+    }
+  }
+  std::printf("workload: %zu problems, %zu tuned, %zu already stored, %zu failed\n", entries.size(), tuned, stored,
+              failed);
+  return failed ? 1 : 0;
+}
+
+int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt) {
+  int status = 0;
+  for (const WorkloadEntry& e : entries) {
+    if (!e.error.empty()) std::printf("%s: skipped: %s\n", problem_command(e.args).c_str(), e.error.c_str());
+    status |= e.error.empty() ? dry_run_one(e.target, opt) : 1;
+  }
+  return status;
+}
+
+// What `ktune tune` was given.
+struct TuneArgs {
+  ProblemArgs tp;
+  TuneOptions opt;
+  bool hot = false, dry_run = false;
+  std::string database, log_dir, summary, workload, record, devices;
+};
+
+// Many problems: a --workload FILE, or a --capture FOLDER of bundles.
+int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
+  TuneOptions& opt = a.opt;
+  ProblemArgs besides = a.tp;
+  besides.capture.clear();
+  if (names_a_problem(besides) || (!a.workload.empty() && capture_folder))
+    throw Error("give one problem, --workload FILE or --capture FOLDER, not two of them");
+  // Every line checked before anything runs (a bundle that cannot be used is reported and skipped).
+  const auto entries = capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload);
+  if (a.dry_run) return dry_run_workload(entries, opt);
+  if (!gpu_available(capture_folder ? "--capture " + a.tp.capture : "--workload " + a.workload, "")) return 2;
+  if (!a.devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(a.devices), a.summary);
+  opt.excluded = faulted_configs();
+  return tune_workload(entries, opt, a.summary, argv);
+}
+
+int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
+  TuneOptions& opt = a.opt;
+  opt.timing.cold = !a.hot;
+  opt.database = a.database;
+  opt.log_dir = a.log_dir;
+  const bool capture_folder = !a.tp.capture.empty() && std::filesystem::is_directory(a.tp.capture);
+  if (!a.devices.empty() && a.workload.empty() && !capture_folder)
+    throw Error("--devices spreads a --workload FILE or a --capture FOLDER; one problem takes --device");
+  if (!a.devices.empty() && tune.count("--device")) throw Error("give --device or --devices, not both");
+  if (!a.workload.empty() || capture_folder) return tune_many(a, capture_folder, argv);
+  if (!a.record.empty()) a.tp = record_problem(a.record, a.tp);
+  const TuneTarget problem = parse_problem(a.tp);
+  if (a.dry_run) return dry_run_one(problem, opt);
+  if (!gpu_available(problem_command(a.tp), problem_command(a.tp))) return 2;
+  opt.excluded = faulted_configs();
+  return tune_one(problem, a.tp, opt, a.summary, argv).ranked.empty() ? 1 : 0;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, char** argv, int& status) {
+  auto args = std::make_shared<TuneArgs>();
+  ProblemArgs& tp = args->tp;
+  TuneOptions& opt = args->opt;
+  bool& hot = args->hot;
+  bool& dry_run = args->dry_run;
+  std::string &database = args->database, &log_dir = args->log_dir, &summary = args->summary, &workload = args->workload,
+              &record = args->record, &devices = args->devices;
+  auto* tune = app.add_subcommand("tune", "tune a family, or your own kernel (--kernel FILE.cu), for one problem on "
+                                          "the GPU and store the winner");
+  add_problem_options(tune, tp);
+  tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str()->check(CLI::Range(0, 1023));
+  tune->add_option("--top-k", opt.top_k, "finalists re-timed interleaved")->capture_default_str()->check(CLI::Range(1, 100));
+  tune->add_option("--strategy", opt.strategy, "exhaustive | random | model (static-model ranked) | anneal")
+      ->capture_default_str()
+      ->check(CLI::IsMember(strategy_names()));
+  tune->add_option("--budget-evals", opt.budget.evals, "stop after this many candidates (0: no limit)")
+      ->check(CLI::Range(0.0, 1e12));  // checked as text: "-1" must not wrap to a huge unsigned
+  const CLI::Validator seconds(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        return !text.empty() && !*end && std::isfinite(v) && v >= 0 ? "" : "must be a finite number of seconds >= 0";
+      },
+      "SECONDS");
+  tune->add_option("--budget-seconds", opt.budget.seconds, "stop searching after this many seconds (0: no limit)")
+      ->check(seconds);
+  tune->add_option("--config-timeout", opt.config_timeout_s,
+                   "a config still verifying or timing after this many seconds hangs: logged, and the run goes on in "
+                   "a fresh process without it (0: no limit)")
+      ->capture_default_str()
+      ->check(seconds);
+  tune->add_option("--seed", opt.seed, "seed of the random and anneal strategies")->capture_default_str();
+  tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
+  tune->add_flag("--dry-run", dry_run,
+                 "no GPU needed: compile the space for sm_90 (with --budget-evals, what the search would try first)");
+  tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
+  tune->add_option("--log-dir", log_dir, "where the search log goes (default: next to the database, logs/)");
+  tune->add_option("--summary", summary, "append a one-line JSON summary of the run to this file (for bench/)");
+  tune->add_option("--workload", workload,
+                   "tune every problem of FILE (a line each, as after `ktune tune`); problems already stored for "
+                   "the current template are skipped");
+  tune->add_option("--devices", devices,
+                   "with --workload: the GPUs to spread it over, e.g. 0,1 or all (GPUs of one fingerprint; "
+                   "a worker process per GPU)");
+  tune->add_option("--record", record,
+                   "the problem of a record key, as JSON {\"family\", \"variant\", \"dtype\", \"shape\"} and "
+                   "optionally \"align\", the call's alignment class (what the runtime passes when KTUNE_TUNE_ON_MISS=1)");
+  tune->add_option("--compile-threads", opt.compile_threads, "NVRTC threads (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 4096));
+  tune->add_option("--instances-per-program", opt.instances_per_program,
+                   "template instances per NVRTC program (0: automatic)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
+
+  tune->callback([args, tune, argv, &status] { status = run_tune(*args, *tune, argv); });
+}
+
+}  // namespace ktune
