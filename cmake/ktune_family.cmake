@@ -3,7 +3,10 @@
 #   [RUNTIME files...]     the public call and its launch                   -> ktune_runtime
 #   [TUNER files...]       harness and registered part                      -> ktune_tuner
 #   [PARTS names...]       each a KTUNE_FAMILY_PART(name, ...) of a TUNER file
-#   [API class])           the Runtime base declared in include/ktune/<family>.hpp
+#   [API class]            the Runtime base declared in include/ktune/<family>.hpp
+#   [LEGACY entries...])   "family|variant|unit": what the family's records of database
+#                          schemas 1 and 2 left implied (a key without a variant meant
+#                          `variant`; schema 1's rate counted `unit`)
 #
 # Called from templates/<family>/CMakeLists.txt: adds the folder's files to the layer
 # libraries they belong to, so that the layering holds (the runtime carries no tuner
@@ -12,7 +15,7 @@
 # headers (include/ktune/*.hpp) are installed beside ktune.hpp, which includes the
 # family's own header <ktune/<family>.hpp> through the generated <ktune/families.hpp>.
 function(ktune_family name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "API" "GENERATOR;RUNTIME;TUNER;PARTS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "API" "GENERATOR;RUNTIME;TUNER;PARTS;LEGACY")
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
   list(TRANSFORM arg_GENERATOR PREPEND ${dir}/)
   list(TRANSFORM arg_RUNTIME PREPEND ${dir}/)
@@ -39,6 +42,7 @@ function(ktune_family name)
   file(GLOB kernels CONFIGURE_DEPENDS ${dir}/*.cuh)
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_KERNELS ${kernels})
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_PARTS ${arg_PARTS})
+  set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_LEGACY ${arg_LEGACY})
 endfunction()
 
 # True when every family named is in the build (a test of a layer that drives a

@@ -20,6 +20,12 @@ function(ktune_test name labels)
   target_include_directories(${name} PRIVATE ${KTUNE_TESTS_DIR})
   target_compile_definitions(${name} PRIVATE KTUNE_TEST_DATA_DIR="${KTUNE_TESTS_DIR}/data"
     KTUNE_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KTUNE_TEST_TUNER="$<TARGET_FILE:ktune>")
+  # KTUNE_HAS_<FAMILY>: a layer's test may check what a built family adds (e.g. the
+  # legacy keys it declares) and what a build without it does instead.
+  foreach(f ${KTUNE_FAMILIES})
+    string(TOUPPER ${f} upper)
+    target_compile_definitions(${name} PRIVATE KTUNE_HAS_${upper})
+  endforeach()
   ktune_warnings(${name})
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS "${labels}"
