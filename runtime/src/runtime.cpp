@@ -62,9 +62,7 @@ std::string run_tuner(const std::vector<std::string>& problem, const std::string
 
 std::size_t ProblemKeyHash::operator()(const ProblemKey& k) const {
   std::size_t h = std::hash<const void*>()(k.ctx) ^ std::hash<const void*>()(k.family) * 31u;
-  for (std::int64_t v : {static_cast<std::int64_t>(k.variant), static_cast<std::int64_t>(k.dtype), k.rows, k.cols,
-                         k.align, k.extra})
-    h = h * 1000003u ^ std::hash<std::int64_t>()(v);
+  for (std::int64_t v : k.fields) h = h * 1000003u ^ std::hash<std::int64_t>()(v);
   return h;
 }
 

@@ -58,6 +58,18 @@ unsigned resident_blocks(CUfunction f, const Instance& inst) {
   return static_cast<unsigned>(std::max(1, sms * per_sm));
 }
 
+// What a GEMM call's kernel depends on.
+struct GemmKey {
+  // The layout, and whether C is f32 for half inputs: each a kernel of its own.
+  int variant;
+  DType dtype;
+  std::int64_t m, n, k, align;
+  static GemmKey of(const GemmArgs& a) {
+    return {(a.trans_a ? 2 : 0) + (a.trans_b ? 1 : 0) + (a.out ? 4 : 0), a.dtype, a.m, a.n, a.k, gemm_alignment(a)};
+  }
+  ProblemKey::Fields fields() const { return {variant, static_cast<std::int64_t>(dtype), m, n, k, align}; }
+};
+
 // launch_gemm with alpha and beta in the accumulator's type.
 template <class Acc>
 void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan, CUdeviceptr workspace,
@@ -113,19 +125,25 @@ void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const
 const LaunchInfo& GemmCalls::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
                                 std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
                                 Stream stream, std::string_view layout, GemmMath math, std::optional<DType> out_dtype) {
-  GemmArgs args{dtype, m, n, k, lda, ldb, ldc, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b),
-                reinterpret_cast<std::uintptr_t>(c), alpha, beta};
-  args.math = math;
-  if (out_dtype != dtype) args.out = out_dtype;
-  if (!set_gemm_layout(args, layout))
+  GemmArgs parsed;
+  if (!set_gemm_layout(parsed, layout))
     throw InvalidArgument("gemm: unknown layout '" + std::string(layout) + "' (nn, nt, tn or tt: n = as stored, t = transposed)");
+  const auto order = static_cast<GemmLayout>((parsed.trans_a ? 2 : 0) + (parsed.trans_b ? 1 : 0));  // nn nt tn tt
+  return gemm(GemmProblem{c, a, b, m, n, k, lda, ldb, ldc, alpha, beta, dtype, order, math, out_dtype}, stream);
+}
+
+const LaunchInfo& GemmCalls::gemm(const GemmProblem& pr, Stream stream) {
+  GemmArgs args{pr.dtype, pr.m, pr.n, pr.k, pr.lda, pr.ldb, pr.ldc, reinterpret_cast<std::uintptr_t>(pr.a),
+                reinterpret_cast<std::uintptr_t>(pr.b), reinterpret_cast<std::uintptr_t>(pr.c), pr.alpha, pr.beta};
+  args.math = pr.math;
+  if (pr.out_dtype != pr.dtype) args.out = pr.out_dtype;
+  args.trans_a = pr.layout == GemmLayout::tn || pr.layout == GemmLayout::tt;
+  args.trans_b = pr.layout == GemmLayout::nt || pr.layout == GemmLayout::tt;
   validate(args);  // throws before anything launches
   Runtime::Impl& impl = runtime_impl(*this);
   const CUcontext ctx = impl.current_context();
   const KernelSpec* const family = &gemm_spec(args);
-  // The layout, and whether C is f32 for half inputs: each a kernel of its own.
-  const int variant = (args.trans_a ? 2 : 0) + (args.trans_b ? 1 : 0) + (args.out ? 4 : 0);
-  const ProblemKey key{ctx, family, variant, dtype, m, n, gemm_alignment(args), k};
+  const ProblemKey key(ctx, *family, GemmKey::of(args));
   const Prepared& p = impl.prepared_for(key, [&] { return gemm_tuning_problem(args); });
   const auto s = reinterpret_cast<CUstream>(stream);
   const GemmPlan plan = gemm_plan(*p.spec, p.instance, args);

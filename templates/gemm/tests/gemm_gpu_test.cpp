@@ -383,6 +383,20 @@ TEST_F(GemmRuntimeGpu, PitchedAlphaBetaAndBadInput) {
   expect_error([&] { rt.gemm(const_cast<void*>(A), A, B, m, n, k, lda, ldb, ldc, 1, 0, DType::f32); }, "C overlaps A");
   expect_error([&] { rt.gemm(C, A, B, m, n, k, lda, ldb, ldc, 1, 0, DType::i32); }, "dtype not supported");
   expect_error([&] { rt.gemm(C, A, B, m, n, k, lda, ldb, ldc, 1, 0, DType::f32, nullptr, "tn"); }, "lda 31 is smaller than m");
+  expect_error([&] { rt.gemm(C, A, B, m, n, k, lda, ldb, ldc, 1, 0, DType::f32, nullptr, "nx"); }, "unknown layout 'nx'");
+  // The same problem as a GemmProblem: the same results, bit for bit.
+  driver::check(d.cuMemcpyHtoD(dc.get(), c.data(), c.size() * 4), "HtoD");
+  GemmProblem problem;
+  problem.c = C, problem.a = A, problem.b = B;
+  problem.m = m, problem.n = n, problem.k = k, problem.lda = lda, problem.ldb = ldb, problem.ldc = ldc;
+  problem.alpha = 2.0, problem.beta = -1.0;
+  EXPECT_EQ(rt.gemm(problem).config, info.config);
+  std::vector<float> again(c.size());
+  driver::check(d.cuCtxSynchronize(), "sync");
+  driver::check(d.cuMemcpyDtoH(again.data(), dc.get(), again.size() * 4), "DtoH");
+  EXPECT_EQ(again, got);
+  problem.layout = GemmLayout::tn;  // A read as k x m with lda 31 < m
+  expect_error([&] { rt.gemm(problem); }, "lda 31 is smaller than m");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/l2_flush.hpp>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,22 +22,20 @@
 
 namespace ktune {
 
-// A call's identity on the hot path: the family (its spec), what the family encodes as
-// its variant (an op, a layout), the dtype, two sizes, the alignment class and `extra`.
+// A call's identity on the hot path: the context, the family (its spec) and the
+// family's own typed key (e.g. TransposeKey: dtype, rows, cols, alignment classes), packed
+// by its fields(). A prepared launch is only reused where all of them match.
 struct ProblemKey {
+  using Fields = std::array<std::int64_t, 6>;
   CUcontext ctx = nullptr;
   const KernelSpec* family = nullptr;
-  int variant = 0;
-  DType dtype = DType::f32;
-  std::int64_t rows = 0, cols = 0, align = 1;
-  // The rest of what the family's constraints read of a call: a third size, or a second
-  // alignment class. A prepared launch is only reused where every one of them matches.
-  std::int64_t extra = 0;
+  Fields fields{};
 
-  bool operator==(const ProblemKey& o) const {
-    return std::tie(ctx, family, variant, dtype, rows, cols, align, extra) ==
-           std::tie(o.ctx, o.family, o.variant, o.dtype, o.rows, o.cols, o.align, o.extra);
-  }
+  // FamilyKey::fields() -> ProblemKey::Fields: everything the family's kernel choice
+  // depends on (what its constraints read of a call).
+  template <class FamilyKey>
+  ProblemKey(CUcontext c, const KernelSpec& spec, const FamilyKey& key) : ctx(c), family(&spec), fields(key.fields()) {}
+  bool operator==(const ProblemKey& o) const { return ctx == o.ctx && family == o.family && fields == o.fields; }
 };
 
 struct ProblemKeyHash {

@@ -10,6 +10,24 @@
 
 namespace ktune {
 
+// How A and B are stored: n as the product reads them (A: m x k, B: k x n), t transposed
+// (A: k x m, B: n x k). All matrices are row-major.
+enum class GemmLayout { nn, nt, tn, tt };
+
+// C (m x n, pitch ldc) = alpha * op(A) * op(B) + beta * C, see Runtime::gemm.
+struct GemmProblem {
+  void* c = nullptr;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t lda = 0, ldb = 0, ldc = 0;  // pitches in elements (at least the row length)
+  double alpha = 1, beta = 0;
+  DType dtype = DType::f32;
+  GemmLayout layout = GemmLayout::nn;
+  GemmMath math = GemmMath::automatic;
+  std::optional<DType> out_dtype;  // C's type: dtype unless given
+};
+
 // The GEMM family's call.
 // ktune::Runtime derives from this class (see <ktune/ktune.hpp>): call it as rt.gemm(...).
 class GemmCalls {
@@ -29,6 +47,9 @@ class GemmCalls {
                          std::int64_t lda, std::int64_t ldb, std::int64_t ldc, double alpha, double beta, DType dtype,
                          Stream stream = nullptr, std::string_view layout = "nn", GemmMath math = GemmMath::automatic,
                          std::optional<DType> out_dtype = std::nullopt);
+  // The same call, its arguments named:
+  //   rt.gemm({.c = c, .a = a, .b = b, ...})  (C++20), or fill a GemmProblem field by field.
+  const LaunchInfo& gemm(const GemmProblem& problem, Stream stream = nullptr);
 
  protected:
   GemmCalls() = default;
