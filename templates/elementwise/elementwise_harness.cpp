@@ -52,7 +52,7 @@ void check_memory(const ElementwiseOp& op, std::int64_t n, const std::string& wh
 
 ElementwiseHarness::ElementwiseHarness(const DeviceInfo& device, ElementwiseOp op, std::int64_t n,
                                        std::vector<double> scalars, const TimingProtocol& protocol)
-    : context_(device.device), op_(std::move(op)), counter_(8), sm_count_(device.fingerprint.sm_count) {
+    : DeviceHarness(device), op_(std::move(op)), counter_(8) {
   // cuMemAlloc: 256-byte aligned, so the widest vectors are allowed.
   tuning_ = elementwise_tuning_problem(op_, n, 16 / std::max(size_of(op_.in), size_of(op_.out)));
   if (scalars.size() != op_.expr.scalars().size())
@@ -60,7 +60,6 @@ ElementwiseHarness::ElementwiseHarness(const DeviceInfo& device, ElementwiseOp o
                 std::to_string(scalars.size()));
   check_memory(op_, n, describe());
   const auto& d = driver::api();
-  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   args_.n = n;
   for (double v : scalars) args_.scalars.push_back(v);
 
@@ -87,12 +86,7 @@ ElementwiseHarness::ElementwiseHarness(const DeviceInfo& device, ElementwiseOp o
   const CompileOutput out = compile_cubin(tuning_.source, {check_name}, device.arch, "elementwise check");
   check_module_ = std::make_unique<Module>(out.cubin, check_name);
   check_ = check_module_->function(out.lowered_names.front());
-  timer_ = std::make_unique<Timer>(device, stream_, protocol);
-}
-
-ElementwiseHarness::~ElementwiseHarness() {
-  timer_.reset();
-  driver::api().cuStreamDestroy(stream_);
+  start_timer(device, protocol);
 }
 
 nlohmann::json ElementwiseHarness::log_fields() const {
@@ -105,7 +99,7 @@ TimingStats ElementwiseHarness::time_ceiling() {
   const std::size_t half = ceiling_copy_bytes(bytes_moved());
   DeviceBuffer a(half), b(half);
   driver::check(driver::api().cuMemsetD8(a.get(), 0x5a, half), "cuMemsetD8");
-  return timer_->measure(
+  return timer().measure(
       [&] { driver::check(driver::api().cuMemcpyDtoDAsync(b.get(), a.get(), half, stream_), "cuMemcpyDtoDAsync"); });
 }
 

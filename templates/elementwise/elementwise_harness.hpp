@@ -11,32 +11,24 @@
 
 namespace ktune {
 
-class ElementwiseHarness : public Harness {
+class ElementwiseHarness : public DeviceHarness {
  public:
   ElementwiseHarness(const DeviceInfo& device, ElementwiseOp op, std::int64_t n, std::vector<double> scalars,
                      const TimingProtocol& protocol);
-  ~ElementwiseHarness() override;
-  ElementwiseHarness(const ElementwiseHarness&) = delete;
-  ElementwiseHarness& operator=(const ElementwiseHarness&) = delete;
 
   nlohmann::json log_fields() const override;
   double bytes_moved() const override { return elementwise_bytes(op_, args_.n); }
   TimingStats time_ceiling() override;
-  Timer& timer() override { return *timer_; }
   std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
   void launch(CUfunction f, const Instance& inst) override;
 
  private:
-  PrimaryContext context_;
-  CUstream stream_ = nullptr;
   ElementwiseOp op_;
   std::vector<DeviceBuffer> inputs_, outputs_, refs_;
   DeviceBuffer counter_;
   ElementwiseArgs args_;
   std::unique_ptr<Module> check_module_;
   CUfunction check_ = nullptr;
-  int sm_count_ = 0;
-  std::unique_ptr<Timer> timer_;
 };
 
 }  // namespace ktune

@@ -100,7 +100,7 @@ using MmaPeakParams = KernelParams<int, DevicePtr>;
 }  // namespace
 
 GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const TimingProtocol& protocol)
-    : context_(device.device), sm_count_(device.fingerprint.sm_count) {
+    : DeviceHarness(device) {
   const DType dtype = shape.dtype, c_type = gemm_out(shape);
   const std::int64_t m = shape.m, n = shape.n, k = shape.k, elem = size_of(dtype), c_elem = size_of(c_type);
   args_ = gemm_dense_pitches(shape);
@@ -117,7 +117,6 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
                 " GB of GPU memory to tune");
 
   const auto& d = driver::api();
-  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   std::uint64_t s = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   const auto upload = [&](DeviceBuffer& buf, std::int64_t count, DType type) {
     const std::int64_t size = size_of(type);
@@ -154,12 +153,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
                           static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), args_.lda, args_.ldb, args_.ldc,
                           args_.alpha, args_.beta, static_cast<int>(args_.trans_a), static_cast<int>(args_.trans_b));
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", "ktune_gemm_reference");
-  timer_ = std::make_unique<Timer>(device, stream_, protocol);
-}
-
-GemmHarness::~GemmHarness() {
-  timer_.reset();
-  driver::api().cuStreamDestroy(stream_);
+  start_timer(device, protocol);
 }
 
 bool GemmHarness::tensor_cores() const { return &gemm_spec(args_) != &KernelSpec::builtin("gemm"); }
@@ -178,7 +172,7 @@ TimingStats GemmHarness::time_ceiling() {
     const unsigned blocks = static_cast<unsigned>(sm_count_) * 4;
     const double per_round = 16.0 * 8 * mma_k() * 2 * 8;
     const int iters = static_cast<int>(std::max(1.0, std::round(gemm_flops(args_) / (blocks * 8.0 * per_round))));
-    return timer_->measure([&] {
+    return timer().measure([&] {
       MmaPeakParams::launch(peak_, LaunchShape::linear(blocks, 256), stream_, "ktune_mma_peak", iters,
                             DevicePtr{counter_.get()});
     });
@@ -190,7 +184,7 @@ TimingStats GemmHarness::time_ceiling() {
   const bool wide = gemm_accumulator(args_.dtype) == DType::f64;  // the FMA chains run in the accumulator type
   const LaunchShape shape = LaunchShape::linear(blocks, 256);
   const DevicePtr sink{counter_.get()};
-  return timer_->measure([&] {
+  return timer().measure([&] {
     if (wide)
       FmaPeakParams<double>::launch(peak_, shape, stream_, "ktune_fma_peak", 0.999, iters, sink);
     else

@@ -16,14 +16,11 @@
 
 namespace ktune {
 
-class GemmHarness : public Harness {
+class GemmHarness : public DeviceHarness {
  public:
   // `shape`: dtype, m, n, k and layout (pointers and pitches are the harness's own:
   // pitches = stored row lengths).
   GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const TimingProtocol& protocol);
-  ~GemmHarness() override;
-  GemmHarness(const GemmHarness&) = delete;
-  GemmHarness& operator=(const GemmHarness&) = delete;
 
   const GemmArgs& args() const { return args_; }
   nlohmann::json log_fields() const override { return {{"layout", gemm_layout(args_)}, {"alpha", args_.alpha}, {"beta", args_.beta}}; }
@@ -31,21 +28,16 @@ class GemmHarness : public Harness {
   const char* rate_unit() const override { return "GFLOP/s"; }
   const char* ceiling_what() const override;
   TimingStats time_ceiling() override;
-  Timer& timer() override { return *timer_; }
   std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
   void launch(CUfunction f, const Instance& inst) override;
 
  private:
-  PrimaryContext context_;
-  CUstream stream_ = nullptr;
   GemmArgs args_;
   DeviceBuffer a_, b_, c_, c0_, ref_, bound_, counter_, workspace_;
   std::unique_ptr<Module> helpers_;
   CUfunction check_ = nullptr, peak_ = nullptr;
-  int sm_count_ = 0;
   bool tensor_cores() const;  // gemm_mma multiplies
   int mma_k() const;          // the ceiling's mma.sync k: 16 (halves) or 8 (TF32)
-  std::unique_ptr<Timer> timer_;
 };
 
 }  // namespace ktune

@@ -19,7 +19,7 @@ std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 
 
 ReduceHarness::ReduceHarness(const DeviceInfo& device, ReduceKind kind, ReduceOp op, DType dtype, std::int64_t rows,
                              std::int64_t cols, const TimingProtocol& protocol)
-    : context_(device.device), sm_count_(device.fingerprint.sm_count) {
+    : DeviceHarness(device) {
   if (kind == ReduceKind::whole && rows != 1) throw Error("reduce: a whole-array reduction has one row");
   args_ = {op, dtype, rows, cols, cols, 0, 0, kind == ReduceKind::cols};
   const double in_bytes = static_cast<double>(rows) * static_cast<double>(cols) * size_of(dtype);
@@ -33,7 +33,6 @@ ReduceHarness::ReduceHarness(const DeviceInfo& device, ReduceKind kind, ReduceOp
   if (in_bytes > 0.8 * phys) throw Error(describe() + " needs " + gb(in_bytes) + " of host memory to verify");
 
   const auto& d = driver::api();
-  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   const auto elems = static_cast<std::size_t>(rows * cols);
   const auto elem = static_cast<std::size_t>(size_of(dtype));
   std::vector<unsigned char> host(elems * elem + 16, 0);
@@ -55,18 +54,13 @@ ReduceHarness::ReduceHarness(const DeviceInfo& device, ReduceKind kind, ReduceOp
   driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
 
   read_pass_ = std::make_unique<ReadPass>(device);
-  timer_ = std::make_unique<Timer>(device, stream_, protocol);
-}
-
-ReduceHarness::~ReduceHarness() {
-  timer_.reset();
-  driver::api().cuStreamDestroy(stream_);
+  start_timer(device, protocol);
 }
 
 TimingStats ReduceHarness::time_ceiling() {
   const auto bytes = static_cast<std::size_t>(args_.rows * args_.cols * size_of(args_.dtype));
   const auto grid = static_cast<unsigned>(sm_count_ * 8);
-  return timer_->measure([&] { read_pass_->enqueue(stream_, input_.get(), bytes, grid, 256); });
+  return timer().measure([&] { read_pass_->enqueue(stream_, input_.get(), bytes, grid, 256); });
 }
 
 void ReduceHarness::launch(CUfunction f, const Instance& inst) {

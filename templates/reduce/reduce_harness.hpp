@@ -13,32 +13,24 @@
 
 namespace ktune {
 
-class ReduceHarness : public Harness {
+class ReduceHarness : public DeviceHarness {
  public:
   // For a whole-array reduction rows must be 1.
   ReduceHarness(const DeviceInfo& device, ReduceKind kind, ReduceOp op, DType dtype, std::int64_t rows,
                 std::int64_t cols, const TimingProtocol& protocol);
-  ~ReduceHarness() override;
-  ReduceHarness(const ReduceHarness&) = delete;
-  ReduceHarness& operator=(const ReduceHarness&) = delete;
 
   nlohmann::json log_fields() const override { return {{"op", to_string(args_.op)}}; }
   double bytes_moved() const override { return reduce_bytes(args_); }
   const char* ceiling_what() const override { return "read-only pass"; }
   TimingStats time_ceiling() override;
-  Timer& timer() override { return *timer_; }
   std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
   void launch(CUfunction f, const Instance& inst) override;
 
  private:
-  PrimaryContext context_;
-  CUstream stream_ = nullptr;
   ReduceArgs args_;
   DeviceBuffer input_, output_, workspace_;
   ReduceReference reference_;
   std::unique_ptr<ReadPass> read_pass_;
-  int sm_count_ = 0;
-  std::unique_ptr<Timer> timer_;
 };
 
 }  // namespace ktune

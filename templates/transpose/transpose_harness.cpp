@@ -35,7 +35,7 @@ std::pair<std::int64_t, std::int64_t> checked_extents(const TransposeArgs& a) {
 }  // namespace
 
 TransposeHarness::TransposeHarness(const DeviceInfo& device, const TransposeArgs& probe, const TimingProtocol& protocol)
-    : context_(device.device),
+    : DeviceHarness(device),
       bytes_{[&] {
         const auto [src, dst] = checked_extents(probe);
         return Extents{static_cast<std::size_t>(src), static_cast<std::size_t>(dst)};
@@ -46,7 +46,6 @@ TransposeHarness::TransposeHarness(const DeviceInfo& device, const TransposeArgs
       args_{probe.dtype, probe.rows, probe.cols, probe.ld_dst, probe.ld_src, dst_.get(), src_.get()} {
   tuning_ = transpose_tuning_problem(args_);
   const auto& d = driver::api();
-  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   // Fresh random bits; the reference transposed on the CPU, both threaded, in buffers
   // left uninitialized (zeroing 2 GB took seconds of a 30 s tuning run): a dense
   // reference writes every byte of the matrix, and the tail is zeroed. Between pitched
@@ -63,20 +62,14 @@ TransposeHarness::TransposeHarness(const DeviceInfo& device, const TransposeArgs
   driver::check(d.cuMemsetD8(dst_.get(), 0, dst_.size()), "cuMemsetD8");
   // Pageable copies and memsets may still be in flight; our stream doesn't wait on them.
   driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
-  timer_ = std::make_unique<Timer>(device, stream_, protocol);
+  start_timer(device, protocol);
   verifier_ = std::make_unique<Verifier>(device, stream_, dst_.get(), ref_.get(), bytes_.dst);
-}
-
-TransposeHarness::~TransposeHarness() {
-  timer_.reset();
-  verifier_.reset();
-  driver::api().cuStreamDestroy(stream_);
 }
 
 TimingStats TransposeHarness::time_ceiling() {
   // A copy of the matrix's bytes (not of the pitched extents; the buffers hold round16 of both).
   const std::size_t bytes = ceiling_copy_bytes(bytes_moved());
-  const TimingStats stats = timer_->measure([&] {
+  const TimingStats stats = timer().measure([&] {
     driver::check(driver::api().cuMemcpyDtoDAsync(dst_.get(), src_.get(), bytes, stream_), "cuMemcpyDtoDAsync");
   });
   // The copy may reach dst's tail past the matrix, which the verifier compares with ref's.

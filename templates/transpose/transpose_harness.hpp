@@ -11,31 +11,24 @@
 
 namespace ktune {
 
-class TransposeHarness : public Harness {
+class TransposeHarness : public DeviceHarness {
  public:
   // The problem of `probe` (transpose_probe_args: dtype, shape and pitches) on
   // cuMemAlloc'd buffers, so its alignment class is the one results are stored under.
   TransposeHarness(const DeviceInfo& device, const TransposeArgs& probe, const TimingProtocol& protocol);
-  ~TransposeHarness() override;
-  TransposeHarness(const TransposeHarness&) = delete;
-  TransposeHarness& operator=(const TransposeHarness&) = delete;
 
   double bytes_moved() const override { return transpose_bytes(args_.dtype, args_.rows, args_.cols); }
-  Timer& timer() override { return *timer_; }
   TimingStats time_ceiling() override;
   // nullopt when the kernel's output matches the reference exactly; else why not.
   std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
   void launch(CUfunction f, const Instance& inst) override;
 
  private:
-  PrimaryContext context_;
-  CUstream stream_ = nullptr;
   struct Extents {
     std::size_t src, dst;  // bytes each buffer spans
   } bytes_;
   DeviceBuffer src_, dst_, ref_;
   TransposeArgs args_;
-  std::unique_ptr<Timer> timer_;
   std::unique_ptr<Verifier> verifier_;
 };
 

@@ -60,8 +60,7 @@ struct UserKernelHarness::Buffer {
 UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<const UserKernel> kernel,
                                      UserProblem problem, const TimingProtocol& protocol,
                                      std::shared_ptr<const CaptureBundle> captured)
-    : kernel_(std::move(kernel)), user_problem_(std::move(problem)), captured_(std::move(captured)),
-      context_(device.device) {
+    : DeviceHarness(device), kernel_(std::move(kernel)), user_problem_(std::move(problem)), captured_(std::move(captured)) {
   tuning_ = user_tuning_problem(*kernel_, user_problem_);
   tuning_.owner = kernel_;
   std::vector<double> values = arg_values(*kernel_, user_problem_);
@@ -72,7 +71,6 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
         values[i] = scalars.at(kernel_->args[i].name).get<double>();
   }
   const auto& d = driver::api();
-  driver::check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   buffers_.reserve(kernel_->args.size());
   for (std::size_t i = 0; i < kernel_->args.size(); ++i) {
@@ -120,12 +118,7 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
   const std::size_t half = ceiling_copy_bytes(bytes_moved_);
   ceiling_src_ = DeviceBuffer(half + 16);  // (never empty)
   ceiling_dst_ = DeviceBuffer(half + 16);
-  timer_ = std::make_unique<Timer>(device, stream_, protocol);
-}
-
-UserKernelHarness::~UserKernelHarness() {
-  timer_.reset();
-  driver::api().cuStreamDestroy(stream_);
+  start_timer(device, protocol);
 }
 
 nlohmann::json UserKernelHarness::log_fields() const {
@@ -260,7 +253,7 @@ void UserKernelHarness::launch(CUfunction f, const Instance& inst) {
 
 TimingStats UserKernelHarness::time_ceiling() {
   const std::size_t half = ceiling_copy_bytes(bytes_moved_);
-  return timer_->measure([&] {
+  return timer().measure([&] {
     driver::check(driver::api().cuMemcpyDtoDAsync(ceiling_dst_.get(), ceiling_src_.get(), half, stream_),
                   "cuMemcpyDtoDAsync");
   });

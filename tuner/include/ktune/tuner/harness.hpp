@@ -57,4 +57,26 @@ class Harness {
   TuningProblem tuning_;
 };
 
+// The device side the built-in families' harnesses and the users' kernels' share: the
+// device's primary context, a non-blocking stream of their own, the SM count, and the
+// timer on that stream. A harness allocates its buffers, then calls start_timer().
+class DeviceHarness : public Harness {
+ public:
+  Timer& timer() override { return *timer_; }
+
+ protected:
+  explicit DeviceHarness(const DeviceInfo& device);
+  ~DeviceHarness() override;  // the timer, then the stream
+  DeviceHarness(const DeviceHarness&) = delete;
+  DeviceHarness& operator=(const DeviceHarness&) = delete;
+  void start_timer(const DeviceInfo& device, const TimingProtocol& protocol);
+
+  PrimaryContext context_;
+  CUstream stream_ = nullptr;
+  int sm_count_ = 0;
+
+ private:
+  std::unique_ptr<Timer> timer_;
+};
+
 }  // namespace ktune

@@ -15,18 +15,14 @@
 
 namespace ktune {
 
-class UserKernelHarness : public Harness {
+class UserKernelHarness : public DeviceHarness {
  public:
   UserKernelHarness(const DeviceInfo& device, std::shared_ptr<const UserKernel> kernel, UserProblem problem,
                     const TimingProtocol& protocol, std::shared_ptr<const CaptureBundle> captured = nullptr);
-  ~UserKernelHarness() override;
-  UserKernelHarness(const UserKernelHarness&) = delete;
-  UserKernelHarness& operator=(const UserKernelHarness&) = delete;
 
   nlohmann::json log_fields() const override;
   double bytes_moved() const override { return bytes_moved_; }
   TimingStats time_ceiling() override;
-  Timer& timer() override { return *timer_; }
   std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
   void launch(CUfunction f, const Instance& inst) override;
 
@@ -43,14 +39,11 @@ class UserKernelHarness : public Harness {
   std::shared_ptr<const UserKernel> kernel_;
   UserProblem user_problem_;
   std::shared_ptr<const CaptureBundle> captured_;
-  PrimaryContext context_;
-  CUstream stream_ = nullptr;
   std::vector<Buffer> buffers_;             // per pointer argument, in argument order
   std::vector<std::uint64_t> slots_;        // each argument's value (pointer or scalar bits)
   std::vector<void*> params_;
   double bytes_moved_ = 0;
   DeviceBuffer ceiling_src_, ceiling_dst_;
-  std::unique_ptr<Timer> timer_;
 };
 
 // The problem bound and its harness factory, for `ktune tune --kernel`.
