@@ -102,25 +102,23 @@ void explain(const CacheArgs& a) {
   if (r.stale) std::printf("  (%zu record(s) tuned on another template version ignored)\n", r.stale);
 }
 
-}  // namespace
+// The options several cache commands share.
+CLI::App* with_db(CLI::App* c, CacheArgs& args) {
+  c->add_option("--database", args.database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
+  return c;
+}
 
-void add_cache_commands(CLI::App& app) {
-  auto args = std::make_shared<CacheArgs>();
-  auto* cache = app.add_subcommand("cache", "inspect, share and maintain the tuning database");
-  cache->require_subcommand(1);
-  const auto with_db = [&](CLI::App* c) {
-    c->add_option("--database", args->database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
-    return c;
-  };
-  const auto with_filter = [&](CLI::App* c) {
-    c->add_option("--family", args->family, "kernel family (or a user kernel's name)");
-    c->add_option("--variant", args->variant, "variant: an op, a layout, an expression, a kernel's source hash");
-    c->add_option("--dtype", args->dtype, "element type");
-    c->add_option("--shape", args->shape, "sizes, e.g. 8192x2048");
-    return c;
-  };
+CLI::App* with_filter(CLI::App* c, CacheArgs& args) {
+  c->add_option("--family", args.family, "kernel family (or a user kernel's name)");
+  c->add_option("--variant", args.variant, "variant: an op, a layout, an expression, a kernel's source hash");
+  c->add_option("--dtype", args.dtype, "element type");
+  c->add_option("--shape", args.shape, "sizes, e.g. 8192x2048");
+  return c;
+}
 
-  with_db(cache->add_subcommand("list", "list stored results"))->callback([args] {
+// `ktune cache list`: every stored result, a line each.
+void add_list(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
+  with_db(cache->add_subcommand("list", "list stored results"), *args)->callback([args] {
     const fs::path path = db_path(*args);
     if (no_database_yet(path)) {
       std::printf("0 record(s): no tuning database at %s yet (`ktune tune` creates it)\n", path.c_str());
@@ -132,8 +130,11 @@ void add_cache_commands(CLI::App& app) {
     std::printf("%zu record(s) in %s\n", records.size(), db.path().c_str());
     if (db.recovered_from()) std::printf("damaged: %s\n", db.recovered_from()->c_str());
   });
+}
 
-  auto* show = with_filter(with_db(cache->add_subcommand("show", "print matching records as JSON")));
+// `ktune cache show`: matching records as JSON.
+void add_show(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
+  auto* show = with_filter(with_db(cache->add_subcommand("show", "print matching records as JSON"), *args), *args);
   show->callback([args] {
     if (!args->shape.empty() && !parse_shape(args->shape))
       throw Error("bad --shape '" + args->shape + "': expected sizes like 8192x2048");
@@ -148,15 +149,21 @@ void add_cache_commands(CLI::App& app) {
     for (const auto& r : db.all())
       if (matches(r, *args)) std::cout << r.to_json().dump(2) << '\n';
   });
+}
 
+// `ktune cache explain`: which stored result a call would use, and why.
+void add_explain(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   auto* ex = with_db(cache->add_subcommand(
-      "explain", "which stored result a call would use, and why: the problem as for `ktune tune`"));
+      "explain", "which stored result a call would use, and why: the problem as for `ktune tune`"), *args);
   add_problem_options(ex, args->problem);
   ex->add_option("--device", args->device, "GPU ordinal")->capture_default_str();
   ex->add_option("--device-key", args->device_key, "a device key from `ktune cache list` (no GPU needed)");
   ex->callback([args] { explain(*args); });
+}
 
-  auto* exp = with_db(cache->add_subcommand("export", "write all records as JSON (readable, diffable), or a database to ship"));
+// `ktune cache export`: all records as JSON, or a database to ship.
+void add_export(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
+  auto* exp = with_db(cache->add_subcommand("export", "write all records as JSON (readable, diffable), or a database to ship"), *args);
   exp->add_option("-o,--output", args->file, "file to write (default: stdout)");
   exp->add_flag("--for-shipping", args->for_shipping,
                 "write -o as a self-contained read-only database (no WAL) that an application opens read-only, "
@@ -177,8 +184,11 @@ void add_cache_commands(CLI::App& app) {
     }
     write_output_file(args->file, text);
   });
+}
 
-  auto* imp = with_db(cache->add_subcommand("import", "add the records of a JSON export (the faster record wins)"));
+// `ktune cache import`: the records of a JSON export; the faster record wins.
+void add_import(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
+  auto* imp = with_db(cache->add_subcommand("import", "add the records of a JSON export (the faster record wins)"), *args);
   imp->add_option("file", args->file, "JSON file written by `ktune cache export`")->required();
   imp->callback([args] {
     std::error_code ec;
@@ -191,8 +201,11 @@ void add_cache_commands(CLI::App& app) {
     std::printf("%zu of %zu record(s) stored in %s (others: a faster record was already there)\n", stored,
                 doc["records"].size(), db.path().c_str());
   });
+}
 
-  auto* merge = with_db(cache->add_subcommand("merge", "add the records of another database (the faster record wins)"));
+// `ktune cache merge`: the records of another database; the faster record wins.
+void add_merge(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
+  auto* merge = with_db(cache->add_subcommand("merge", "add the records of another database (the faster record wins)"), *args);
   merge->add_option("other", args->file, "another tuning database file")->required()->check(CLI::ExistingFile);
   merge->callback([args] {
     const nlohmann::json doc = Database(args->file, true).export_json();
@@ -200,8 +213,11 @@ void add_cache_commands(CLI::App& app) {
     std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc, check_against_family), doc["records"].size(),
                 args->file.c_str(), db.path().c_str());
   });
+}
 
-  auto* prune = with_db(cache->add_subcommand("prune", "delete records tuned on a template version that changed"));
+// `ktune cache prune`: records of a template version that changed.
+void add_prune(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
+  auto* prune = with_db(cache->add_subcommand("prune", "delete records tuned on a template version that changed"), *args);
   prune->callback([args] {
     Database db(db_path(*args));
     const std::size_t n = db.prune([](const TuningRecord& r) {
@@ -212,9 +228,12 @@ void add_cache_commands(CLI::App& app) {
     });
     std::printf("pruned %zu stale record(s) from %s\n", n, db.path().c_str());
   });
+}
 
+// `ktune cache recover`: the readable records of a damaged file.
+void add_recover(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   auto* recover = with_db(cache->add_subcommand(
-      "recover", "copy every readable record of a damaged database file into the database, and report what was lost"));
+      "recover", "copy every readable record of a damaged database file into the database, and report what was lost"), *args);
   recover->add_option("file", args->file, "a damaged (or set-aside) database file; it is only read")
       ->required()
       ->check(CLI::ExistingFile);
@@ -229,7 +248,16 @@ void add_cache_commands(CLI::App& app) {
                 "%zu unreadable\n",
                 salvaged.records.size(), args->file.c_str(), stored, db.path().c_str(), salvaged.unreadable.size());
   });
+}
 
+}  // namespace
+
+void add_cache_commands(CLI::App& app) {
+  auto args = std::make_shared<CacheArgs>();
+  auto* cache = app.add_subcommand("cache", "inspect, share and maintain the tuning database");
+  cache->require_subcommand(1);
+  for (const auto add : {add_list, add_show, add_explain, add_export, add_import, add_merge, add_prune, add_recover})
+    add(cache, args);
   cache->add_subcommand("path", "print where results and logs are stored")->callback([] {
     std::printf("database: %s\nlogs: %s\n", Database::default_path().c_str(), (Database::default_dir() / "logs").c_str());
   });
