@@ -55,11 +55,20 @@ std::string resolve_includes(std::string_view source, const std::map<std::string
 
 }  // namespace
 
+namespace {
+
+// An error that already names its description line.
+struct LineError : InvalidArgument {
+  using InvalidArgument::InvalidArgument;
+};
+
+}  // namespace
+
 KernelSpec KernelSpec::parse(std::string_view source) {
   KernelSpec spec;
   spec.source_ = std::string(source);
   spec.source_hash_ = hex64(fnv1a64(source));
-  bool have_block = false, have_grid = false;
+  Launches seen;
   std::istringstream in(spec.source_);
   std::string line;
   int line_no = 0;
@@ -67,86 +76,103 @@ KernelSpec KernelSpec::parse(std::string_view source) {
     ++line_no;
     const std::string t = trim(line);
     if (t.rfind("// @", 0) != 0) continue;
-    const auto fail = [&](const std::string& what) {
-      throw InvalidArgument("kernel description line " + std::to_string(line_no) + " '" + t + "': " + what);
+    const Fail fail = [&](const std::string& what) {
+      throw LineError("kernel description line " + std::to_string(line_no) + " '" + t + "': " + what);
     };
     const std::size_t sp = t.find_first_of(" \t", 4);
     const std::string key = t.substr(4, sp == std::string::npos ? std::string::npos : sp - 4);
     const std::string rest = sp == std::string::npos ? "" : trim(t.substr(sp));
     try {
-      if (key == "kernel") {
-        spec.family_ = rest;
-      } else if (key == "entry") {
-        spec.entry_ = rest;
-      } else if (key == "type" || key == "tune" || key == "derive") {
-        const std::size_t eq = rest.find('=');
-        if (eq == std::string::npos) fail("expected 'name = ...'");
-        const std::string name = trim(rest.substr(0, eq));
-        const std::string rhs = trim(rest.substr(eq + 1));
-        if (!is_identifier(name)) fail("'" + name + "' is not a snake_case name");
-        if (key == "type") {
-          // element: the dtype's bits type; operation: a type the family's C++ part
-          // generates (the elementwise expression); else the dtypes a user's kernel may
-          // be instantiated with, the first the default (`// @type T = f32, f64`).
-          spec.type_param_ = name;
-          spec.type_kind_ = rhs == "element" || rhs == "operation" ? rhs : "dtype";
-          if (spec.type_kind_ == "dtype")
-            for (const auto& d : split_top(rhs, ',')) {
-              if (!parse_dtype(d)) fail("a type is 'element', 'operation' or dtypes (" + std::string(dtype_names()) + ")");
-              spec.type_choices_.push_back(*parse_dtype(d));
-            }
-        } else if (key == "derive") {
-          spec.derived_.push_back({name, Expr::parse(rhs)});
-        } else {
-          Tunable tunable{name, {}};
-          for (const auto& v : split_top(rhs, ',')) {
-            if (v.empty()) fail("empty value");
-            tunable.values.push_back(parse_value(v));
-          }
-          if (spec.tunable_index(name) >= 0) fail("tunable declared twice");
-          spec.tunables_.push_back(std::move(tunable));
-        }
-      } else if (key == "runtime") {
-        for (const auto& name : split_top(rest, ',')) {
-          const int index = spec.tunable_index(name);
-          if (index < 0) fail("'" + name + "' is no tunable declared above");
-          spec.tunables_[static_cast<std::size_t>(index)].runtime = true;
-        }
-      } else if (key == "problem" || key == "arg" || key == "verify") {
-        // A user's kernel's declaration: read by tuner/user_kernel.
-        spec.directives_.push_back({line_no, key, rest});
-      } else if (key == "include") {
-        // Resolved by builtin(): the fragment's text replaces the line.
-      } else if (key == "require") {
-        spec.requires_.push_back(Expr::parse(rest));
-      } else if (key == "launch") {
-        // block = (x, y, z), grid = (x, y, z) or smem = bytes
-        const std::size_t eq = rest.find('=');
-        if (eq == std::string::npos) fail("expected 'block = (x, y, z)', 'grid = (x, y, z)' or 'smem = bytes'");
-        const std::string what = trim(rest.substr(0, eq));
-        std::string tuple = trim(rest.substr(eq + 1));
-        if (what == "smem") {
-          spec.smem_ = Expr::parse(tuple);
-          continue;
-        }
-        if (what != "block" && what != "grid") fail("unknown launch dimension '" + what + "'");
-        (what == "block" ? spec.block_ : spec.grid_) = description::parse_dim3(tuple);
-        (what == "block" ? have_block : have_grid) = true;
-      } else {
-        fail("unknown directive '@" + key + "'");
-      }
-    } catch (const Error& e) {
-      const std::string msg = e.what();
-      if (msg.rfind("kernel description line", 0) == 0) throw;
-      fail(msg);
+      spec.read_directive(key, rest, line_no, fail, seen);
+    } catch (const LineError&) {
+      throw;
+    } catch (const Error& e) {  // an expression's or a value's: said with the line
+      fail(e.what());
     }
   }
-  if (spec.family_.empty()) throw InvalidArgument("kernel description: missing '// @kernel <name>'");
-  if (spec.entry_.empty()) throw InvalidArgument("kernel description of '" + spec.family_ + "': missing '// @entry'");
-  if (spec.tunables_.empty()) throw InvalidArgument("kernel description of '" + spec.family_ + "': no '// @tune' lines");
-  if (!have_block || !have_grid)
-    throw InvalidArgument("kernel description of '" + spec.family_ + "': missing '// @launch block' or '// @launch grid'");
+  spec.check_complete(seen);
   return spec;
+}
+
+void KernelSpec::read_directive(const std::string& key, const std::string& rest, int line_no, const Fail& fail,
+                                Launches& seen) {
+  if (key == "kernel") {
+    family_ = rest;
+  } else if (key == "entry") {
+    entry_ = rest;
+  } else if (key == "type" || key == "tune" || key == "derive") {
+    read_declaration(key, rest, fail);
+  } else if (key == "runtime") {
+    for (const auto& name : split_top(rest, ',')) {
+      const int index = tunable_index(name);
+      if (index < 0) fail("'" + name + "' is no tunable declared above");
+      tunables_[static_cast<std::size_t>(index)].runtime = true;
+    }
+  } else if (key == "problem" || key == "arg" || key == "verify") {
+    // A user's kernel's declaration: read by tuner/user_kernel.
+    directives_.push_back({line_no, key, rest});
+  } else if (key == "include") {
+    // Resolved by builtin(): the fragment's text replaces the line.
+  } else if (key == "require") {
+    requires_.push_back(Expr::parse(rest));
+  } else if (key == "launch") {
+    read_launch(rest, fail, seen);
+  } else {
+    fail("unknown directive '@" + key + "'");
+  }
+}
+
+void KernelSpec::read_declaration(const std::string& key, const std::string& rest, const Fail& fail) {
+  const std::size_t eq = rest.find('=');
+  if (eq == std::string::npos) fail("expected 'name = ...'");
+  const std::string name = trim(rest.substr(0, eq));
+  const std::string rhs = trim(rest.substr(eq + 1));
+  if (!is_identifier(name)) fail("'" + name + "' is not a snake_case name");
+  if (key == "type") {
+    // element: the dtype's bits type; operation: a type the family's C++ part
+    // generates (the elementwise expression); else the dtypes a user's kernel may
+    // be instantiated with, the first the default (`// @type T = f32, f64`).
+    type_param_ = name;
+    type_kind_ = rhs == "element" || rhs == "operation" ? rhs : "dtype";
+    if (type_kind_ == "dtype")
+      for (const auto& d : split_top(rhs, ',')) {
+        if (!parse_dtype(d)) fail("a type is 'element', 'operation' or dtypes (" + std::string(dtype_names()) + ")");
+        type_choices_.push_back(*parse_dtype(d));
+      }
+  } else if (key == "derive") {
+    derived_.push_back({name, Expr::parse(rhs)});
+  } else {
+    Tunable tunable{name, {}};
+    for (const auto& v : split_top(rhs, ',')) {
+      if (v.empty()) fail("empty value");
+      tunable.values.push_back(parse_value(v));
+    }
+    if (tunable_index(name) >= 0) fail("tunable declared twice");
+    tunables_.push_back(std::move(tunable));
+  }
+}
+
+// block = (x, y, z), grid = (x, y, z) or smem = bytes
+void KernelSpec::read_launch(const std::string& rest, const Fail& fail, Launches& seen) {
+  const std::size_t eq = rest.find('=');
+  if (eq == std::string::npos) fail("expected 'block = (x, y, z)', 'grid = (x, y, z)' or 'smem = bytes'");
+  const std::string what = trim(rest.substr(0, eq));
+  const std::string tuple = trim(rest.substr(eq + 1));
+  if (what == "smem") {
+    smem_ = Expr::parse(tuple);
+    return;
+  }
+  if (what != "block" && what != "grid") fail("unknown launch dimension '" + what + "'");
+  (what == "block" ? block_ : grid_) = description::parse_dim3(tuple);
+  (what == "block" ? seen.block : seen.grid) = true;
+}
+
+void KernelSpec::check_complete(const Launches& seen) const {
+  if (family_.empty()) throw InvalidArgument("kernel description: missing '// @kernel <name>'");
+  if (entry_.empty()) throw InvalidArgument("kernel description of '" + family_ + "': missing '// @entry'");
+  if (tunables_.empty()) throw InvalidArgument("kernel description of '" + family_ + "': no '// @tune' lines");
+  if (!seen.block || !seen.grid)
+    throw InvalidArgument("kernel description of '" + family_ + "': missing '// @launch block' or '// @launch grid'");
 }
 
 const KernelSpec& KernelSpec::builtin(std::string_view family) {

@@ -3,6 +3,7 @@
 #include <ktune/generator/expr.hpp>
 
 #include <array>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,16 @@ class KernelSpec {
   std::size_t cartesian_size() const;
 
  private:
+  // parse()'s steps; `fail` throws InvalidArgument naming the line.
+  using Fail = std::function<void(const std::string&)>;
+  struct Launches {
+    bool block = false, grid = false;
+  };
+  void read_directive(const std::string& key, const std::string& rest, int line_no, const Fail& fail, Launches& seen);
+  void read_declaration(const std::string& key, const std::string& rest, const Fail& fail);  // type, tune, derive
+  void read_launch(const std::string& rest, const Fail& fail, Launches& seen);
+  void check_complete(const Launches& seen) const;
+
   std::string family_, entry_, type_param_, type_kind_, source_, source_hash_;
   std::vector<Tunable> tunables_;
   std::vector<DType> type_choices_;
