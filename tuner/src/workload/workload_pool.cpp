@@ -95,6 +95,36 @@ std::string duration(double seconds) {
   return text;
 }
 
+// Skips what is stored (and what cannot be read); the rest is the queue the workers take
+// from, in file order.
+std::deque<std::size_t> pending(const std::vector<WorkloadEntry>& entries, const std::filesystem::path& db,
+                                const DeviceInfo& dev, std::size_t& stored, std::size_t& failed) {
+  std::deque<std::size_t> queue;
+  const Database database(db);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i].error.empty()) {
+      std::printf("line %d: %s: skipped: %s\n", entries[i].line, problem_command(entries[i].args).c_str(),
+                  entries[i].error.c_str());
+      ++failed;
+    } else if (stored_exactly(database, dev, entries[i].target)) {
+      std::printf("line %d: %s: already stored for this template, skipped\n", entries[i].line,
+                  problem_command(entries[i].args).c_str());
+      ++stored;
+    } else {
+      queue.push_back(i);
+    }
+  }
+  return queue;
+}
+
+// How a worker ended, for its line of the report.
+std::string verdict_of(int status, const Worker& w) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "tuned";
+  if (WIFSIGNALED(status))
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (its problem is redone by the next run)";
+  return "failed: " + last_line(w.output);
+}
+
 }  // namespace
 
 std::vector<int> parse_devices(const std::string& text) {
@@ -138,25 +168,8 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
                              const std::vector<int>& devices, const std::string& summary) {
   const std::filesystem::path db = Database::path_or_default(opt.database);
   const DeviceInfo dev = query_device_ordinal(devices.front());
-  // Skip what is stored; the rest is a queue the workers take from in file order.
-  std::deque<std::size_t> queue;
   std::size_t stored = 0, tuned = 0, failed = 0;
-  {
-    const Database database(db);
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (!entries[i].error.empty()) {
-        std::printf("line %d: %s: skipped: %s\n", entries[i].line, problem_command(entries[i].args).c_str(),
-                    entries[i].error.c_str());
-        ++failed;
-      } else if (stored_exactly(database, dev, entries[i].target)) {
-        std::printf("line %d: %s: already stored for this template, skipped\n", entries[i].line,
-                    problem_command(entries[i].args).c_str());
-        ++stored;
-      } else {
-        queue.push_back(i);
-      }
-    }
-  }
+  std::deque<std::size_t> queue = pending(entries, db, dev, stored, failed);
   const std::filesystem::path out_dir = (opt.log_dir.empty() ? db.parent_path() / "logs" : opt.log_dir);
   std::filesystem::create_directories(out_dir);
   const std::vector<std::string> common = option_tokens(opt, db.string(), summary, static_cast<int>(devices.size()));
@@ -210,9 +223,7 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     ++(ok ? tuned : failed);
-    std::string verdict = ok ? "tuned" : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status)) +
-                                                                   " (its problem is redone by the next run)"
-                                                               : "failed: " + last_line(w.output);
+    const std::string verdict = verdict_of(status, w);
     const std::size_t left = queue.size() + running.size();
     const std::string eta =
         left && !g_stop ? ", ETA " + duration(elapsed / static_cast<double>(done) * static_cast<double>(left)) : "";
