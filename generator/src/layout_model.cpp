@@ -1,10 +1,7 @@
 #include <ktune/generator/layout_model.hpp>
 
-#include <ktune/error.hpp>
-
 #include <algorithm>
 #include <array>
-#include <string>
 
 namespace ktune {
 

@@ -97,15 +97,16 @@ void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, co
   const CUtensorMap map_a = encode_tensor_map(args.dtype, A, lda, plan.map_a, inst.name_expression + " (A)");
   const CUtensorMap map_b = encode_tensor_map(args.dtype, B, ldb, plan.map_b, inst.name_expression + " (B)");
   const DevicePtr work{workspace + plan.work_offset};
+  const auto run = [&](const LaunchShape& shape, const std::string& what, int sum_slices) {
+    Params::launch(f, shape, stream, what, DevicePtr{A}, DevicePtr{B}, DevicePtr{args.c}, m, n, k, lda, ldb, args.ldc,
+                   alpha, beta, work, sum_slices, map_a, map_b);
+  };
   LaunchShape shape = LaunchShape::of(inst);
   shape.cluster = static_cast<unsigned>(std::max(1, plan.cluster));
-  Params::launch(f, shape, stream, inst.name_expression, DevicePtr{A}, DevicePtr{B}, DevicePtr{args.c}, m, n, k, lda, ldb,
-                 args.ldc, alpha, beta, work, 0, map_a, map_b);
-  if (plan.splitk > 1) {
+  run(shape, inst.name_expression, 0);
+  if (plan.splitk > 1) {  // the same kernel sums the slices
     const auto blocks = static_cast<unsigned>((args.m * args.n + inst.block[0] - 1) / inst.block[0]);
-    Params::launch(f, LaunchShape::linear(blocks, inst.block[0], inst.smem_bytes), stream,
-                   inst.name_expression + " (split-K sum)", DevicePtr{A}, DevicePtr{B}, DevicePtr{args.c}, m, n, k, lda,
-                   ldb, args.ldc, alpha, beta, work, plan.splitk, map_a, map_b);
+    run(LaunchShape::linear(blocks, inst.block[0], inst.smem_bytes), inst.name_expression + " (split-K sum)", plan.splitk);
   }
 }
 

@@ -15,13 +15,15 @@ void launch_reduce(const KernelSpec& spec, CUfunction f, const Instance& inst, c
   if (spec.family() != "reduce")
     return ReduceLinesParams::launch(f, shape, stream, inst.name_expression, in, static_cast<int>(a.rows),
                                      static_cast<int>(a.cols), a.ld, out);
-  const DevicePtr ticket{workspace}, partials{workspace + 16};
-  const int count = static_cast<int>(inst.grid[0]);
-  ReduceParams::launch(f, shape, stream, inst.name_expression, in, a.rows * a.cols, partials, ticket, out, 0, count);
+  const auto phase = [&](int p) {
+    ReduceParams::launch(f, shape, stream, inst.name_expression, in, a.rows * a.cols, DevicePtr{workspace + 16},
+                         DevicePtr{workspace}, out, p, static_cast<int>(inst.grid[0]));
+  };
+  phase(0);
   const auto passes = inst.config.at(static_cast<std::size_t>(spec.tunable_index("passes")));
   if (std::get<std::int64_t>(passes) == 2) {
-    shape.grid[0] = 1;
-    ReduceParams::launch(f, shape, stream, inst.name_expression, in, a.rows * a.cols, partials, ticket, out, 1, count);
+    shape.grid[0] = 1;  // one block sums the partials
+    phase(1);
   }
 }
 
