@@ -17,12 +17,12 @@ std::string_view to_string(MatchLevel level) {
 }
 
 LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vector<std::int64_t>& shape,
-                    std::int64_t align, const std::string& template_hash,
+                    std::int64_t align, const std::vector<std::string>& current_hashes,
                     const std::function<bool(const TuningRecord&)>& usable) {
   LookupResult result;
   double best = std::numeric_limits<double>::infinity();
   for (const auto& rec : candidates) {
-    if (rec.template_hash != template_hash) {
+    if (std::find(current_hashes.begin(), current_hashes.end(), rec.template_hash) == current_hashes.end()) {
       ++result.stale;
       continue;
     }
@@ -68,7 +68,7 @@ LookupResult lookup_config(const Database& db, const std::string& device_key, co
     }
   };
   const std::int64_t align = p.align();
-  LookupResult r = lookup(db.find(device_key, p.family(), p.variant, p.dtype_key), p.shape, align, spec.source_hash(), usable);
+  LookupResult r = lookup(db.find(device_key, p.family(), p.variant, p.dtype_key), p.shape, align, spec.current_hashes(), usable);
   if (r.record) return r;
   // Another device model of the same compute capability: its winners compile for this
   // arch and are usually far better than the safe default.
@@ -81,7 +81,7 @@ LookupResult lookup_config(const Database& db, const std::string& device_key, co
     if (rec.device_key != device_key && !arch(device_key).empty() && arch(rec.device_key) == arch(device_key) &&
         rec.family == p.family() && rec.variant == p.variant && rec.dtype == p.dtype_key)
       others.push_back(std::move(rec));
-  LookupResult o = lookup(others, p.shape, align, spec.source_hash(), usable);
+  LookupResult o = lookup(others, p.shape, align, spec.current_hashes(), usable);
   o.stale += r.stale;
   if (o.record) o.level = MatchLevel::same_arch;
   return o;

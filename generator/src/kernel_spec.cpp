@@ -113,6 +113,8 @@ void KernelSpec::read_directive(const std::string& key, const std::string& rest,
     directives_.push_back({line_no, key, rest});
   } else if (key == "include") {
     // Resolved by builtin(): the fragment's text replaces the line.
+  } else if (key == "compatible") {
+    read_compatible(rest, fail);
   } else if (key == "require") {
     requires_.push_back(Expr::parse(rest));
   } else if (key == "launch") {
@@ -150,6 +152,55 @@ void KernelSpec::read_declaration(const std::string& key, const std::string& res
     if (tunable_index(name) >= 0) fail("tunable declared twice");
     tunables_.push_back(std::move(tunable));
   }
+}
+
+// `CODE: HASH, ...`: records tuned on the texts HASH are current while this text's code
+// hash is CODE, so a change of comments or of the files' split keeps them; a change of
+// code makes this line an error until it is removed.
+void KernelSpec::read_compatible(const std::string& rest, const Fail& fail) {
+  const std::size_t colon = rest.find(':');
+  const auto is_hash = [](const std::string& h) {
+    return h.size() == 16 && std::all_of(h.begin(), h.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  };
+  const std::string code = trim(rest.substr(0, colon));
+  if (colon == std::string::npos || !is_hash(code)) fail("expected 'CODE_HASH: TEMPLATE_HASH, ...' (16 hex digits each)");
+  const std::string actual = code_hash(source_);
+  if (code != actual)
+    fail("the code changed (its hash is now " + actual + ", not " + code +
+         "): records of the texts listed here no longer describe its kernels; remove the line");
+  for (const auto& h : split_top(trim(rest.substr(colon + 1)), ',')) {
+    if (!is_hash(h)) fail("'" + h + "' is not a template hash (16 hex digits)");
+    compatible_.push_back(h);
+  }
+}
+
+std::string KernelSpec::code_hash(std::string_view source) {
+  std::string code;
+  std::istringstream in{std::string(source)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string t = trim(line);
+    if (t.rfind("// @", 0) == 0) {
+      if (t.rfind("// @compatible", 0) == 0) continue;
+    } else {
+      const std::size_t comment = line.find("//");
+      t = line.substr(0, comment);
+      while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+      if (trim(t).empty()) continue;
+    }
+    code += (code.empty() ? "" : "\n") + t;
+  }
+  return hex64(fnv1a64(code));
+}
+
+std::vector<std::string> KernelSpec::current_hashes() const {
+  std::vector<std::string> out{source_hash_};
+  out.insert(out.end(), compatible_.begin(), compatible_.end());
+  return out;
+}
+
+bool KernelSpec::is_current(std::string_view template_hash) const {
+  return template_hash == source_hash_ || std::find(compatible_.begin(), compatible_.end(), template_hash) != compatible_.end();
 }
 
 // block = (x, y, z), grid = (x, y, z) or smem = bytes

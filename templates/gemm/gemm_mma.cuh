@@ -1,5 +1,6 @@
 // @kernel  gemm_mma
 // @entry   ktune_gemm_mma
+// @compatible f70c5de06865892d: c9c0ef9dca70a09e, d4081cc06434d2a5
 // @type    T = operation
 // @tune    bm      = 64, 128, 256
 // @tune    bn      = 64, 128, 256

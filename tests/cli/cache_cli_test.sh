@@ -96,6 +96,16 @@ JSON
 "$ktune" cache prune | contains "pruned 1 stale" || fail "prune"
 [ "$("$ktune" cache list | grep -c transpose)" = 2 ] || fail "list after prune"
 
+# A record stored under an earlier text of the same code (transpose.cuh's
+# `// @compatible`) is current: used, and kept by prune.
+cat > "$dir/compat.json" <<JSON
+{"ktune_schema": 1, "records": [$(record "2048, 2048" 4 20.0 "2dbf0a8301ed02be" "$vec4")]}
+JSON
+"$ktune" cache import --database "$dir/compat.db" "$dir/compat.json" > /dev/null
+"$ktune" cache prune --database "$dir/compat.db" | contains "pruned 0" || fail "prune removed a compatible record"
+"$ktune" cache explain transpose --database "$dir/compat.db" --shape 2048x2048 --device-key "$dev" |
+  contains "exact" || fail "a record of a compatible template text was not used"
+
 # Bad input: clear errors, nothing lost.
 echo '{"ktune_schema": 1, "records": [{"family": "transpose"}]}' > "$dir/bad.json"
 if "$ktune" cache import "$dir/bad.json" 2> "$dir/err"; then fail "malformed import accepted"; fi

@@ -44,6 +44,10 @@ TEST(KernelSpec, FragmentsAreIncludedNotFamilies) {
   }
   EXPECT_NE(KernelSpec::builtin("reduce").source().find("ktune_block_reduce"), std::string::npos);  // reduce_ops
   EXPECT_EQ(KernelSpec::builtin("transpose").source().find("struct ktune_half"), std::string::npos);
+  // transpose's designs, a fragment each
+  for (const char* design : {"ktune_copy(", "ktune_transpose_direct(", "ktune_transpose_staged(",
+                             "ktune_transpose_bytes(", "ktune_transpose_bytes_async("})
+    EXPECT_NE(KernelSpec::builtin("transpose").source().find(design), std::string::npos) << design;
 }
 
 TEST(KernelSpec, UnknownFamilyListsKnownOnes) {
@@ -80,6 +84,50 @@ TEST(KernelSpec, MalformedDescriptionsNameTheLine) {
                "'b' is no tunable declared above");
   expect_error("// @kernel k\n// @entry k\n// @type T = element\n", "no '// @tune'");
   expect_error("// @entry k\n// @type T = element\n// @tune a = 1\n" + ok_tail, "missing '// @kernel");
+}
+
+// A `// @compatible CODE: HASH, ...` line keeps the records of earlier texts current
+// only while the code is what it was: comments and blank lines may change, code not.
+TEST(KernelSpec, CompatibleHashesHoldWhileTheCodeIsUnchanged) {
+  const std::string head = "// @kernel k\n// @entry k\n// @type T = element\n// @tune a = 1, 2\n";
+  const std::string tail =
+      "// @launch block = (1, 1, 1)\n// @launch grid = (1, 1, 1)\n"
+      "template <typename T, int a> __global__ void k(T* p) { p[0] = a; }\n";
+  const KernelSpec plain = KernelSpec::parse(head + tail);
+  const std::string code = KernelSpec::code_hash(plain.source());
+  EXPECT_EQ(KernelSpec::code_hash(head + "// why a is 1 or 2\n\n" + tail + "  // the end\n"), code);
+  EXPECT_NE(KernelSpec::code_hash(head + tail + "// @require a == 1\n"), code);  // `// @` lines are code
+  EXPECT_NE(KernelSpec::code_hash(head + tail + "__device__ int x;\n"), code);
+
+  const KernelSpec moved = KernelSpec::parse("// comments moved\n" + head + "// @compatible " + code + ": " +
+                                             plain.source_hash() + ", 0123456789abcdef\n" + tail);
+  EXPECT_NE(moved.source_hash(), plain.source_hash());
+  EXPECT_TRUE(moved.is_current(moved.source_hash()));
+  EXPECT_TRUE(moved.is_current(plain.source_hash()));
+  EXPECT_TRUE(moved.is_current("0123456789abcdef"));
+  EXPECT_FALSE(moved.is_current("fedcba9876543210"));
+  EXPECT_EQ(moved.current_hashes().size(), 3u);
+  EXPECT_FALSE(plain.is_current(moved.source_hash()));
+
+  try {  // the code changed: the line is an error that names itself
+    KernelSpec::parse(head + "// @compatible " + code + ": " + plain.source_hash() + "\n" + tail + "__device__ int x;\n");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("line 5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the code changed"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(KernelSpec::parse(head + "// @compatible " + code + "\n" + tail), Error);
+  EXPECT_THROW(KernelSpec::parse(head + "// @compatible " + code + ": 12ab\n" + tail), Error);
+}
+
+// The family split into one file per design and the run history taken out of its
+// comments changed the text, not the code: records of both earlier texts stay current.
+TEST(KernelSpec, ReorganizedTemplatesKeepTheirRecords) {
+  const KernelSpec& transpose = KernelSpec::builtin("transpose");
+  EXPECT_TRUE(transpose.is_current("9b3f4f485de4e608"));  // 5c66303
+  EXPECT_TRUE(transpose.is_current("2dbf0a8301ed02be"));  // d174da9
+  EXPECT_TRUE(KernelSpec::builtin("gemm_mma").is_current("c9c0ef9dca70a09e"));
+  EXPECT_FALSE(KernelSpec::builtin("gemm").is_current("c9c0ef9dca70a09e"));
 }
 
 }  // namespace

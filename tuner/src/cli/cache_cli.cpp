@@ -224,7 +224,7 @@ void add_prune(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
       // A family this build doesn't know (a user's kernel, a newer build's family):
       // kept, for the build or the kernel file that knows it.
       const FamilyPart* part = find_family(r.family);
-      return part && r.template_hash != part->spec().source_hash();
+      return part && !part->spec().is_current(r.template_hash);
     });
     std::printf("pruned %zu stale record(s) from %s\n", n, db.path().c_str());
   });

@@ -26,7 +26,8 @@ int run_space(const SpaceArgs& a) {
   const auto configs = enumerate(spec, DeviceLimits{}, target.problem.problem);
   for (const auto& c : configs) std::cout << config_to_json(spec, c).dump() << '\n';
   std::cout << "{\"count\": " << configs.size() << ", \"cartesian\": " << spec.cartesian_size()
-            << ", \"template_hash\": \"" << spec.source_hash() << "\"}\n";
+            << ", \"template_hash\": \"" << spec.source_hash() << "\", \"code_hash\": \""
+            << KernelSpec::code_hash(spec.source()) << "\"}\n";
   return 0;
 }
 

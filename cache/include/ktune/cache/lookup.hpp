@@ -15,11 +15,12 @@ struct LookupResult {
 
 // Fallback chain over the records of one device, family and dtype: the exact problem
 // -> the nearest tuned problem (squared distance of log sizes per dimension, so aspect
-// ratio counts) that `usable` accepts for this call -> fallback. Records tuned on
-// another template (hash) are never used. (lookup_config adds `same_arch` before the
+// ratio counts) that `usable` accepts for this call -> fallback. Records tuned on a
+// template whose hash is not among `current_hashes` (KernelSpec::current_hashes) are
+// never used. (lookup_config adds `same_arch` before the
 // fallback.)
 LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vector<std::int64_t>& shape,
-                    std::int64_t align, const std::string& template_hash,
+                    std::int64_t align, const std::vector<std::string>& current_hashes,
                     const std::function<bool(const TuningRecord&)>& usable);
 
 // The chain above over a database, for one family: a record is usable when its config

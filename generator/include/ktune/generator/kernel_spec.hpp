@@ -59,6 +59,13 @@ class KernelSpec {
   const std::string& source() const { return source_; }
   // Identity of the template text: a stored result tuned on another text is stale.
   const std::string& source_hash() const { return source_hash_; }
+  // The template hashes whose records are current: this text's, and those a
+  // `// @compatible CODE: HASH, ...` line names (earlier texts of the same code).
+  std::vector<std::string> current_hashes() const;
+  bool is_current(std::string_view template_hash) const;
+  // Hash of the code alone: the text without line comments and blank lines (the
+  // `// @` lines kept, `// @compatible` lines aside).
+  static std::string code_hash(std::string_view source);
   // Index of a tunable by name, or -1.
   int tunable_index(std::string_view name) const;
   // Names of the entry kernel's template parameters, in declaration order (the type
@@ -76,12 +83,14 @@ class KernelSpec {
   void read_directive(const std::string& key, const std::string& rest, int line_no, const Fail& fail, Launches& seen);
   void read_declaration(const std::string& key, const std::string& rest, const Fail& fail);  // type, tune, derive
   void read_launch(const std::string& rest, const Fail& fail, Launches& seen);
+  void read_compatible(const std::string& rest, const Fail& fail);
   void check_complete(const Launches& seen) const;
 
   std::string family_, entry_, type_param_, type_kind_, source_, source_hash_;
   std::vector<Tunable> tunables_;
   std::vector<DType> type_choices_;
   std::vector<Directive> directives_;
+  std::vector<std::string> compatible_;
   std::vector<Derived> derived_;
   std::vector<Expr> requires_;
   std::array<Expr, 3> block_, grid_;
