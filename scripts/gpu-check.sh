@@ -8,7 +8,7 @@
 # sweep` on all cores; KTUNE_SWEEP_SHARD=i/n runs one share of it, KTUNE_SWEEP_ONLY=REGEX
 # only the sweep tests it matches.
 # gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
-# then bench/transpose_bench.sh (ktune tuning runs; its runtime call, Triton, PyTorch, memcpy) and
+# then templates/transpose/bench/transpose_bench.sh (ktune tuning runs; its runtime call, Triton, PyTorch, memcpy) and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
 # Writes at most 8 files into OUT_DIR; prints a short summary last. KTUNE_NO_BENCH=1:
 # a family's pass without its benchmark.
@@ -84,7 +84,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   cat "$out/sigint.txt" >> "$out/tests.log"; rm -f "$out/sigint.txt"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  bash "$here/bench/transpose_bench.sh" "$build" "$out" || status=1
+  bash "$here/templates/transpose/bench/transpose_bench.sh" "$build" "$out" || status=1
   keep_logs search-logs.tar.gz
 fi
 # One kernel family's pass: its gpu test, the sanitizers over its runtime tests, its benchmark.
@@ -99,7 +99,7 @@ family_pass() {  # name, test program, gtest filter for the sanitizers
     rc=$?; [ $rc = 0 ] || status=1
     note "compute-sanitizer $tool ($name runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$name-tests.log" | tail -1)"
   done
-  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/bench/${name}_bench.sh" "$build" "$out" || status=1
+  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/templates/${name}/bench/${name}_bench.sh" "$build" "$out" || status=1
 }
 if [ "$what" = elementwise ] || [ "$what" = all ]; then
   family_pass elementwise elementwise_gpu_test 'ElementwiseRuntimeGpu.*'
@@ -152,7 +152,7 @@ if [ "$what" = tensor ]; then
   # one device call of 10 minutes holds about two of them. Measured on an H100
   # (2026-11-23): racecheck over the pipelines test 179 s; all 13 tma spaces verified at
   # odd shapes 506 s (KTUNE_TENSOR_VERIFY_S caps it, 330 s by default: spaces not
-  # reached are reported as such); the bench as bench/gemm_bench.sh (KTUNE_GEMM_PROBLEMS),
+  # reached are reported as such); the bench as templates/gemm/bench/gemm_bench.sh (KTUNE_GEMM_PROBLEMS),
   # with the SM clock and power sampled every second beside it (tensor-clocks.txt), as
   # sustained GEMMs may run below the boost clock. KTUNE_TENSOR_TOOLS: the sanitizers.
   steps=${KTUNE_TENSOR_STEPS:-sanitize verify bench}
@@ -174,7 +174,7 @@ if [ "$what" = tensor ]; then
   if [[ " $steps " == *" bench "* ]]; then
     nvidia-smi dmon -s pc -o T > "$out/tensor-clocks.txt" 2>&1 &
     dmon=$!
-    bash "$here/bench/gemm_bench.sh" "$build" "$out" || status=1
+    bash "$here/templates/gemm/bench/gemm_bench.sh" "$build" "$out" || status=1
     kill $dmon 2>/dev/null
     keep_logs tensor-logs.tar.gz
   fi

@@ -55,13 +55,13 @@ struct Replay {
 
 // The first four: the space of 2026-11-22 (H200). The "-64" ones: the space of issue 17
 // (copies, 8-byte realigned vectors, up to 64 accesses and 256 bytes per thread),
-// recorded on 2026-11-23 by bench/transpose_bench.sh. The "-wide" ones: with realigned
+// recorded on 2026-11-23 by templates/transpose/bench/transpose_bench.sh. The "-wide" ones: with realigned
 // 16-byte row reads (wide), whose configs won both, recorded on 2026-11-24 (H100). The
 // "-one-protocol" ones: H200, 2026-11-24, every config timed one launch at a time (the
 // run-wide protocol; f16 16384x1024 is where the per-kernel one had mis-ranked them).
 // The "-order" ones: with tiles in dst order (order = dst won all three), 2026-11-24.
 // The "-chunks" ones: with whole 16-byte dst chunks for bytes (wide = 2 won both),
-// recorded by bench/transpose_bench.sh on 2026-11-24. The "-copied" ones: with wide = 3
+// recorded by templates/transpose/bench/transpose_bench.sh on 2026-11-24. The "-copied" ones: with wide = 3
 // (the same tiles through cp.async; it won on the H200, wide = 2 on the H100), the same
 // bench, later that day. The "-tiles256" ones: aligned u8 with 256-element tile sides
 // (256 x 256 won on both GPUs), and "-pitched": u8 8192x2048 tuned at pitches 2051/8195,

@@ -3,11 +3,11 @@
 # read-only pass over the same bytes, same process) and the row sums of a 16384x16384
 # f32 matrix and its column sums; CUB's DeviceReduce::Sum (built here with nvcc) and PyTorch's torch.sum
 # are timed alike.
-#   bash bench/reduce_bench.sh BUILD_DIR OUT_DIR
+#   bash templates/reduce/bench/reduce_bench.sh BUILD_DIR OUT_DIR
 # Output: OUT_DIR/reduce.log, reduce-summary.jsonl, reduce-peers.jsonl, reduce.md.
 set -uo pipefail
-build=${1:?usage: bench/reduce_bench.sh BUILD_DIR OUT_DIR}
-out=${2:?usage: bench/reduce_bench.sh BUILD_DIR OUT_DIR}
+build=${1:?usage: templates/reduce/bench/reduce_bench.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: templates/reduce/bench/reduce_bench.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 status=0

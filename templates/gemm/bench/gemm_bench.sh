@@ -2,17 +2,17 @@
 # GEMM benchmark, one GPU run: ktune tunes each problem (the static model's ranking,
 # a budget of evaluations per problem; its ceiling: FMA chains, or mma.sync chains for
 # f16 and bf16, doing the same FLOPs), and cuBLAS through torch.addmm with TF32 off and,
-# for f16 and bf16, an autotuned Triton matmul (bench/torch_gemm.py) are timed alike, all
+# for f16 and bf16, an autotuned Triton matmul (templates/gemm/bench/torch_gemm.py) are timed alike, all
 # computing what the tuner times: C = 1.25 A B - 0.75 C0 (C0 read); cuBLAS's C = A B
 # (torch.mm, C not read) in a column of its own; and ktune's stored winner through its
 # runtime call (build/bench/libktune_bench_shim.so), for both.
-#   bash bench/gemm_bench.sh BUILD_DIR OUT_DIR
+#   bash templates/gemm/bench/gemm_bench.sh BUILD_DIR OUT_DIR
 # KTUNE_GEMM_PROBLEMS: DTYPE:MxNxK:LAYOUT:EVALS ... (EVALS 0: the whole space; DTYPE tf32:
 # f32 with --math tf32, its peers cuBLAS with TF32 allowed and the Triton matmul on f32).
 # Output: OUT_DIR/gemm.log, gemm-summary.jsonl, gemm-torch.jsonl, gemm.md.
 set -uo pipefail
-build=${1:?usage: bench/gemm_bench.sh BUILD_DIR OUT_DIR}
-out=${2:?usage: bench/gemm_bench.sh BUILD_DIR OUT_DIR}
+build=${1:?usage: templates/gemm/bench/gemm_bench.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: templates/gemm/bench/gemm_bench.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 problems=${KTUNE_GEMM_PROBLEMS:-"bf16:4096x4096x4096:nn:200 bf16:8192x8192x8192:nn:60 bf16:4095x4097x1023:nn:200 bf16:16384x64x16384:nn:200 f16:4096x4096x4096:nn:200 f32:4096x4096x4096:nn:600 f32:4095x4097x1023:nn:600 f32:16384x64x16384:nn:600"}

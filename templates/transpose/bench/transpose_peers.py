@@ -3,7 +3,7 @@ call (libktune_bench_shim.so, ctypes), the Triton kernel autotuned the way Trito
 write it, PyTorch, and a memcpy of the same bytes (the ceiling). Every output is checked
 against PyTorch's before timing. One JSON line per problem.
 
-    python3 bench/transpose_peers.py SHIM.so f32:8192x2048 f32:8192x2048:2051:8195 ...
+    python3 templates/transpose/bench/transpose_peers.py SHIM.so f32:8192x2048 f32:8192x2048:2051:8195 ...
 
 A problem is DTYPE:ROWSxCOLS[:LD_SRC:LD_DST] (pitches in elements; default dense).
 Timing (peer_timing.timed): the L2 flushed before each repetition, a spin kernel
@@ -27,7 +27,8 @@ import torch
 import triton
 import triton.language as tl
 
-from peer_timing import l2_flush_buffer, timed
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
+from peer_timing import l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
           "u8": torch.uint8, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32, "i64": torch.int64}

@@ -1,6 +1,6 @@
 """Joins ktune's tuning summaries with the PyTorch peer into a Markdown table.
 
-    python3 bench/elementwise_report.py summary.jsonl torch.jsonl
+    python3 templates/elementwise/bench/elementwise_report.py summary.jsonl torch.jsonl
 """
 import json
 import sys

@@ -1,7 +1,7 @@
 // CUB peer for the reduction benchmark: cub::DeviceReduce::Sum over n floats, timed
 // like ktune times (events around the call only, L2 flushed by reading a 2x-L2 buffer
 // before each repetition, median of 30). Built and run on the GPU machine by
-// bench/reduce_bench.sh: nvcc -O3 -arch=sm_90 bench/cub_reduce.cu -o cub_reduce
+// templates/reduce/bench/reduce_bench.sh: nvcc -O3 -arch=sm_90 templates/reduce/bench/cub_reduce.cu -o cub_reduce
 //   ./cub_reduce N   ->  one JSON line
 #include <cub/cub.cuh>
 

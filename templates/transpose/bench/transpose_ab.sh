@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Transpose winners of two ktune builds on the same GPU, alternating A and B at each
 # problem, two rounds (a template change measured against the build before it):
-#   bash bench/transpose_ab.sh OUT KTUNE_A KTUNE_B [DTYPE:ROWSxCOLS ...]
+#   bash templates/transpose/bench/transpose_ab.sh OUT KTUNE_A KTUNE_B [DTYPE:ROWSxCOLS ...]
 # Each tuning run has a database of its own (exhaustive search, L2 flushed). Writes
 # OUT/ab.txt (device, one line per run: winner, memcpy of the same bytes, tuning
 # time, config) and OUT/ab-logs.tgz (the runs' output and summaries).
 set -uo pipefail
-out=${1:?usage: bench/transpose_ab.sh OUT KTUNE_A KTUNE_B [DTYPE:ROWSxCOLS ...]}
+out=${1:?usage: templates/transpose/bench/transpose_ab.sh OUT KTUNE_A KTUNE_B [DTYPE:ROWSxCOLS ...]}
 a=${2:?KTUNE_A}; b=${3:?KTUNE_B}
 shift 3
 problems=("$@")

@@ -2,10 +2,10 @@
 # Like-for-like check of the elementwise winners against PyTorch: each config timed
 # by `ktune bench` under ktune's protocol (short kernels in CUDA-graph batches with
 # their flushes) and with --single-launch (one launch between two events, as
-# bench/torch_elementwise.py times PyTorch), PyTorch timed in the same run.
-#   bash bench/elementwise_protocols.sh BUILD_DIR > OUT_FILE
+# templates/elementwise/bench/torch_elementwise.py times PyTorch), PyTorch timed in the same run.
+#   bash templates/elementwise/bench/elementwise_protocols.sh BUILD_DIR > OUT_FILE
 set -uo pipefail
-build=${1:?usage: bench/elementwise_protocols.sh BUILD_DIR}
+build=${1:?usage: templates/elementwise/bench/elementwise_protocols.sh BUILD_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 while read -r dtype n config; do
   for mode in "" --single-launch; do

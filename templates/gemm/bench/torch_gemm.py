@@ -11,15 +11,17 @@ stored transposed and passed as a .t() view, which cuBLAS reads as a transposed 
 without a copy and Triton through its strides. Triton's result is checked against
 cuBLAS's before it is timed.
 
-    python3 bench/torch_gemm.py [build/bench/libktune_bench_shim.so] f32:4096x4096x4096 bf16:4095x4097x1023:tn
+    python3 templates/gemm/bench/torch_gemm.py [build/bench/libktune_bench_shim.so] f32:4096x4096x4096 bf16:4095x4097x1023:tn
 """
 import ctypes
 import json
+import os
 import sys
 
 import torch
 
-from peer_timing import l2_flush_buffer, timed
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
+from peer_timing import l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
 
 try:
     import triton

@@ -1,7 +1,7 @@
 """Runs the bench's Triton transpose with one fixed config a few times, for Nsight
-Compute to profile next to ktune's config (bench/transpose_profile.sh):
+Compute to profile next to ktune's config (templates/transpose/bench/transpose_profile.sh):
 
-    python3 bench/transpose_ncu_triton.py f32 8191x4097 128 32 4   # dtype shape BM BN num_warps
+    python3 templates/transpose/bench/transpose_ncu_triton.py f32 8191x4097 128 32 4   # dtype shape BM BN num_warps
 """
 import sys
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Elementwise benchmark, one GPU run: ktune tunes each problem (memcpy ceiling of the
 # same bytes in the same process) and PyTorch runs the same operation, timed alike.
-#   bash bench/elementwise_bench.sh BUILD_DIR OUT_DIR
+#   bash templates/elementwise/bench/elementwise_bench.sh BUILD_DIR OUT_DIR
 # Output: OUT_DIR/elementwise.log, elementwise-summary.jsonl, elementwise-torch.jsonl,
 # elementwise.md.
 set -uo pipefail
-build=${1:?usage: bench/elementwise_bench.sh BUILD_DIR OUT_DIR}
-out=${2:?usage: bench/elementwise_bench.sh BUILD_DIR OUT_DIR}
+build=${1:?usage: templates/elementwise/bench/elementwise_bench.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: templates/elementwise/bench/elementwise_bench.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 problems=${KTUNE_EW_PROBLEMS:-"add:f32:268435456 add:f32:8388608 fma:f32:268435456 add:f16:268435456 add:f16:8388608 fma:f16:268435456"}

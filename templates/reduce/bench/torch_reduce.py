@@ -3,14 +3,16 @@ op only, L2 flushed by reading a 2x-L2 buffer before each repetition, median of 
 Arguments: sum:DTYPE:N (torch.sum over everything), rowsum:DTYPE:ROWSxCOLS
 (torch.sum(x, dim=1)) or colsum:DTYPE:ROWSxCOLS (torch.sum(x, dim=0)). One JSON line each.
 
-    python3 bench/torch_reduce.py sum:f32:268435456 rowsum:f32:16384x16384
+    python3 templates/reduce/bench/torch_reduce.py sum:f32:268435456 rowsum:f32:16384x16384
 """
 import json
+import os
 import sys
 
 import torch
 
-from peer_timing import l2_flush_buffer, timed
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
+from peer_timing import l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}
 

@@ -1,6 +1,6 @@
 """Joins ktune's reduction tuning summaries with CUB and PyTorch into a Markdown table.
 
-    python3 bench/reduce_report.py reduce-summary.jsonl reduce-peers.jsonl
+    python3 templates/reduce/bench/reduce_report.py reduce-summary.jsonl reduce-peers.jsonl
 """
 import json
 import sys

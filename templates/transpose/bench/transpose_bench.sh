@@ -2,15 +2,15 @@
 # Transpose benchmark, one GPU run: ktune tunes each dense problem (its tuner measures
 # its own memcpy ceiling), then one Python process times, by one protocol, ktune's
 # stored winner through the runtime call, the autotuned Triton kernel, PyTorch and a
-# memcpy of the same bytes (bench/transpose_peers.py).
-#   bash bench/transpose_bench.sh BUILD_DIR OUT_DIR
+# memcpy of the same bytes (templates/transpose/bench/transpose_peers.py).
+#   bash templates/transpose/bench/transpose_bench.sh BUILD_DIR OUT_DIR
 # KTUNE_BENCH_PROBLEMS overrides the list: DTYPE:ROWSxCOLS[:LD_SRC:LD_DST]; a pitched
 # problem is tuned at its pitches (--ld), as Triton's kernel is autotuned per pitch, and
 # its winner is stored under its alignment class, where the runtime call finds it.
 # Output: OUT_DIR/bench.log (tuner tables), summary.jsonl, peers.jsonl, results.md.
 set -uo pipefail
-build=${1:?usage: bench/transpose_bench.sh BUILD_DIR OUT_DIR}
-out=${2:?usage: bench/transpose_bench.sh BUILD_DIR OUT_DIR}
+build=${1:?usage: templates/transpose/bench/transpose_bench.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: templates/transpose/bench/transpose_bench.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 # Aligned, odd pitches both ways, tall/skinny both ways, degenerate, pitched; 1-8 bytes.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Nsight Compute over ktune's odd-pitch winners and the autotuned Triton kernel's config
-# at the same shape (bench/transpose_ncu_triton.py), to see what separates them (DRAM
+# at the same shape (templates/transpose/bench/transpose_ncu_triton.py), to see what separates them (DRAM
 # bytes, sectors per request, L2 traffic, occupancy, stalls).
-#   bash bench/transpose_profile.sh BUILD_DIR OUT_DIR
+#   bash templates/transpose/bench/transpose_profile.sh BUILD_DIR OUT_DIR
 # KTUNE_PROFILE: "DTYPE SHAPE KTUNE_CONFIG_JSON BM BN WARPS;..." (default: the H100 winners
 # of f32 and u8 8191x4097 and Triton's winners there).
 set -uo pipefail

@@ -4,14 +4,16 @@ One JSON line per problem NAME:DTYPE:N, NAME one of add (torch.add into a preall
 output), fma (a * b + c as PyTorch runs it: two kernels), copy (a device copy of the
 same bytes). Inputs are random, never zeros.
 
-    python3 bench/torch_elementwise.py add:f32:268435456 fma:f16:268435456 ...
+    python3 templates/elementwise/bench/torch_elementwise.py add:f32:268435456 fma:f16:268435456 ...
 """
 import json
+import os
 import sys
 
 import torch
 
-from peer_timing import l2_flush_buffer, timed
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
+from peer_timing import l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}
 
