@@ -5,7 +5,7 @@
 
 #include <ktune/error.hpp>
 #include <ktune/runtime/driver.hpp>
-#include <ktune/tuner/bench.hpp>
+#include "run/bench.hpp"
 #include <ktune/tuner/recorded_run.hpp>
 
 #include <cstdio>

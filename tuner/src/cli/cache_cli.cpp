@@ -6,7 +6,7 @@
 #include <ktune/error.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/family.hpp>
-#include <ktune/tuner/output_file.hpp>
+#include "run/output_file.hpp"
 
 #include <cstdio>
 #include <fstream>

@@ -2,7 +2,7 @@
 
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
-#include <ktune/tuner/output_file.hpp>
+#include "run/output_file.hpp"
 #include <ktune/tuner/recorded_run.hpp>
 
 #include "report/log_report.hpp"

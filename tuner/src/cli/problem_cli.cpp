@@ -3,7 +3,7 @@
 #include "workload/capture_replay.hpp"
 
 #include <ktune/error.hpp>
-#include <ktune/tuner/user_kernel_harness.hpp>
+#include "measure/user_kernel_harness.hpp"
 
 #include <algorithm>
 #include <set>

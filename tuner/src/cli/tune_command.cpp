@@ -9,7 +9,7 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/settings.hpp>
 #include <ktune/runtime/driver.hpp>
-#include <ktune/tuner/tune.hpp>
+#include "run/tune.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include <ktune/tuner/clocks.hpp>
+#include "measure/clocks.hpp"
 
 #include <dlfcn.h>
 

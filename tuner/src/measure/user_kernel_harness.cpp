@@ -1,4 +1,4 @@
-#include <ktune/tuner/user_kernel_harness.hpp>
+#include "measure/user_kernel_harness.hpp"
 #include <ktune/runtime/launch.hpp>
 
 #include <ktune/error.hpp>

@@ -1,6 +1,6 @@
 #include "report/log_report.hpp"
 
-#include <ktune/tuner/output_file.hpp>
+#include "run/output_file.hpp"
 
 #include "report/run_analysis.hpp"
 #include "report/svg_plot.hpp"

@@ -1,4 +1,4 @@
-#include <ktune/tuner/bench.hpp>
+#include "run/bench.hpp"
 
 #include <ktune/error.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>

@@ -1,4 +1,4 @@
-#include <ktune/tuner/output_file.hpp>
+#include "run/output_file.hpp"
 
 #include <ktune/error.hpp>
 

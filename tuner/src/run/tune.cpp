@@ -1,14 +1,14 @@
-#include <ktune/tuner/tune.hpp>
+#include "run/tune.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
-#include <ktune/tuner/clocks.hpp>
+#include "measure/clocks.hpp"
 #include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/device_lock.hpp>
 #include <ktune/tuner/search.hpp>
-#include <ktune/tuner/search_log.hpp>
+#include "search/search_log.hpp"
 #include <ktune/tuner/verifier.hpp>
 #include <ktune/tuner/watchdog.hpp>
 

@@ -1,4 +1,4 @@
-#include <ktune/tuner/search_log.hpp>
+#include "search/search_log.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>

@@ -3,7 +3,7 @@
 #include "cli/problem_cli.hpp"
 
 #include <ktune/error.hpp>
-#include <ktune/tuner/user_kernel_harness.hpp>
+#include "measure/user_kernel_harness.hpp"
 
 namespace ktune {
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 // ETA. Problems already stored for the current template are skipped first.
 #include "workload/workload.hpp"
 
-#include <ktune/tuner/tune.hpp>
+#include "run/tune.hpp"
 
 #include <string>
 #include <vector>
