@@ -1,6 +1,7 @@
 #include <ktune/cache/capture_bundle.hpp>
 #include <ktune/generator/settings.hpp>
 #include <ktune/cache/database.hpp>
+#include <ktune/generator/json.hpp>
 
 #include <ktune/generator/hash.hpp>
 
@@ -100,7 +101,7 @@ Prefix read_prefix(std::ifstream& in, std::uintmax_t file_size, const fs::path& 
 }
 
 nlohmann::json parse_header(const std::string& text, const fs::path& path) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  auto j = parse_json(text);
   if (j.is_discarded() || !j.is_object() || !j.contains("kind") || !j.contains("buffers") || !j["buffers"].is_array())
     fail(path, "corrupted: its header is not a capture description");
   return j;

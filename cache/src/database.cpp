@@ -11,7 +11,22 @@ Database& Database::operator=(Database&&) noexcept = default;
 
 bool Database::put(const TuningRecord& r) { return put_all({r}) == 1; }
 
-std::size_t Database::put_all(const std::vector<TuningRecord>& records) {
+namespace {
+
+// Whether `incoming` replaces the stored record (template hash, median) of its key.
+bool replaces(const TuningRecord& incoming, const std::string& stored_hash, double stored_us,
+              const Database::IsCurrent& current) {
+  TuningRecord stored = incoming;
+  stored.template_hash = stored_hash;
+  const bool incoming_current = current ? current(incoming) : true;
+  const bool stored_current = current ? current(stored) : stored_hash == incoming.template_hash;
+  if (incoming_current != stored_current) return incoming_current;
+  return incoming.median_us < stored_us || !(stored_us >= TuningRecord::min_median_us);
+}
+
+}  // namespace
+
+std::size_t Database::put_all(const std::vector<TuningRecord>& records, const IsCurrent& current) {
   for (const auto& r : records)
     if (const auto why = r.invalid()) throw Error("tuning record " + r.family + " " + shape_to_string(r.shape) + ": " + *why);
   std::lock_guard<std::mutex> lock(db_->mutex);
@@ -26,8 +41,7 @@ std::size_t Database::put_all(const std::vector<TuningRecord>& records) {
         Statement q(db_->db, "SELECT template_hash, median_us FROM results WHERE device_key=? AND family=? AND "
                              "variant=? AND dtype=? AND shape=? AND align=?");
         q.bind(1, r.device_key).bind(2, r.family).bind(3, r.variant).bind(4, r.dtype).bind(5, shape).bind(6, r.align);
-        // A stored time that is no positive number (written before validation) never wins.
-        if (q.step()) store = q.text(0) != r.template_hash || r.median_us < q.real(1) || !(q.real(1) > 0);
+        if (q.step()) store = replaces(r, q.text(0), q.real(1), current);
       }
       if (store) {
         Statement ins(db_->db, "INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?,?)");
@@ -121,7 +135,8 @@ nlohmann::json Database::export_json() const {
 }
 
 std::size_t Database::import_json(const nlohmann::json& doc,
-                                  const std::function<std::optional<std::string>(const TuningRecord&)>& valid_config) {
+                                  const std::function<std::optional<std::string>(const TuningRecord&)>& valid_config,
+                                  const IsCurrent& current) {
   if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array())
     throw Error("not a ktune export: expected {\"ktune_schema\": N, \"records\": [...]}");
   const nlohmann::json schema = doc.value("ktune_schema", nlohmann::json(-1));
@@ -144,25 +159,47 @@ std::size_t Database::import_json(const nlohmann::json& doc,
   }
   if (bad) throw Error(std::to_string(bad) + " of " + std::to_string(index) + " record(s) rejected, nothing stored:" + rejected +
                        (bad > 20 ? "\n  ..." : ""));
-  return put_all(records);
+  return put_all(records, current);
 }
 
 void Database::write_shipping_copy(const fs::path& dest) const {
   std::error_code ec;
   if (fs::exists(fs::symlink_status(dest, ec)))
     throw DatabaseError(dest.string(), "exists", "ship: " + dest.string() + " exists; give a new file name (nothing was written)");
-  {
-    std::lock_guard<std::mutex> lock(db_->mutex);
-    Statement copy(db_->db, "VACUUM INTO ?");  // a consistent snapshot, even while others write
-    copy.bind(1, dest.string());
-    copy.step();
+  const std::string name = dest.string();
+  for (const std::string suffix : {"-wal", "-shm", "-journal"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        fs::exists(name.substr(0, name.size() - suffix.size()), ec))
+      throw DatabaseError(name, "a database's companion file",
+                          "ship: " + name + " would be read as the " + suffix + " file of " +
+                              name.substr(0, name.size() - suffix.size()) + "; give another name (nothing was written)");
+  // Written under a private name and renamed into place only when complete: a full disk
+  // or a crash leaves no half file under `dest` to block the retry.
+  const fs::path partial = name + ".partial-" + std::to_string(::getpid());
+  try {
+    {
+      std::lock_guard<std::mutex> lock(db_->mutex);
+      Statement copy(db_->db, "VACUUM INTO ?");  // a consistent snapshot, even while others write
+      copy.bind(1, partial.string());
+      copy.step();
+    }
+    {
+      Handle out;
+      if (sqlite3_open_v2(partial.c_str(), &out.db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
+        throw SqliteError(out.db, "open " + partial.string());
+      out.exec("PRAGMA journal_mode=DELETE");  // no -wal or -shm needed to read it
+      out.exec("VACUUM");
+    }
+    fs::permissions(partial, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read,
+                    fs::perm_options::replace);
+    std::string why;
+    if (!rename_no_replace(partial, dest, &why))
+      throw DatabaseError(name, why, "ship: cannot create " + name + ": " + why + " (nothing was written)");
+  } catch (...) {
+    fs::remove(partial, ec);
+    fs::remove(partial.string() + "-journal", ec);
+    throw;
   }
-  Handle out;
-  if (sqlite3_open_v2(dest.c_str(), &out.db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
-    throw SqliteError(out.db, "open " + dest.string());
-  out.exec("PRAGMA journal_mode=DELETE");  // no -wal or -shm needed to read it
-  out.exec("VACUUM");
-  fs::permissions(dest, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read, fs::perm_options::replace);
 }
 
 }  // namespace ktune

@@ -82,6 +82,14 @@ SalvageReport salvage_records(const fs::path& path) {
     sqlite3_close_v2(raw);
     return report;
   }
+  // Records without checksums are those of schemas before 3 (whose migration stores them
+  // with one); in a file of schema 3 or of an unreadable version, one without is damaged.
+  bool legacy = false;
+  try {
+    const std::optional<int> version = schema_version(raw);
+    legacy = version && *version < 3;
+  } catch (const std::exception&) {
+  }
   // Row by row from the last good rowid: a bad page costs the rows on it, not the rest.
   std::int64_t next = std::numeric_limits<std::int64_t>::min();
   for (int misses = 0; misses < 4096;) {
@@ -92,7 +100,7 @@ SalvageReport salvage_records(const fs::path& path) {
         next = q.int64(0) + 1;
         misses = 0;
         try {
-          TuningRecord r = TuningRecord::from_stored(q.text(1));
+          TuningRecord r = TuningRecord::from_stored(q.text(1), legacy);
           if (const auto why = r.invalid()) throw Error(*why);
           report.records.push_back(std::move(r));
         } catch (const std::exception& e) {
@@ -113,6 +121,24 @@ SalvageReport salvage_records(const fs::path& path) {
   return report;
 }
 
+namespace {
+
+// The tables of a SQLite file that has some but no ktune schema version: another
+// program's file, which ktune must neither change (WAL, its own tables) nor set aside.
+// nullopt for a ktune database and for an empty file (a new one).
+std::optional<std::string> foreign_tables(sqlite3* db) {
+  if (store::schema_version(db)) return std::nullopt;
+  std::string names;
+  std::size_t count = 0;
+  Statement q(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  while (q.step())
+    if (++count <= 5) names += (names.empty() ? "" : ", ") + q.text(0);
+  if (count == 0) return std::nullopt;
+  return names + (count > 5 ? ", ..." : "");
+}
+
+}  // namespace
+
 std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bool immutable) {
   db_ = std::make_unique<Handle>();
   const int flags = read_only_ ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
@@ -123,6 +149,10 @@ std::optional<Database::OpenProblem> Database::try_open(const fs::path& path, bo
   }
   sqlite3_busy_timeout(db_->db, busy_timeout_ms());
   try {
+    if (auto foreign = foreign_tables(db_->db))
+      return OpenProblem{"not a ktune database (a SQLite file with the tables " + *foreign +
+                             " and no ktune schema version); give a file of its own",
+                         false};
     if (!read_only_) {
       enable_wal(db_->db);
       db_->exec("PRAGMA synchronous=FULL");
@@ -237,7 +267,7 @@ void Database::serve_older_schema() {
     Statement q(db_->db, "SELECT record FROM results");
     while (q.step()) {
       try {
-        records.push_back(TuningRecord::from_stored(q.text(0)));
+        records.push_back(TuningRecord::from_stored(q.text(0), true));  // an older schema's
       } catch (const std::exception& e) {
         log()->warn("skipping an unreadable tuning record: {}", e.what());
       }

@@ -46,7 +46,7 @@ void migrate_to_3(sqlite3* db) {
     while (q.step()) {
       Statement ins(db, "INSERT OR REPLACE INTO results_3 VALUES(?,?,?,?,?,?,?,?,?)");
       try {
-        const TuningRecord r = TuningRecord::from_stored(q.text(7));
+        const TuningRecord r = TuningRecord::from_stored(q.text(7), true);
         ins.bind(2, r.family).bind(3, r.variant).bind(9, r.to_stored());
       } catch (const std::exception& e) {
         log()->warn("schema migration keeps an unreadable tuning record as it is: {}", e.what());

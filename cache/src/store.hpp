@@ -174,6 +174,8 @@ void check_trust(const fs::path& path);
 // Creates a missing database file owner-only; true when it did.
 bool create_private_file(const fs::path& path);
 std::pair<dev_t, ino_t> file_identity(const fs::path& path);
+// Renames without ever replacing an existing file; false with the reason (open.cpp).
+bool rename_no_replace(const fs::path& from, const fs::path& to, std::string* why);
 // An SQLite URI of a path (for ?immutable=1): '%', '?' and '#' escaped.
 std::string file_uri(const fs::path& path, const char* query);
 

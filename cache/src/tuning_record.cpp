@@ -1,6 +1,8 @@
 // Tuning records: their JSON, validation and checksum, and the export format.
 #include "store.hpp"
 
+#include <ktune/generator/json.hpp>
+
 namespace ktune {
 namespace fs = std::filesystem;
 using namespace store;
@@ -90,7 +92,6 @@ nlohmann::json parse_export(std::istream& in, const std::string& name) {
 }
 
 std::optional<std::string> TuningRecord::invalid() const {
-  const auto positive_finite = [](double v) { return std::isfinite(v) && v > 0; };
   if (device_key.empty() || family.empty() || dtype.empty() || template_hash.empty() ||
       family.find(':') != std::string::npos)
     return std::string("device_key, family, dtype and template_hash must not be empty, and the family is one name "
@@ -105,7 +106,8 @@ std::optional<std::string> TuningRecord::invalid() const {
       return "shape " + nlohmann::json(shape).dump() + " has a size outside 1 .. 2^31-1";
   if (align < 1 || align > 16 || (align & (align - 1)) != 0)
     return "align " + std::to_string(align) + " is not a power of two from 1 to 16";
-  if (!positive_finite(median_us)) return "median_us " + nlohmann::json(median_us).dump() + " is not a positive time";
+  if (!(median_us >= min_median_us && median_us <= max_median_us))
+    return "median_us " + nlohmann::json(median_us).dump() + " is not a time a kernel takes (1e-3 to 1e12 us)";
   if (!std::isfinite(spread_pct) || spread_pct < 0 || !std::isfinite(rate) || rate < 0 || !std::isfinite(ceiling_fraction) ||
       ceiling_fraction < 0)
     return std::string("spread_pct, rate and ceiling_fraction must be finite and not negative");
@@ -119,9 +121,11 @@ std::string TuningRecord::to_stored() const {
   return j.dump();
 }
 
-TuningRecord TuningRecord::from_stored(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+TuningRecord TuningRecord::from_stored(const std::string& text, bool legacy) {
+  nlohmann::json j = parse_json(text);
   if (j.is_discarded() || !j.is_object()) throw Error("stored tuning record is not a JSON object");
+  if (!legacy && !j.contains("checksum"))
+    throw Error("stored tuning record has no checksum (edited outside ktune?): " + j.dump().substr(0, 200));
   if (j.contains("checksum")) {
     const nlohmann::json sum = j["checksum"];
     j.erase("checksum");

@@ -1,6 +1,7 @@
 #include <ktune/generator/expr.hpp>
 #include <ktune/error.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 
@@ -16,16 +17,26 @@ struct Expr::Node {
   std::string op;  // operator, name or function name
   Value literal;
   std::vector<std::shared_ptr<const Node>> args;
+  int depth = 1;  // of the subtree: evaluation and destruction recurse this deep
 };
 
 namespace {
+
+// The expression as an error message quotes it: long ones cut.
+std::string quoted(std::string_view text) {
+  return "'" + std::string(text.substr(0, 120)) + (text.size() > 120 ? "...'" : "'");
+}
 
 using NodePtr = std::shared_ptr<const Expr::Node>;
 using Kind = Expr::Node::Kind;
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  explicit Parser(std::string_view text) : text_(text) {
+    if (text.size() > Expr::max_length)
+      throw InvalidArgument("expression of " + std::to_string(text.size()) + " characters: longer than " +
+                            std::to_string(Expr::max_length));
+  }
 
   NodePtr parse() {
     NodePtr n = ternary();
@@ -36,7 +47,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw InvalidArgument("expression '" + std::string(text_) + "': " + what + " at column " +
+    throw InvalidArgument("expression " + quoted(text_) + ": " + what + " at column " +
                 std::to_string(pos_ + 1));
   }
   void skip_space() {
@@ -51,11 +62,26 @@ class Parser {
   void expect(std::string_view tok) {
     if (!accept(tok)) fail("expected '" + std::string(tok) + "'");
   }
-  static NodePtr make(Kind kind, std::string op, std::vector<NodePtr> args, Value literal = {}) {
-    return std::make_shared<Expr::Node>(Expr::Node{kind, std::move(op), std::move(literal), std::move(args)});
+  // Every node is made here: its depth is bounded, so that no input can make the
+  // recursive parse, evaluation or destruction overflow the stack.
+  NodePtr make(Kind kind, std::string op, std::vector<NodePtr> args, Value literal = {}) const {
+    int depth = 1;
+    for (const auto& a : args) depth = std::max(depth, a->depth + 1);
+    if (depth > Expr::max_depth) fail("nested deeper than " + std::to_string(Expr::max_depth) + " levels");
+    return std::make_shared<Expr::Node>(Expr::Node{kind, std::move(op), std::move(literal), std::move(args), depth});
   }
+  // The parser's own recursion (parentheses, unary operators, ?:), bounded before it
+  // builds anything.
+  struct Nesting {
+    explicit Nesting(const Parser& p) : p_(p) {
+      if (++p_.nesting_ > Expr::max_depth) p_.fail("nested deeper than " + std::to_string(Expr::max_depth) + " levels");
+    }
+    ~Nesting() { --p_.nesting_; }
+    const Parser& p_;
+  };
 
   NodePtr ternary() {
+    const Nesting nesting(*this);
     NodePtr cond = binary(0);
     if (!accept("?")) return cond;
     NodePtr a = ternary();
@@ -84,8 +110,11 @@ class Parser {
   }
 
   NodePtr unary() {
-    if (accept("!")) return make(Kind::unary, "!", {unary()});
-    if (accept("-")) return make(Kind::unary, "-", {unary()});
+    for (const char* op : {"!", "-"})
+      if (accept(op)) {
+        const Nesting nesting(*this);
+        return make(Kind::unary, op, {unary()});
+      }
     return primary();
   }
 
@@ -133,10 +162,11 @@ class Parser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  mutable int nesting_ = 0;
 };
 
 [[noreturn]] void eval_fail(const std::string& text, const std::string& what) {
-  throw InvalidArgument("expression '" + text + "': " + what);
+  throw InvalidArgument("expression " + quoted(text) + ": " + what);
 }
 
 std::int64_t as_int(const Value& v, const std::string& text) {
@@ -152,7 +182,10 @@ std::int64_t checked(const std::string& text, const std::string& op, std::int64_
   else if (op == "*") overflow = __builtin_mul_overflow(a, b, &r);
   else {
     if (b == 0) eval_fail(text, "division by zero");
-    if (op == "/") r = a / b;
+    // The one quotient that does not fit (and a remainder the hardware traps on).
+    overflow = a == std::numeric_limits<std::int64_t>::min() && b == -1;
+    if (overflow) r = 0;
+    else if (op == "/") r = a / b;
     else if (op == "%") r = a % b;
     else r = a / b + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);  // ceil_div
   }
@@ -208,13 +241,15 @@ Value eval_node(const Expr::Node& n, const Scope& scope, const std::string& text
   return checked(text, n.op, x, y);
 }
 
-void collect_names(const Expr::Node& n, std::vector<std::string>& out) {
-  if (n.kind == Kind::name) {
-    for (const auto& s : out)
-      if (s == n.op) return;
-    out.push_back(n.op);
-  }
-  for (const auto& a : n.args) collect_names(*a, out);
+void collect_names(const Expr::Node& n, std::vector<std::string>& out, bool unique) {
+  if (n.kind == Kind::name && (!unique || std::find(out.begin(), out.end(), n.op) == out.end())) out.push_back(n.op);
+  for (const auto& a : n.args) collect_names(*a, out, unique);
+}
+
+std::size_t count_nodes(const Expr::Node& n) {
+  std::size_t count = 1;
+  for (const auto& a : n.args) count += count_nodes(*a);
+  return count;
 }
 
 }  // namespace
@@ -232,8 +267,16 @@ std::int64_t Expr::eval_int(const Scope& scope) const { return as_int(eval(scope
 
 std::vector<std::string> Expr::names() const {
   std::vector<std::string> out;
-  collect_names(*root_, out);
+  collect_names(*root_, out, true);
   return out;
 }
+
+std::vector<std::string> Expr::name_uses() const {
+  std::vector<std::string> out;
+  collect_names(*root_, out, false);
+  return out;
+}
+
+std::size_t Expr::node_count() const { return count_nodes(*root_); }
 
 }  // namespace ktune

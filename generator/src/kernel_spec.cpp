@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
+#include <tuple>
 #include <mutex>
 #include <sstream>
 
@@ -91,6 +93,7 @@ KernelSpec KernelSpec::parse(std::string_view source) {
     }
   }
   spec.check_complete(seen);
+  spec.check_evaluation_cost();
   return spec;
 }
 
@@ -101,7 +104,7 @@ void KernelSpec::read_directive(const std::string& key, const std::string& rest,
   } else if (key == "entry") {
     entry_ = rest;
   } else if (key == "type" || key == "tune" || key == "derive") {
-    read_declaration(key, rest, fail);
+    read_declaration(key, rest, line_no, fail);
   } else if (key == "runtime") {
     for (const auto& name : split_top(rest, ',')) {
       const int index = tunable_index(name);
@@ -124,7 +127,7 @@ void KernelSpec::read_directive(const std::string& key, const std::string& rest,
   }
 }
 
-void KernelSpec::read_declaration(const std::string& key, const std::string& rest, const Fail& fail) {
+void KernelSpec::read_declaration(const std::string& key, const std::string& rest, int line_no, const Fail& fail) {
   const std::size_t eq = rest.find('=');
   if (eq == std::string::npos) fail("expected 'name = ...'");
   const std::string name = trim(rest.substr(0, eq));
@@ -142,7 +145,7 @@ void KernelSpec::read_declaration(const std::string& key, const std::string& res
         type_choices_.push_back(*parse_dtype(d));
       }
   } else if (key == "derive") {
-    derived_.push_back({name, Expr::parse(rhs)});
+    derived_.push_back({name, Expr::parse(rhs), line_no});
   } else {
     Tunable tunable{name, {}};
     for (const auto& v : split_top(rhs, ',')) {
@@ -201,6 +204,63 @@ std::vector<std::string> KernelSpec::current_hashes() const {
 
 bool KernelSpec::is_current(std::string_view template_hash) const {
   return template_hash == source_hash_ || std::find(compatible_.begin(), compatible_.end(), template_hash) != compatible_.end();
+}
+
+namespace {
+
+// Bounds on what evaluating one expression may cost: a derived value is evaluated
+// where it is read, so a chain of derives that each read the one above twice doubles
+// per line, and each derive read adds its own depth to the evaluation's recursion.
+constexpr std::size_t max_evaluation_nodes = 1'000'000;
+constexpr int max_derive_chain = 16;
+
+}  // namespace
+
+// A derived value reads tunables, problem variables, device limits and the derived
+// values declared above it: none reads itself or a later one, so none is a cycle.
+void KernelSpec::check_evaluation_cost() const {
+  std::vector<std::size_t> cost(derived_.size());
+  std::vector<int> chain(derived_.size());
+  const auto derived_index = [&](const std::string& name) -> int {
+    if (tunable_index(name) >= 0) return -1;  // tunables are found first
+    for (std::size_t j = 0; j < derived_.size(); ++j)
+      if (derived_[j].name == name) return static_cast<int>(j);
+    return -1;
+  };
+  // Nodes evaluated and derives nested when `e` is evaluated, for the derives before `limit`.
+  const auto measure = [&](const Expr& e, std::size_t limit, const std::function<void(const std::string&)>& fail) {
+    std::size_t nodes = e.node_count();
+    int depth = 1;
+    for (const auto& use : e.name_uses()) {
+      const int j = derived_index(use);
+      if (j < 0) continue;
+      if (static_cast<std::size_t>(j) >= limit)
+        fail(use == derived_[limit].name ? "'" + use + "' reads itself"
+                                         : "reads '" + use + "', derived below it (a derived value reads only those above it)");
+      nodes = std::min(max_evaluation_nodes + 1, nodes + cost[static_cast<std::size_t>(j)]);
+      depth = std::max(depth, chain[static_cast<std::size_t>(j)] + 1);
+    }
+    if (nodes > max_evaluation_nodes)
+      fail("evaluates more than " + std::to_string(max_evaluation_nodes) + " operations (derived values read repeatedly)");
+    if (depth > max_derive_chain) fail("reads a chain of more than " + std::to_string(max_derive_chain) + " derived values");
+    return std::make_pair(nodes, depth);
+  };
+  for (std::size_t i = 0; i < derived_.size(); ++i) {
+    const Derived& d = derived_[i];
+    const auto fail = [&](const std::string& what) {
+      throw InvalidArgument("kernel description line " + std::to_string(d.line) + " '@derive " + d.name +
+                            " = ...': " + what);
+    };
+    std::tie(cost[i], chain[i]) = measure(d.expr, i, fail);
+  }
+  std::vector<const Expr*> others{&smem_};
+  for (const auto& r : requires_) others.push_back(&r);
+  for (const auto& e : block_) others.push_back(&e);
+  for (const auto& e : grid_) others.push_back(&e);
+  for (const Expr* e : others)
+    measure(*e, derived_.size(), [&](const std::string& what) {
+      throw InvalidArgument("kernel description: '" + e->text().substr(0, 120) + "': " + what);
+    });
 }
 
 // block = (x, y, z), grid = (x, y, z) or smem = bytes

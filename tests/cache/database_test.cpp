@@ -555,6 +555,38 @@ TEST_F(DatabaseTest, FullDiskIsAnErrorNotSetAside) {
   EXPECT_FALSE(fs::exists(db_path().parent_path() / "new.db"));  // not left behind empty
 }
 
+// Issue 51 (13): a shipping copy that hits a full disk left a 0-byte file under its name,
+// which blocked the retry ("exists"). Now nothing is left under that name, and the retry
+// with room succeeds; a database's -wal, -shm or -journal name is refused.
+TEST_F(DatabaseTest, ShippingCopyOnAFullDiskLeavesNothingBehind) {
+  fill(200);
+  const fs::path ship = db_path().parent_path() / "ship.db";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    int code = 0;
+    try {
+      Database(db_path(), true).write_shipping_copy(ship);
+      code = 1;  // it fit: the limit did not bite
+    } catch (const Error&) {
+    }
+    _exit(code);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_FALSE(fs::exists(ship));
+  for (const auto& entry : fs::directory_iterator(ship.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().find("ship.db"), std::string::npos) << entry.path();
+  Database(db_path(), true).write_shipping_copy(ship);
+  EXPECT_EQ(Database(ship, true).all().size(), 200u);
+  for (const char* suffix : {"-wal", "-shm", "-journal"})
+    EXPECT_THROW(Database(db_path(), true).write_shipping_copy(db_path().string() + suffix), DatabaseError) << suffix;
+}
+
 // Case 1: a directory where SQLite wants its -shm file, and a cache "directory" that is
 // a file: errors naming the problem, files left as they are.
 TEST_F(DatabaseTest, UnopenableDatabaseIsAnErrorNotSetAside) {
@@ -723,8 +755,12 @@ TEST_F(DatabaseTest, ImportRejectsNonsenseWithReasons) {
     return nlohmann::json{{"ktune_schema", 2}, {"records", {record(8, 3.0).to_json(), r}}};
   };
   const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
-      {[](nlohmann::json& r) { r["median_us"] = -5; }, "not a positive time"},
-      {[](nlohmann::json& r) { r["median_us"] = 0; }, "not a positive time"},
+      {[](nlohmann::json& r) { r["median_us"] = -5; }, "not a time a kernel takes"},
+      {[](nlohmann::json& r) { r["median_us"] = 0; }, "not a time a kernel takes"},
+      // Issue 51: a denormal or absurdly small time beat every real one and hung reports.
+      {[](nlohmann::json& r) { r["median_us"] = 5e-324; }, "not a time a kernel takes"},
+      {[](nlohmann::json& r) { r["median_us"] = 1e-300; }, "not a time a kernel takes"},
+      {[](nlohmann::json& r) { r["median_us"] = 1e300; }, "not a time a kernel takes"},
       {[](nlohmann::json& r) { r["shape"] = nlohmann::json::array(); }, "shape is empty"},
       {[](nlohmann::json& r) { r["shape"] = {0, 0}; }, "outside 1"},
       {[](nlohmann::json& r) { r["shape"] = {-1, 5}; }, "outside 1"},

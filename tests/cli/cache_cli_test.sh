@@ -213,17 +213,18 @@ chmod 600 "$dir/linked.json"
 if "$ktune" cache export --for-shipping -o "$dir/ship.db" 2> "$dir/err"; then fail "shipping copy overwritten"; fi
 
 # Case 3: recover copies the readable records of a damaged file and reports the loss.
-"$ktune" cache import --database "$dir/big.db" "$dir/out1.json" > /dev/null
-python3 - "$dir/big.db" <<'PY'
-import json, sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-rec = json.loads(db.execute("SELECT record FROM results LIMIT 1").fetchone()[0])
+python3 - "$dir/out1.json" "$dir/big.json" <<'PY'
+import json, sys
+rec = json.load(open(sys.argv[1]))["records"][0]
+records = []
 for i in range(1, 501):
-    rec["shape"] = [i, 2048]; rec.pop("checksum", None)
-    db.execute("INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?,?)",
-               (rec["device_key"], rec["family"], rec["variant"], rec["dtype"], f"{i}x2048", rec["align"], rec["template_hash"],
-                rec["median_us"], json.dumps(rec)))
-db.commit(); db.execute("PRAGMA wal_checkpoint(TRUNCATE)"); db.close()
+    r = dict(rec); r["shape"] = [i, 2048]; records.append(r)
+json.dump({"ktune_schema": 3, "records": records}, open(sys.argv[2], "w"))
+PY
+"$ktune" cache import --database "$dir/big.db" "$dir/big.json" > /dev/null || fail "import 500"
+python3 - "$dir/big.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA wal_checkpoint(TRUNCATE)"); db.close()
 data = bytearray(open(sys.argv[1], "rb").read())
 page = len(data) // 4096 // 2
 data[page * 4096:(page + 1) * 4096] = bytes(4096)

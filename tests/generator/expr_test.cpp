@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <map>
 
 namespace ktune {
@@ -68,6 +69,51 @@ TEST(Expr, OverflowIsAnErrorNotWrapAround) {
   const Scope s = scope_of({{"big", std::int64_t{1} << 62}});
   EXPECT_THROW(Expr::parse("big * 4").eval(s), Error);
   EXPECT_THROW(Expr::parse("big + big").eval(s), Error);
+}
+
+// Issue 51: the quotient and remainder of INT64_MIN by -1 trapped (SIGFPE).
+TEST(Expr, TheOneQuotientThatDoesNotFitIsAnError) {
+  for (const char* text : {"(-9223372036854775807 - 1) / -1", "(-9223372036854775807 - 1) % -1",
+                           "ceil_div(-9223372036854775807 - 1, -1)"}) {
+    try {
+      Expr::parse(text).eval(scope_of({}));
+      FAIL() << text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("overflow"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(Expr::parse("(-9223372036854775807 - 1) / 1").eval_int(scope_of({})), INT64_MIN);
+  EXPECT_EQ(Expr::parse("-7 % -1").eval_int(scope_of({})), 0);
+}
+
+// Issue 51: 10k parentheses, a 100k-term sum, 100k unary operators and nested ?:
+// overflowed the stack (SIGSEGV). Now each is a clear error, and what stays within the
+// bounds still parses and evaluates.
+TEST(Expr, DepthAndLengthAreBounded) {
+  const auto expect_error = [](const std::string& text, const std::string& needle) {
+    try {
+      Expr::parse(text);
+      FAIL() << text.substr(0, 40);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_LT(std::string(e.what()).size(), 400u);  // the expression is quoted cut
+    }
+  };
+  const auto repeat = [](const std::string& s, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += s;
+    return out;
+  };
+  expect_error(repeat("(", 10000) + "1" + repeat(")", 10000), "longer than");
+  expect_error(repeat("(", 3000) + "1" + repeat(")", 3000), "nested deeper than");
+  expect_error("1" + repeat("+1", 4900), "nested deeper than");
+  expect_error(repeat("-", 9000) + "1", "nested deeper than");
+  expect_error(repeat("!", 500) + "1", "nested deeper than");
+  expect_error(repeat("1 ? 1 : ", 1000) + "1", "nested deeper than");
+  expect_error("1" + repeat("+1", 60000), "longer than");
+  EXPECT_EQ(Expr::parse(repeat("(", 150) + "1" + repeat(")", 150)).eval_int(scope_of({})), 1);
+  EXPECT_EQ(Expr::parse("1" + repeat("+1", 150)).eval_int(scope_of({})), 151);
+  EXPECT_EQ(Expr::parse(repeat("-", 100) + "1").eval_int(scope_of({})), 1);
 }
 
 TEST(Expr, NamesListsEachOnce) {

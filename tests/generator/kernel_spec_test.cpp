@@ -86,6 +86,39 @@ TEST(KernelSpec, MalformedDescriptionsNameTheLine) {
   expect_error("// @entry k\n// @type T = element\n// @tune a = 1\n" + ok_tail, "missing '// @kernel");
 }
 
+// Issue 51: `@derive d = d + 1` and two derives reading each other recursed until the
+// stack overflowed; a chain of derives each reading the one above twice took 2^n
+// evaluations (30 lines hung). A derived value reads only those above it, and what one
+// expression may cost is bounded, each said with the line.
+TEST(KernelSpec, DerivedValuesAreAcyclicAndBounded) {
+  const std::string head = "// @kernel k\n// @entry k\n// @type T = element\n// @tune a = 1, 2\n";
+  const std::string tail =
+      "// @launch block = (1, 1, 1)\n// @launch grid = (1, 1, 1)\n"
+      "template <typename T, int a> __global__ void k(T* p) {}\n";
+  const auto expect_error = [&](const std::string& derives, const std::string& needle) {
+    try {
+      KernelSpec::parse(head + derives + tail);
+      FAIL() << derives.substr(0, 80);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("// @derive d = d + 1\n", "line 5 '@derive d = ...': 'd' reads itself");
+  expect_error("// @derive d = e + 1\n// @derive e = d + 1\n", "line 5 '@derive d = ...': reads 'e', derived below");
+  std::string doubling = "// @derive d0 = a\n";
+  for (int i = 1; i <= 12; ++i) {  // each reads the one above 4 times: 4^12 evaluations
+    const std::string above = "d" + std::to_string(i - 1);
+    doubling += "// @derive d" + std::to_string(i) + " = " + above + " + " + above + " + " + above + " + " + above + "\n";
+  }
+  expect_error(doubling, "evaluates more than");
+  std::string chain = "// @derive d0 = a\n";
+  for (int i = 1; i <= 20; ++i) chain += "// @derive d" + std::to_string(i) + " = d" + std::to_string(i - 1) + " + 1\n";
+  expect_error(chain, "chain of more than");
+  // Within the bounds: a derive reading those above it, several times.
+  const KernelSpec ok = KernelSpec::parse(head + "// @derive b = a * 2\n// @derive c = b + b + a\n// @require c < 100\n" + tail);
+  EXPECT_EQ(ok.derived().size(), 2u);
+}
+
 // A `// @compatible CODE: HASH, ...` line keeps the records of earlier texts current
 // only while the code is what it was: comments and blank lines may change, code not.
 TEST(KernelSpec, CompatibleHashesHoldWhileTheCodeIsUnchanged) {

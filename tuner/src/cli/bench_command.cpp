@@ -3,6 +3,7 @@
 
 #include "cli/problem_cli.hpp"
 
+#include <ktune/generator/json.hpp>
 #include <ktune/error.hpp>
 #include <ktune/runtime/driver.hpp>
 #include "run/bench.hpp"
@@ -28,7 +29,7 @@ int run_bench(const BenchArgs& a) {
   const TuneTarget problem = parse_problem(bp);
   std::vector<nlohmann::json> configs;
   for (const auto& c : bench_configs) {
-    auto j = nlohmann::json::parse(c, nullptr, false);
+    auto j = parse_json(c);
     if (j.is_discarded()) throw Error("--config is not JSON: " + c);
     configs.push_back(j);
   }

@@ -47,6 +47,15 @@ std::optional<std::string> check_against_family(const TuningRecord& r) {
   return std::nullopt;
 }
 
+// Whether a record was tuned on a template this build has (a record of a family this
+// build does not know, e.g. a user's kernel keyed by its file's hash, counts as current:
+// nothing here says otherwise). Imports, merges and recovery never let a record of
+// another template replace one of a current template.
+bool is_current(const TuningRecord& r) {
+  const FamilyPart* part = find_family(r.family);
+  return !part || part->spec().is_current(r.template_hash);
+}
+
 fs::path db_path(const CacheArgs& a) { return Database::path_or_default(a.database); }
 
 void print_record(const TuningRecord& r) {
@@ -186,7 +195,8 @@ void add_export(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   });
 }
 
-// `ktune cache import`: the records of a JSON export; the faster record wins.
+// `ktune cache import`: the records of a JSON export; the current template's, then the
+// faster record wins.
 void add_import(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   auto* imp = with_db(cache->add_subcommand("import", "add the records of a JSON export (the faster record wins)"), *args);
   imp->add_option("file", args->file, "JSON file written by `ktune cache export`")->required();
@@ -197,7 +207,7 @@ void add_import(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
     if (!in) throw Error("cannot read " + args->file);
     const nlohmann::json doc = parse_export(in, args->file);
     Database db(db_path(*args));
-    const std::size_t stored = db.import_json(doc, check_against_family);
+    const std::size_t stored = db.import_json(doc, check_against_family, is_current);
     std::printf("%zu of %zu record(s) stored in %s (others: a faster record was already there)\n", stored,
                 doc["records"].size(), db.path().c_str());
   });
@@ -210,7 +220,7 @@ void add_merge(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   merge->callback([args] {
     const nlohmann::json doc = Database(args->file, true).export_json();
     Database db(db_path(*args));
-    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc, check_against_family), doc["records"].size(),
+    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc, check_against_family, is_current), doc["records"].size(),
                 args->file.c_str(), db.path().c_str());
   });
 }
@@ -223,8 +233,7 @@ void add_prune(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
     const std::size_t n = db.prune([](const TuningRecord& r) {
       // A family this build doesn't know (a user's kernel, a newer build's family):
       // kept, for the build or the kernel file that knows it.
-      const FamilyPart* part = find_family(r.family);
-      return part && !part->spec().is_current(r.template_hash);
+      return !is_current(r);
     });
     std::printf("pruned %zu stale record(s) from %s\n", n, db.path().c_str());
   });
@@ -240,9 +249,19 @@ void add_recover(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   recover->callback([args] {
     std::error_code ec;
     if (fs::equivalent(args->file, db_path(*args), ec)) throw Error("recover reads another file into the database; give --database");
-    const SalvageReport salvaged = salvage_records(args->file);
+    SalvageReport salvaged = salvage_records(args->file);
+    // What an import would reject is not stored either (a config its family does not
+    // have, or not for its problem).
+    std::vector<TuningRecord> valid;
+    for (auto& r : salvaged.records) {
+      if (const auto why = check_against_family(r))
+        salvaged.unreadable.push_back(r.family + " " + shape_to_string(r.shape) + ": " + *why);
+      else
+        valid.push_back(std::move(r));
+    }
+    salvaged.records = std::move(valid);
     Database db(db_path(*args));
-    const std::size_t stored = db.put_all(salvaged.records);
+    const std::size_t stored = db.put_all(salvaged.records, is_current);
     for (const auto& why : salvaged.unreadable) std::printf("lost: %s\n", why.c_str());
     std::printf("%zu record(s) read from %s, %zu stored in %s (others: a faster record was already there), "
                 "%zu unreadable\n",

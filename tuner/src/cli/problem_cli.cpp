@@ -2,6 +2,7 @@
 
 #include "workload/capture_replay.hpp"
 
+#include <ktune/generator/json.hpp>
 #include <ktune/error.hpp>
 #include "measure/user_kernel_harness.hpp"
 
@@ -64,7 +65,7 @@ bool names_a_problem(const ProblemArgs& p) {
 
 ProblemArgs record_problem(const std::string& json, const ProblemArgs& given) {
   if (names_a_problem(given)) throw Error("give one problem or --record JSON, not both");
-  const auto j = nlohmann::json::parse(json, nullptr, false);
+  const auto j = parse_json(json);
   TuningRecord r;
   try {
     if (j.is_discarded() || !j.is_object()) throw Error("not a JSON object");

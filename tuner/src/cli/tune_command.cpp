@@ -5,6 +5,7 @@
 #include "workload/workload.hpp"
 #include "workload/workload_pool.hpp"
 
+#include <ktune/generator/json.hpp>
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
 #include <ktune/generator/settings.hpp>
@@ -76,7 +77,7 @@ constexpr const char* k_faulted_env = "KTUNE_FAULTED_CONFIGS";
 std::map<std::string, std::string> faulted_configs() {
   const std::string text = settings::faulted_configs();
   if (text.empty()) return {};
-  const auto j = nlohmann::json::parse(text, nullptr, false);
+  const auto j = parse_json(text);
   if (!j.is_object()) throw Error(std::string(k_faulted_env) + " is not a JSON object of config -> reason");
   return j.get<std::map<std::string, std::string>>();
 }

@@ -10,8 +10,8 @@ namespace ktune {
 //   sees half a file; the temporary is removed on any failure;
 // - a symbolic link is followed: its target is replaced that way, the link stays;
 // - a character device or FIFO (/dev/stdout, a pipe) is written directly;
-// - a directory, another kind of file, or a SQLite database (an export given
-//   `-o tuning.db`) is refused.
+// - a directory, another kind of file, a SQLite database (an export given
+//   `-o tuning.db`) or one's -wal, -shm or -journal file (existing or not) is refused.
 // Every write, sync and close is checked (a full disk is an error). Throws ktune::Error.
 void write_output_file(const std::filesystem::path& path, const std::string& text);
 

@@ -1,6 +1,7 @@
 #include <ktune/tuner/recorded_run.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/generator/json.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -23,7 +24,7 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
   const KernelSpec* spec = nullptr;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    nlohmann::json j = parse_json(line);
     if (j.is_discarded() || !j.is_object() || !j.contains("type")) {
       ++run.bad_lines;
       continue;

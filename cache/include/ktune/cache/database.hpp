@@ -51,9 +51,13 @@ struct TuningRecord {
   // file that SQLite's own checks cannot see is caught per record. from_stored throws
   // ktune::Error on a checksum mismatch (records stored before checksums have none).
   std::string to_stored() const;
-  static TuningRecord from_stored(const std::string& text);
+  // `legacy`: a record of a schema before checksums (read only by the migration); any
+  // other stored record without its checksum is damaged.
+  static TuningRecord from_stored(const std::string& text, bool legacy = false);
+  // The times a GPU kernel can take: a denormal or 1e-300 us would beat every real time.
+  static constexpr double min_median_us = 1e-3, max_median_us = 1e12;
   // Why the record is not one a tuner could have measured (empty or non-positive
-  // shape, a time that is not a positive finite number, an alignment that is not a
+  // shape, a time outside [min_median_us, max_median_us], an alignment that is not a
   // power of two up to 16, an empty key field), or nullopt. Checked by put and import.
   std::optional<std::string> invalid() const;
 };
@@ -129,13 +133,20 @@ class Database {
   // went, how many records were copied back and how many were lost.
   const std::optional<std::string>& recovered_from() const { return recovered_from_; }
 
-  // Stores the record unless one for the same key is faster and tuned on the same
-  // template (a stored record with an invalid time never counts as faster). Returns
-  // whether it was stored; an invalid record is a ktune::Error.
+  // Whether a record was tuned on a template this ktune builds (the record's family's
+  // KernelSpec::is_current); the cache itself does not know the templates.
+  using IsCurrent = std::function<bool(const TuningRecord&)>;
+  // Stores the record unless the one stored under the same key wins: a record of a
+  // current template beats one of another template whatever their times, and of two
+  // records both current (or neither) the faster stays (a stored record with an invalid
+  // time never counts as faster). Without `current`, the record given is taken as
+  // current and a stored one as current only when it has the same template hash (the
+  // tuner's own results). Returns whether it was stored; an invalid record is a
+  // ktune::Error.
   bool put(const TuningRecord& record);
   // put for many records in one transaction (all stored or, on an error, none);
   // returns how many were stored.
-  std::size_t put_all(const std::vector<TuningRecord>& records);
+  std::size_t put_all(const std::vector<TuningRecord>& records, const IsCurrent& current = {});
   std::optional<TuningRecord> get(const std::string& device_key, const std::string& family, const std::string& variant,
                                   const std::string& dtype, const std::vector<std::int64_t>& shape,
                                   std::int64_t align) const;
@@ -154,7 +165,8 @@ class Database {
   // when given, checks a record's family and config, e.g. against the family's space),
   // and a ktune::Error lists each rejected record with its reason.
   std::size_t import_json(const nlohmann::json& doc,
-                          const std::function<std::optional<std::string>(const TuningRecord&)>& valid_config = {});
+                          const std::function<std::optional<std::string>(const TuningRecord&)>& valid_config = {},
+                          const IsCurrent& current = {});
   // A self-contained copy for shipping with an application: one file, not in WAL mode,
   // read-only (0444), that opens read-only on a read-only mount. `dest` must not exist.
   void write_shipping_copy(const std::filesystem::path& dest) const;

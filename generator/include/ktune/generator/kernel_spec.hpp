@@ -21,6 +21,7 @@ struct Tunable {
 struct Derived {
   std::string name;
   Expr expr;
+  int line = 0;  // of its `// @derive` line
 };
 
 // The one description of a kernel family, parsed from the `// @...` header block of
@@ -81,10 +82,11 @@ class KernelSpec {
     bool block = false, grid = false;
   };
   void read_directive(const std::string& key, const std::string& rest, int line_no, const Fail& fail, Launches& seen);
-  void read_declaration(const std::string& key, const std::string& rest, const Fail& fail);  // type, tune, derive
+  void read_declaration(const std::string& key, const std::string& rest, int line_no, const Fail& fail);  // type, tune, derive
   void read_launch(const std::string& rest, const Fail& fail, Launches& seen);
   void read_compatible(const std::string& rest, const Fail& fail);
   void check_complete(const Launches& seen) const;
+  void check_evaluation_cost() const;
 
   std::string family_, entry_, type_param_, type_kind_, source_, source_hash_;
   std::vector<Tunable> tunables_;

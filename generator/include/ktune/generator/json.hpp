@@ -1,0 +1,16 @@
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string_view>
+
+namespace ktune {
+
+// JSON that a file, a database, a log or a bundle gives, parsed with a bound on its
+// nesting: nlohmann's parser is iterative, but dump() and the value's consumers recurse,
+// so a value nested 300k deep parsed fine and crashed whatever printed it. Returns a
+// discarded value (is_discarded()) for text that is not JSON or nests deeper than
+// max_depth; every ktune document nests a few levels.
+constexpr int json_max_depth = 64;
+nlohmann::json parse_json(std::string_view text, int max_depth = json_max_depth);
+
+}  // namespace ktune
