@@ -92,7 +92,7 @@ Prefix read_prefix(std::ifstream& in, std::uintmax_t file_size, const fs::path& 
   in.read(reinterpret_cast<char*>(&p.version), 4);
   in.read(reinterpret_cast<char*>(&p.header_bytes), 4);
   if (p.version != k_capture_format)
-    fail(path, "capture format version " + std::to_string(p.version) + "; this ktune reads version " +
+    throw CaptureVersionError(path.string() + ": capture format version " + std::to_string(p.version) + "; this ktune reads version " +
                    std::to_string(k_capture_format));
   if (k_prefix + p.header_bytes > file_size)
     fail(path, "truncated: its header needs " + std::to_string(p.header_bytes) + " bytes, the file has " +
@@ -100,13 +100,72 @@ Prefix read_prefix(std::ifstream& in, std::uintmax_t file_size, const fs::path& 
   return p;
 }
 
+// The header's fields that readers take as given have their types: a listing or a
+// prune reads each bundle's header, and one malformed field must make that bundle
+// unusable, not stop the command.
+void check_header_fields(const nlohmann::json& j, const fs::path& path) {
+  const auto bad = [&](const std::string& field, const char* what) {
+    fail(path, "corrupted: its header's '" + field + "' is not " + what);
+  };
+  if (!j["kind"].is_string()) bad("kind", "a string");
+  for (const char* field : {"family", "variant", "dtype", "device", "captured_at", "source", "origin", "entry", "type",
+                            "content_hash"})
+    if (j.contains(field) && !j[field].is_string()) bad(field, "a string");
+  if (j.contains("shape")) {
+    if (!j["shape"].is_array() || j["shape"].size() > 16) bad("shape", "a list of sizes");
+    for (const auto& d : j["shape"])
+      if (!d.is_number_integer()) bad("shape", "a list of sizes");
+  }
+  if (j.contains("align") && !j["align"].is_number_integer()) bad("align", "an integer");
+  if (j.contains("problem")) {
+    if (!j["problem"].is_object()) bad("problem", "an object of integers");
+    for (const auto& [name, value] : j["problem"].items())
+      if (!value.is_number_integer()) bad("problem", "an object of integers");
+  }
+}
+
+// zlib's deflate compresses by 1032:1 at most, so a buffer whose declared size exceeds
+// that of its stored bytes is corrupted: nothing is allocated on its word.
+constexpr std::uint64_t k_max_inflation = 1032;
+
+void check_buffer_list(const nlohmann::json& buffers, const fs::path& path) {
+  for (const auto& b : buffers) {
+    const auto size = [&](const char* field) {
+      if (!b.is_object() || !b.contains(field) || !b[field].is_number_unsigned())
+        fail(path, "corrupted: its header's buffer list is malformed");
+      return b[field].get<std::uint64_t>();
+    };
+    if (!b.contains("name") || !b["name"].is_string() || !b.contains("phase") || !b["phase"].is_string() ||
+        !b.contains("hash") || !b["hash"].is_string())
+      fail(path, "corrupted: its header's buffer list is malformed");
+    const std::uint64_t stored = size("stored"), bytes = size("bytes");
+    if (bytes > 64 && (bytes - 64) / k_max_inflation > stored)  // (no product: it could wrap)
+      fail(path, "corrupted: buffer " + b["name"].get<std::string>() + " declares " + std::to_string(bytes) +
+                     " bytes from " + std::to_string(stored) + " stored (more than deflate can expand)");
+  }
+}
+
 nlohmann::json parse_header(const std::string& text, const fs::path& path) {
   auto j = parse_json(text);
   if (j.is_discarded() || !j.is_object() || !j.contains("kind") || !j.contains("buffers") || !j["buffers"].is_array())
     fail(path, "corrupted: its header is not a capture description");
+  check_header_fields(j, path);
+  check_buffer_list(j["buffers"], path);
   return j;
 }
 
+// What the writer's content_hash covers: the header as captured (without the two fields
+// the writer adds) and each buffer's hash, recomputed here from the data.
+std::string content_hash_of(const nlohmann::json& header, const std::vector<CaptureBuffer>& buffers) {
+  nlohmann::json described = header;
+  described.erase("buffers");
+  described.erase("content_hash");
+  std::uint64_t content = fnv1a64(described.dump());
+  for (const auto& b : buffers) content = fnv1a64(hex64(hash_of(b.bytes)), content);
+  return hex64(content);
+}
+
+// Sizes were checked against the file (check_buffer_list, read_capture) before this.
 CaptureBuffer read_buffer(std::ifstream& in, const nlohmann::json& b, const fs::path& path) {
   CaptureBuffer out;
   out.name = b.at("name").get<std::string>();
@@ -136,16 +195,14 @@ bool write_capture(const fs::path& path, CaptureBundle bundle) {
   if (fs::exists(path)) return false;
   std::vector<std::vector<unsigned char>> stored;
   nlohmann::json list = nlohmann::json::array();
-  std::uint64_t content = fnv1a64(bundle.header.dump());
+  const std::string content = content_hash_of(bundle.header, bundle.buffers);
   for (const auto& b : bundle.buffers) {
     stored.push_back(compress_bytes(b.bytes, path));
-    const std::uint64_t h = hash_of(b.bytes);
-    content = fnv1a64(hex64(h), content);
     list.push_back({{"name", b.name}, {"phase", b.phase}, {"bytes", b.bytes.size()}, {"stored", stored.back().size()},
-                    {"hash", hex64(h)}});
+                    {"hash", hex64(hash_of(b.bytes))}});
   }
   bundle.header["buffers"] = list;
-  bundle.header["content_hash"] = hex64(content);
+  bundle.header["content_hash"] = content;
   const std::string header = bundle.header.dump();
   const std::uint32_t version = k_capture_format, header_bytes = static_cast<std::uint32_t>(header.size());
   TempFile tmp(path);
@@ -174,7 +231,14 @@ CaptureBundle read_capture(const fs::path& path, bool with_data) {
   bundle.header = parse_header(text, path);
   std::uintmax_t expected = k_prefix + prefix.header_bytes;
   try {
-    for (const auto& b : bundle.header["buffers"]) expected += b.at("stored").get<std::uintmax_t>();
+    for (const auto& b : bundle.header["buffers"]) {
+      const std::uintmax_t stored = b.at("stored").get<std::uintmax_t>();
+      if (stored > file_size) fail(path, "truncated: buffer " + b.at("name").get<std::string>() + " needs " +
+                                             std::to_string(stored) + " bytes, the file has " + std::to_string(file_size));
+      expected += stored;  // never wraps: both terms are at most the file's size
+      if (expected > file_size)
+        fail(path, "truncated: " + std::to_string(file_size) + " bytes, less than its buffers need");
+    }
   } catch (const nlohmann::json::exception&) {
     fail(path, "corrupted: its header's buffer list is malformed");
   }
@@ -188,6 +252,7 @@ CaptureBundle read_capture(const fs::path& path, bool with_data) {
   } catch (const nlohmann::json::exception&) {
     fail(path, "corrupted: its header's buffer list is malformed");
   }
+  bundle.content_hash = content_hash_of(bundle.header, bundle.buffers);
   return bundle;
 }
 

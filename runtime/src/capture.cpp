@@ -157,7 +157,7 @@ nlohmann::json Capture::header(const TuningProblem& p, const DeviceInfo& dev, co
 }
 
 void Capture::problem(const TuningProblem& p, const DeviceInfo& dev) {
-  if (const auto path = claim(p)) write(*path, CaptureBundle{header(p, dev, "problem"), {}}, p.describe());
+  if (const auto path = claim(p)) write(*path, CaptureBundle{header(p, dev, "problem"), {}, {}}, p.describe());
 }
 
 }  // namespace ktune

@@ -67,7 +67,7 @@ TEST_F(CaptureTest, TheCapIsKeptAndABundleIsWrittenOnce) {
   const TuningProblem p = problem("transpose", 300);
   const auto path = cap->claim(p);
   ASSERT_TRUE(path.has_value());
-  CaptureBundle b{Capture::header(p, DeviceInfo{}, "problem"), {}};
+  CaptureBundle b{Capture::header(p, DeviceInfo{}, "problem"), {}, {}};
   cap->write(*path, b, p.describe());
   cap->flush();
   ASSERT_TRUE(fs::exists(*path));
@@ -84,7 +84,7 @@ TEST_F(CaptureTest, AFolderThatCannotBeMadeIsLoggedNotThrown) {
   const TuningProblem p = problem("transpose", 5);
   const auto path = cap->claim(p);
   ASSERT_TRUE(path.has_value());
-  cap->write(*path, CaptureBundle{Capture::header(p, DeviceInfo{}, "problem"), {}}, p.describe());
+  cap->write(*path, CaptureBundle{Capture::header(p, DeviceInfo{}, "problem"), {}, {}}, p.describe());
   cap->flush();  // the writer logged why; nothing thrown, nothing written
   EXPECT_FALSE(fs::exists(*path));
 }

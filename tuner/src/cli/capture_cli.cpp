@@ -43,7 +43,7 @@ void list(const CaptureArgs& a) {
       const CaptureBundle b = read_capture(file, false);
       std::printf("%-60s %-7s %9s  %s\n", file.filename().c_str(), b.header.value("kind", std::string("?")).c_str(),
                   megabytes(fs::file_size(file)).c_str(), capture_summary(b).c_str());
-    } catch (const CaptureError& e) {
+    } catch (const std::exception& e) {  // a CaptureError, or one file's I/O: the others are still listed
       std::printf("%-60s UNUSABLE: %s\n", file.filename().c_str(), e.what());
       ++bad;
     }
@@ -72,13 +72,14 @@ bool abandoned_temporary(const fs::path& file) {
 }
 
 // Why a bundle can go, or empty: unusable (proven: it does not read), a copy of an
-// earlier one (same content hash), or its problem has one of `stored` (--tuned).
+// earlier one (the same content, its hash recomputed by read_capture), or its problem has
+// one of `stored` (--tuned). A bundle of another format version is kept: a newer ktune
+// reads it.
 std::string prune_reason(const fs::path& file, std::map<std::string, fs::path>& seen,
                          const std::vector<TuningRecord>& stored) {
   try {
     const CaptureBundle b = read_capture(file);
-    const std::string content = b.header.value("content_hash", std::string());
-    const auto [it, first] = seen.emplace(content, file);
+    const auto [it, first] = seen.emplace(b.content_hash, file);
     if (!first) return "a copy of " + it->second.filename().string();
     const auto& h = b.header;
     for (const auto& r : stored)
@@ -86,8 +87,14 @@ std::string prune_reason(const fs::path& file, std::map<std::string, fs::path>& 
           r.shape == h.value("shape", std::vector<std::int64_t>{}))
         return "tuned (stored for " + r.device_name + ")";
     return "";
+  } catch (const CaptureVersionError& e) {
+    std::printf("kept %s: %s\n", file.filename().c_str(), e.what());
+    return "";
   } catch (const CaptureError& e) {
     return std::string("unusable: ") + e.what();
+  } catch (const std::exception& e) {  // not proven damaged (memory, I/O): kept
+    std::printf("kept %s: cannot read it now: %s\n", file.filename().c_str(), e.what());
+    return "";
   }
 }
 

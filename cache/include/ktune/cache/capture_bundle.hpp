@@ -24,6 +24,11 @@ class CaptureError : public Error {
  public:
   using Error::Error;
 };
+// A bundle of a format version this ktune does not read: not damaged (prune keeps it).
+class CaptureVersionError : public CaptureError {
+ public:
+  using CaptureError::CaptureError;
+};
 
 struct CaptureBuffer {
   std::string name;   // the kernel argument
@@ -36,6 +41,9 @@ struct CaptureBundle {
   // built-in call: its record key); the writer adds "buffers" and "content_hash".
   nlohmann::json header;
   std::vector<CaptureBuffer> buffers;
+  // Recomputed by read_capture (with data) from the header and the buffers' bytes: what
+  // tells copies apart, whatever the header's own "content_hash" says.
+  std::string content_hash;
 
   const CaptureBuffer* find(const std::string& name, const std::string& phase) const;
 };
