@@ -41,7 +41,9 @@ class Scale {
     if (log_) {
       const double a = std::pow(10, lo_), b = std::pow(10, hi_);
       const bool dense = hi_ - lo_ < 1.5;  // within a decade and a half: 1-2-5 steps
-      for (double d = std::pow(10, std::floor(lo_)); d <= b * 1.0001; d *= 10)
+      // (bounded: at a range near the doubles' ends d underflows to 0 or stops growing)
+      int decades = 0;
+      for (double d = std::pow(10, std::floor(lo_)); d > 0 && d <= b * 1.0001 && decades < 700; d *= 10, ++decades)
         for (double m : {1.0, 2.0, 5.0})
           if ((m == 1 || dense) && d * m >= a * 0.9999 && d * m <= b * 1.0001) out.push_back(d * m);
       if (out.size() >= 3) return out;
@@ -56,7 +58,12 @@ class Scale {
     if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) return {std::isfinite(lo) ? lo : 0.0};  // nothing to step
     const double raw = (hi - lo) / 5, mag = std::pow(10, std::floor(std::log10(raw)));
     const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
-    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(t);
+    const double first = std::ceil(lo / step) * step;  // steps counted, not summed: t += step can stall
+    for (int k = 0; k <= 20; ++k) {
+      const double t = first + k * step;
+      if (!(t <= hi + step * 1e-9)) break;
+      out.push_back(t);
+    }
     return out;
   }
   double f(double v) const { return log_ ? std::log10(v) : v; }

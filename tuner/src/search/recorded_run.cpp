@@ -1,5 +1,6 @@
 #include <ktune/tuner/recorded_run.hpp>
 
+#include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
 #include <ktune/generator/json.hpp>
 
@@ -16,6 +17,66 @@ std::optional<std::size_t> RecordedRun::best() const {
     if (median_us[i] && (!b || *median_us[i] < *median_us[*b])) b = i;
   return b;
 }
+
+namespace {
+
+// The fields of a log line that `ktune log` reads, with their JSON types: a line whose
+// field has another type is bad (a header: the log is unreadable; another line: skipped
+// and counted), never an exception from the JSON library in the middle of a listing.
+enum class Field { string, number, integer, object, array };
+
+void expect(const nlohmann::json& j, const char* name, Field kind, bool required = false) {
+  if (!j.contains(name)) {
+    if (required) throw Error(std::string("no '") + name + "'");
+    return;
+  }
+  const nlohmann::json& v = j[name];
+  const bool ok = kind == Field::string    ? v.is_string()
+                  : kind == Field::number  ? v.is_number()
+                  : kind == Field::integer ? v.is_number_integer()
+                  : kind == Field::object  ? v.is_object()
+                                           : v.is_array();
+  static const char* const names[] = {"a string", "a number", "an integer", "an object", "a list"};
+  if (!ok) throw Error(std::string("'") + name + "' is not " + names[static_cast<int>(kind)]);
+}
+
+void check_header(const nlohmann::json& j) {
+  expect(j, "dtype", Field::string, true);
+  expect(j, "shape", Field::array, true);
+  for (const auto& d : j["shape"])
+    if (!d.is_number_integer()) throw Error("'shape' is not a list of integers");
+  expect(j, "kernel_source", Field::string);
+  expect(j, "family", Field::string, !j.contains("kernel_source"));
+  for (const char* name : {"run", "strategy", "started"}) expect(j, name, Field::string);
+  expect(j, "device", Field::object);
+  if (j.contains("device")) expect(j["device"], "name", Field::string);
+  expect(j, "ceiling", Field::object);
+  if (j.contains("ceiling")) {
+    expect(j["ceiling"], "gbps", Field::number);
+    for (const char* name : {"what", "unit"}) expect(j["ceiling"], name, Field::string);
+  }
+}
+
+void check_candidate(const nlohmann::json& j) {
+  expect(j, "status", Field::string, true);
+  expect(j, "reason", Field::string);
+  for (const char* name : {"t_s", "gbps", "ceiling_fraction", "compile_ms"}) expect(j, name, Field::number);
+  for (const char* name : {"index", "registers", "smem_bytes", "spill_bytes"}) expect(j, name, Field::integer);
+  expect(j, "timing", Field::object, j["status"] == "ok");
+  if (j.contains("timing"))
+    for (const char* name : {"median_us", "ci_pct", "samples"}) expect(j["timing"], name, Field::number);
+}
+
+void check_closing(const nlohmann::json& j) {
+  expect(j, "seconds", Field::number);
+  expect(j, "winner", Field::object);
+  if (j.contains("winner")) {
+    expect(j["winner"], "timing", Field::object, true);
+    expect(j["winner"]["timing"], "median_us", Field::number);
+  }
+}
+
+}  // namespace
 
 RecordedRun read_search_log(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -34,22 +95,27 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
     try {
       type = j.at("type").get<std::string>();
       if (type == "header") {
+        check_header(j);
         run.header = j;
         spec = &run_spec(j);
         const auto dtype = parse_dtype(j.at("dtype").get<std::string>());
         if (!dtype) throw Error("unknown dtype '" + j.at("dtype").get<std::string>() + "'");
         run.dtype = *dtype;
       } else if (type == "candidate" && spec) {
+        check_candidate(j);
         Config c = config_from_older_json(*spec, j.at("config"));
         std::optional<double> t;
         if (j.at("status") == "ok") {
           t = j.at("timing").at("median_us").get<double>();
-          if (!std::isfinite(*t) || *t <= 0) throw Error("median_us " + std::to_string(*t) + " is not a positive time");
+          // (a denormal time made `log report`'s axis loop forever, and beat every real one)
+          if (!(*t >= TuningRecord::min_median_us && *t <= TuningRecord::max_median_us))
+            throw Error("median_us " + nlohmann::json(*t).dump() + " is not a time a kernel takes");
         }
         run.configs.push_back(std::move(c));
         run.median_us.push_back(t);
         run.candidates.push_back(std::move(j));
       } else if (type == "closing" && spec) {
+        check_closing(j);
         if (j.contains("winner")) run.winner = config_from_older_json(*spec, j["winner"].at("config"));
         run.closing = j;
       }
