@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the tuning-database loader and importer, then the search-log reader, each for
-# a bounded time with libFuzzer (Debian's clang):
+# Fuzzes the tuning-database loader and importer, the search-log reader, the `// @`
+# description parser and expression evaluator, and the capture-bundle reader, each for a
+# bounded time with libFuzzer (Debian's clang):
 #   bash scripts/fuzz.sh [SECONDS] [SEED_DB]
 # Builds an instrumented copy in build-fuzz/ (clang -O1, -fsanitize=fuzzer-no-link,address),
 # seeds the corpus with a healthy database and export, and fails on any crash.
@@ -13,7 +14,7 @@ if ! command -v clang++ > /dev/null; then echo "fuzz.sh: clang++ is required (ap
 # in CI), and crash reports still name file and line.
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None -DKTUNE_BUILD_TESTS=OFF \
   -DKTUNE_FUZZ=ON -DKTUNE_WERROR=OFF -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fsanitize=fuzzer-no-link,address" > /dev/null
-cmake --build build-fuzz --target database_fuzz log_fuzz -j "$(nproc)" > /dev/null
+cmake --build build-fuzz --target database_fuzz log_fuzz description_fuzz capture_fuzz -j "$(nproc)" > /dev/null
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 printf '{"ktune_schema": 1, "records": [{"device_key": "d", "family": "transpose", "dtype": "f32", "shape": [8, 8], "align": 4, "median_us": 1.0, "template_hash": "0", "config": {"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0}}]}' > "$corpus/seed.json"
@@ -28,3 +29,14 @@ logs=$(mktemp -d)
 trap 'rm -rf "$corpus" "$logs"' EXIT
 head -40 tests/data/transpose-f32-8191x4097.jsonl > "$logs/seed.jsonl"  # a header and real candidate lines
 ./build-fuzz/tests/fuzz/log_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$logs" 2>&1 | tail -5
+descriptions=$(mktemp -d)
+trap 'rm -rf "$corpus" "$logs" "$descriptions"' EXIT
+for f in templates/*/*.cuh tests/data/user_kernels/*.cu examples/*/*.cu; do cp "$f" "$descriptions/$(echo "$f" | tr / _)"; done
+./build-fuzz/tests/fuzz/description_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+  "$descriptions" 2>&1 | tail -5
+bundles=$(mktemp -d)
+trap 'rm -rf "$corpus" "$logs" "$descriptions" "$bundles"' EXIT
+python3 tests/cli/make_capture.py kernel tests/data/user_kernels/scale.cu 100 "$bundles/scale.ktcap"
+python3 tests/cli/make_capture.py problem '{"family":"transpose","variant":"","dtype":"f32","shape":[10,15]}' \
+  "$bundles/transpose.ktcap"
+./build-fuzz/tests/fuzz/capture_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$bundles" 2>&1 | tail -5

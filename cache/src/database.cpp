@@ -21,7 +21,7 @@ bool replaces(const TuningRecord& incoming, const std::string& stored_hash, doub
   const bool incoming_current = current ? current(incoming) : true;
   const bool stored_current = current ? current(stored) : stored_hash == incoming.template_hash;
   if (incoming_current != stored_current) return incoming_current;
-  return incoming.median_us < stored_us || !(stored_us >= TuningRecord::min_median_us);
+  return incoming.median_us < stored_us || !plausible_kernel_time(stored_us);
 }
 
 }  // namespace

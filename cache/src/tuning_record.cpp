@@ -106,7 +106,7 @@ std::optional<std::string> TuningRecord::invalid() const {
       return "shape " + nlohmann::json(shape).dump() + " has a size outside 1 .. 2^31-1";
   if (align < 1 || align > 16 || (align & (align - 1)) != 0)
     return "align " + std::to_string(align) + " is not a power of two from 1 to 16";
-  if (!(median_us >= min_median_us && median_us <= max_median_us))
+  if (!plausible_kernel_time(median_us))
     return "median_us " + nlohmann::json(median_us).dump() + " is not a time a kernel takes (1e-3 to 1e12 us)";
   if (!std::isfinite(spread_pct) || spread_pct < 0 || !std::isfinite(rate) || rate < 0 || !std::isfinite(ceiling_fraction) ||
       ceiling_fraction < 0)

@@ -6,6 +6,7 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
 #include <ktune/generator/hash.hpp>
+#include <ktune/generator/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -23,8 +24,11 @@ using description::split_top;
 using description::trim;
 
 Value parse_value(const std::string& s) {
-  if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (s.size() > 18) throw InvalidArgument("value " + s.substr(0, 40) + " is larger than 10^18");
     return static_cast<std::int64_t>(std::stoll(s));
+  }
+  if (!is_identifier(s) || s.size() > 64) throw InvalidArgument("value '" + s.substr(0, 40) + "' is not a number or a name");
   return s;
 }
 
@@ -67,6 +71,7 @@ struct LineError : InvalidArgument {
 }  // namespace
 
 KernelSpec KernelSpec::parse(std::string_view source) {
+  if (!is_valid_utf8(source)) throw InvalidArgument("kernel description: the source is not UTF-8 text");
   KernelSpec spec;
   spec.source_ = std::string(source);
   spec.source_hash_ = hex64(fnv1a64(source));
@@ -100,6 +105,8 @@ KernelSpec KernelSpec::parse(std::string_view source) {
 void KernelSpec::read_directive(const std::string& key, const std::string& rest, int line_no, const Fail& fail,
                                 Launches& seen) {
   if (key == "kernel") {
+    // The name becomes part of file names (search logs, bundles): a plain identifier.
+    if (!is_identifier(rest) || rest.size() > 64) fail("'" + rest.substr(0, 80) + "' is not a name (letters, digits, _; 64 at most)");
     family_ = rest;
   } else if (key == "entry") {
     entry_ = rest;

@@ -1,6 +1,7 @@
 #include <ktune/generator/space.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/generator/json.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -73,6 +74,7 @@ std::string config_to_string(const KernelSpec& spec, const Config& config) {
 }
 
 Config config_from_string(const KernelSpec& spec, const std::string& text) {
+  if (!is_valid_utf8(text)) throw InvalidArgument("config: not UTF-8 text");
   nlohmann::json j = nlohmann::json::object();
   std::size_t pos = 0;
   while (pos < text.size()) {

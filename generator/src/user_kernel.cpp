@@ -174,6 +174,9 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
         if (d.key == "problem") {
           for (const auto& v : split_top(d.text, ',')) {
             if (!is_identifier(v)) throw InvalidArgument("'" + v + "' is not a name");
+            if (v == "align" || v == "elem_bytes" || DeviceLimits{}.get(v))
+              throw InvalidArgument("'" + v + "' is a name ktune defines (the alignment class, the element size, "
+                                    "a device limit); choose another");
             if (std::find(k->variables.begin(), k->variables.end(), v) != k->variables.end())
               throw InvalidArgument("variable " + v + " is declared twice");
             k->variables.push_back(v);
@@ -188,6 +191,10 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
         throw InvalidArgument("line " + std::to_string(d.line) + " '// @" + d.key + " " + d.text + "': " + e.what());
       }
     }
+    if (k->variables.size() > k_max_problem_variables || k->args.size() > k_max_kernel_args)
+      throw InvalidArgument(std::to_string(k->variables.size()) + " problem variables and " +
+                            std::to_string(k->args.size()) + " arguments: a user's kernel has at most " +
+                            std::to_string(k_max_problem_variables) + " and " + std::to_string(k_max_kernel_args));
     if (!k->reference.empty() && !(have_block && have_grid))
       throw InvalidArgument("'@verify reference' needs '@verify block = (...)' and '@verify grid = (...)'");
     check_declaration(*k);
@@ -200,9 +207,15 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
 std::shared_ptr<const UserKernel> load_user_kernel(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InvalidArgument("cannot read kernel file " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_user_kernel(text.str(), path);
+  // Read with a bound: /dev/zero, a pipe or a huge file is no kernel source.
+  std::string text(k_max_kernel_file_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > k_max_kernel_file_bytes)
+    throw InvalidArgument(path + ": larger than " + std::to_string(k_max_kernel_file_bytes >> 20) +
+                          " MiB; not a kernel source");
+  if (text.find('\0') != std::string::npos) throw InvalidArgument(path + ": holds NUL bytes; not a kernel source");
+  return parse_user_kernel(text, path);
 }
 
 DType default_type(const UserKernel& k) {
@@ -217,11 +230,14 @@ UserProblem bind_user_problem(const UserKernel& k, const std::vector<std::string
   UserProblem p;
   std::vector<std::optional<std::int64_t>> values(k.variables.size());
   p.type = default_type(k);
+  bool type_given = false;
   for (const auto& a : assignments) {
     const std::size_t eq = a.find('=');
     const std::string name = trim(a.substr(0, eq)), value = eq == std::string::npos ? "" : trim(a.substr(eq + 1));
     if (eq == std::string::npos || name.empty()) throw InvalidArgument("bad --problem '" + a + "': expected NAME=VALUE");
     if (name == k.spec.type_parameter()) {
+      if (type_given) throw InvalidArgument("--problem " + name + " is given twice");
+      type_given = true;
       const auto d = parse_dtype(value);
       const auto& choices = k.spec.type_choices();
       if (!d || std::find(choices.begin(), choices.end(), *d) == choices.end())

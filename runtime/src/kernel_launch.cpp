@@ -13,7 +13,7 @@
 namespace ktune {
 namespace {
 
-constexpr std::size_t k_max_variables = 8, k_max_args = 32;
+constexpr std::size_t k_max_variables = k_max_problem_variables, k_max_args = k_max_kernel_args;
 
 // A C++ type as user kernels name it (user_type_name: "float", "long long", ...), or a
 // dtype name.

@@ -2,6 +2,7 @@
 // ktune::Error; nothing crashes, hangs or throws anything else, and every candidate read
 // has a config of its family's tunables and a positive time.
 #include <ktune/error.hpp>
+#include <ktune/generator/kernel_time.hpp>
 #include <ktune/tuner/recorded_run.hpp>
 
 #include <unistd.h>
@@ -22,8 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const ktune::RecordedRun run = ktune::read_search_log(file);
     if (run.configs.size() != run.median_us.size() || run.configs.size() != run.candidates.size()) std::abort();
     for (const auto& t : run.median_us)
-      if (t && !(std::isfinite(*t) && *t > 0)) std::abort();
+      if (t && !ktune::plausible_kernel_time(*t)) std::abort();
     (void)run.best();
+    (void)run.header.dump();  // what log show and export print: the depth bound holds
+    for (const auto& c : run.candidates) (void)c.dump();
   } catch (const ktune::Error&) {
   }
   return 0;

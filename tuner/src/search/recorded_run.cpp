@@ -1,8 +1,8 @@
 #include <ktune/tuner/recorded_run.hpp>
 
-#include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
 #include <ktune/generator/json.hpp>
+#include <ktune/generator/kernel_time.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -108,7 +108,7 @@ RecordedRun read_search_log(const std::filesystem::path& path) {
         if (j.at("status") == "ok") {
           t = j.at("timing").at("median_us").get<double>();
           // (a denormal time made `log report`'s axis loop forever, and beat every real one)
-          if (!(*t >= TuningRecord::min_median_us && *t <= TuningRecord::max_median_us))
+          if (!plausible_kernel_time(*t))
             throw Error("median_us " + nlohmann::json(*t).dump() + " is not a time a kernel takes");
         }
         run.configs.push_back(std::move(c));

@@ -1,4 +1,5 @@
 #pragma once
+#include <ktune/generator/kernel_time.hpp>
 #include <ktune/generator/dtype.hpp>
 
 #include <sys/types.h>
@@ -54,10 +55,8 @@ struct TuningRecord {
   // `legacy`: a record of a schema before checksums (read only by the migration); any
   // other stored record without its checksum is damaged.
   static TuningRecord from_stored(const std::string& text, bool legacy = false);
-  // The times a GPU kernel can take: a denormal or 1e-300 us would beat every real time.
-  static constexpr double min_median_us = 1e-3, max_median_us = 1e12;
   // Why the record is not one a tuner could have measured (empty or non-positive
-  // shape, a time outside [min_median_us, max_median_us], an alignment that is not a
+  // shape, a time outside plausible_kernel_time, an alignment that is not a
   // power of two up to 16, an empty key field), or nullopt. Checked by put and import.
   std::optional<std::string> invalid() const;
 };

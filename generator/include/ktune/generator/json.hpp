@@ -13,4 +13,9 @@ namespace ktune {
 constexpr int json_max_depth = 64;
 nlohmann::json parse_json(std::string_view text, int max_depth = json_max_depth);
 
+// Whether text is valid UTF-8: a JSON string that is not cannot be dumped (nlohmann
+// throws), so text that becomes one (a kernel source in a search log, a config given on
+// the command line) is checked where it comes in.
+bool is_valid_utf8(std::string_view text);
+
 }  // namespace ktune

@@ -48,6 +48,11 @@ struct Tolerance {
   double value = 0;
 };
 
+// What a user's kernel may declare (the runtime's launch keeps them in fixed arrays),
+// and the largest kernel file read.
+constexpr std::size_t k_max_problem_variables = 8, k_max_kernel_args = 32;
+constexpr std::size_t k_max_kernel_file_bytes = std::size_t{16} << 20;
+
 struct UserKernel {
   KernelSpec spec;
   std::string origin;  // the file, for messages
