@@ -126,6 +126,7 @@ void KernelSpec::read_directive(const std::string& key, const std::string& rest,
   } else if (key == "compatible") {
     read_compatible(rest, fail);
   } else if (key == "require") {
+    if (requires_.size() == k_max_requirements) fail("more than " + std::to_string(k_max_requirements) + " @require lines");
     requires_.push_back(Expr::parse(rest));
   } else if (key == "launch") {
     read_launch(rest, fail, seen);
@@ -152,6 +153,7 @@ void KernelSpec::read_declaration(const std::string& key, const std::string& res
         type_choices_.push_back(*parse_dtype(d));
       }
   } else if (key == "derive") {
+    if (derived_.size() == k_max_derived) fail("more than " + std::to_string(k_max_derived) + " @derive lines");
     derived_.push_back({name, Expr::parse(rhs), line_no});
   } else {
     Tunable tunable{name, {}};
@@ -160,6 +162,9 @@ void KernelSpec::read_declaration(const std::string& key, const std::string& res
       tunable.values.push_back(parse_value(v));
     }
     if (tunable_index(name) >= 0) fail("tunable declared twice");
+    if (tunables_.size() == k_max_tunables) fail("more than " + std::to_string(k_max_tunables) + " tunables");
+    if (tunable.values.size() > k_max_tunable_values)
+      fail(std::to_string(tunable.values.size()) + " values; a tunable has at most " + std::to_string(k_max_tunable_values));
     tunables_.push_back(std::move(tunable));
   }
 }

@@ -159,7 +159,8 @@ bool rejects(const Expr& requirement, const Scope& scope) {
 
 }  // namespace
 
-std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem) {
+std::size_t for_each_config(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem,
+                            const std::function<bool(const Config&)>& visit) {
   // Each requirement is checked as soon as the tunables it reads have values, so a
   // subtree of the cartesian product that one rejects is never walked (the GEMM spaces
   // are millions of combinations, a few thousand valid). The whole config is checked
@@ -169,22 +170,48 @@ std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device
     std::set<std::string> visiting;
     checks[static_cast<std::size_t>(std::max(0, last_tunable_read(spec, r, visiting)))].push_back(&r);
   }
-  std::vector<Config> out;
+  std::size_t count = 0;
+  bool stopped = false;
   Config config(spec.tunables().size());
   const Scope scope = make_scope(spec, config, device, problem);
-  std::function<void(std::size_t)> walk = [&](std::size_t i) {
+  std::function<void(std::size_t)> walk = [&](std::size_t i) {  // (as deep as there are tunables: at most 64)
     if (i == config.size()) {
-      if (!why_invalid(spec, config, device, problem)) out.push_back(config);
+      if (!why_invalid(spec, config, device, problem)) {
+        ++count;
+        stopped = !visit(config);
+      }
       return;
     }
     for (const auto& v : spec.tunables()[i].values) {
+      if (stopped) return;
       config[i] = v;
       if (std::none_of(checks[i].begin(), checks[i].end(), [&](const Expr* r) { return rejects(*r, scope); }))
         walk(i + 1);
     }
   };
   walk(0);
+  return count;
+}
+
+std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem) {
+  std::vector<Config> out;
+  for_each_config(spec, device, problem, [&](const Config& c) {
+    if (out.size() == k_max_space_configs)
+      throw InvalidArgument("the space of '" + spec.family() + "' has more than " + std::to_string(k_max_space_configs) +
+                            " valid configs at this problem, more than a search can time: narrow it with @require lines");
+    out.push_back(c);
+    return true;
+  });
   return out;
+}
+
+std::optional<Config> first_config(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem) {
+  std::optional<Config> first;
+  for_each_config(spec, device, problem, [&](const Config& c) {
+    first = c;
+    return false;
+  });
+  return first;
 }
 
 namespace {

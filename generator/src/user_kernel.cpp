@@ -322,8 +322,7 @@ TuningProblem user_tuning_problem(const UserKernel& k, const UserProblem& p) {
   if (k.trusted) {
     t.default_config = *k.trusted;
   } else {
-    const auto configs = enumerate(k.spec, DeviceLimits{}, t.problem);
-    if (!configs.empty()) t.default_config = configs.front();
+    if (auto first = first_config(k.spec, DeviceLimits{}, t.problem)) t.default_config = std::move(*first);
   }
   return t;
 }

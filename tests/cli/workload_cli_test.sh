@@ -51,4 +51,13 @@ if ! command -v nvidia-smi > /dev/null; then
   rc=$?
   [ $rc = 2 ] && grep -q "cannot tune here" "$dir/out" || fail "no GPU, --devices: rc=$rc $(cat "$dir/out")"
 fi
+# Issue 51 (7): a 20k-line workload is checked in memory of a few lines' problems (it
+# held every line's kernel source: 1 GB), and /dev/zero as a kernel is a clear error.
+python3 -c "import sys; open(sys.argv[1], 'w').write(''.join('transpose --dtype f32 --shape %dx%d\n' % (100 + i, 200 + i) for i in range(20000)))" "$dir/w20k.txt"
+out=$(ulimit -v 400000; "$ktune" tune --workload "$dir/w20k.txt" --budget-evals 1 2>&1 | tail -2)
+rc=$?
+grep -qE "cannot tune here|Tuning needs|\[1/20000\]" <<< "$out" || fail "20k-line workload: rc=$rc: $out"
+printf -- '--kernel /dev/zero --problem n=1\n' > "$dir/zero.txt"
+out=$("$ktune" tune --workload "$dir/zero.txt" --dry-run 2>&1)
+grep -q "zero.txt:1: /dev/zero: larger than 16 MiB" <<< "$out" || fail "/dev/zero as a kernel: $out"
 echo "workload_cli_test: ok"

@@ -408,5 +408,34 @@ TEST(Space, DefaultConfigIsValidForEveryProblem) {
       EXPECT_FALSE(why_invalid(spec(), transpose_default_config(spec()), DeviceLimits{}, problem(dt, r, c, 1)));
 }
 
+// Issue 51 (7): spaces were materialized whole (2^21 configs took 1.8 GB, 2^24 ended in
+// bad_alloc), even where only a count or the first config was needed.
+TEST(Space, LargeSpacesAreWalkedNotMaterialized) {
+  std::string text = "// @kernel k\n// @entry k\n";
+  std::string params;
+  for (int i = 0; i < 18; ++i) {
+    text += "// @tune t" + std::to_string(i) + " = 0, 1\n";
+    params += ", int t" + std::to_string(i);
+  }
+  text += "// @launch block = (1, 1, 1)\n// @launch grid = (1, 1, 1)\ntemplate <int x" + params + "> __global__ void k() {}\n";
+  const KernelSpec spec = KernelSpec::parse(text);
+  std::size_t seen = 0;
+  EXPECT_EQ(for_each_config(spec, DeviceLimits{}, Problem{}, [&](const Config&) { return ++seen < 10; }), 10u);
+  EXPECT_EQ(for_each_config(spec, DeviceLimits{}, Problem{}, [](const Config&) { return true; }), std::size_t{1} << 18);
+  try {
+    enumerate(spec, DeviceLimits{}, Problem{});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 200000 valid configs"), std::string::npos) << e.what();
+  }
+  const auto first = first_config(spec, DeviceLimits{}, Problem{});
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->size(), 18u);
+  // The description's own sizes are bounded too: the walk recurses once per tunable.
+  std::string many = "// @kernel k\n// @entry k\n";
+  for (int i = 0; i < 65; ++i) many += "// @tune t" + std::to_string(i) + " = 0\n";
+  EXPECT_THROW(KernelSpec::parse(many + "// @launch block = (1, 1, 1)\n// @launch grid = (1, 1, 1)\n"), Error);
+}
+
 }  // namespace
 }  // namespace ktune

@@ -123,5 +123,43 @@ TEST(UserKernel, RuntimeKernelChecksItsDeclaration) {
             std::string::npos);
 }
 
+// Issue 51 (14): what passed `space` and `--dry-run` and failed only at run time, or
+// failed with a raw library error, is refused when the description is read.
+TEST(UserKernel, HostileDeclarationsAreRefusedWhenRead) {
+  const std::string scale = file_text(k_scale);
+  const auto edited = [&](const std::string& from, const std::string& to) {
+    std::string s = scale;
+    const std::size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  EXPECT_NE(error_of([&] { parse_user_kernel(edited("// @problem n", "// @problem n, align"), "k.cu"); })
+                .find("'align' is a name ktune defines"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { parse_user_kernel(edited("// @problem n", "// @problem n, sm_count"), "k.cu"); })
+                .find("'sm_count' is a name ktune defines"),
+            std::string::npos);
+  std::string vars = "// @problem n";
+  for (int i = 0; i < 19; ++i) vars += ", v" + std::to_string(i);
+  EXPECT_NE(error_of([&] { parse_user_kernel(edited("// @problem n", vars), "k.cu"); }).find("at most 8 and 32"),
+            std::string::npos);
+  std::string args = "// @arg     in  x : T[n]";
+  for (int i = 0; i < 40; ++i) args += "\n// @arg     scalar s" + std::to_string(i) + " : i32 = n";
+  EXPECT_NE(error_of([&] { parse_user_kernel(edited("// @arg     in  x : T[n]", args), "k.cu"); }).find("at most 8 and 32"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { parse_user_kernel(edited("// @kernel  scale_test", "// @kernel  ../../x"), "k.cu"); })
+                .find("is not a name"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { parse_user_kernel(edited("// @kernel  scale_test", "// @kernel  a:b c"), "k.cu"); })
+                .find("is not a name"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { parse_user_kernel(edited("// @tune    threads = ", "// @tune    threads = 123456789012345678901, "), "k.cu"); })
+                .find("larger than 10^18"),
+            std::string::npos);
+  const auto k = parse_user_kernel(scale, "k.cu");
+  EXPECT_NE(error_of([&] { bind_user_problem(*k, {"n=10", "T=f64", "T=f32"}); }).find("given twice"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_user_kernel("/dev/zero"); }).find("larger than 16 MiB"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ktune

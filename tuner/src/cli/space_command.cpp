@@ -23,9 +23,12 @@ int run_space(const SpaceArgs& a) {
   if (align > 0)
     for (auto& [name, value] : target.problem.problem.sizes)
       if (name == "align") value = align;
-  const auto configs = enumerate(spec, DeviceLimits{}, target.problem.problem);
-  for (const auto& c : configs) std::cout << config_to_json(spec, c).dump() << '\n';
-  std::cout << "{\"count\": " << configs.size() << ", \"cartesian\": " << spec.cartesian_size()
+  // Streamed: a space of millions prints in the memory of one config.
+  const std::size_t count = for_each_config(spec, DeviceLimits{}, target.problem.problem, [&](const Config& c) {
+    std::cout << config_to_json(spec, c).dump() << '\n';
+    return true;
+  });
+  std::cout << "{\"count\": " << count << ", \"cartesian\": " << spec.cartesian_size()
             << ", \"template_hash\": \"" << spec.source_hash() << "\", \"code_hash\": \""
             << KernelSpec::code_hash(spec.source()) << "\"}\n";
   return 0;

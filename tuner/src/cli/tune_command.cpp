@@ -179,14 +179,14 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
       continue;
     }
     try {
-      if (stored_exactly(Database(Database::path_or_default(opt.database)), dev, e.target)) {
+      if (stored_exactly(Database(Database::path_or_default(opt.database)), dev, e.target())) {
         std::printf("[%zu/%zu] %s: already stored for this template, skipped\n", i + 1, entries.size(), what.c_str());
         ++stored;
         continue;
       }
       std::printf("[%zu/%zu] %s\n", i + 1, entries.size(), what.c_str());
       std::fflush(stdout);
-      const TuneResult r = tune_one(e.target, e.args, opt, summary, argv);
+      const TuneResult r = tune_one(e.target(), e.args, opt, summary, argv);
       ++(r.ranked.empty() ? failed : tuned);
       if (r.interrupted) {
         std::printf("workload interrupted at line %d: %zu problem(s) not started; run it again to go on (this one's "
@@ -208,7 +208,7 @@ int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOption
   int status = 0;
   for (const WorkloadEntry& e : entries) {
     if (!e.error.empty()) std::printf("%s: skipped: %s\n", problem_command(e.args).c_str(), e.error.c_str());
-    status |= e.error.empty() ? dry_run_one(e.target, opt) : 1;
+    status |= e.error.empty() ? dry_run_one(e.target(), opt) : 1;
   }
   return status;
 }

@@ -45,7 +45,7 @@ std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
       e.line = line;
       e.args = parse_line(text, file.parent_path());
       try {
-        e.target = parse_problem(e.args);
+        (void)e.target();  // checked now, resolved again when tuned
       } catch (const CaptureError& bad) {
         e.error = bad.what();
       }
@@ -65,7 +65,7 @@ std::vector<WorkloadEntry> capture_workload(const std::filesystem::path& folder)
     e.line = static_cast<int>(entries.size()) + 1;
     e.args.capture = file.string();
     try {
-      e.target = capture_target(file);
+      (void)e.target();
     } catch (const CaptureError& bad) {
       e.error = bad.what();
     }

@@ -18,8 +18,11 @@ namespace ktune {
 struct WorkloadEntry {
   int line = 0;           // 1-based, for messages
   ProblemArgs args;       // --kernel resolved against the file's folder
-  TuneTarget target;
   std::string error;      // a capture bundle that cannot be used: reported, skipped, the rest go on
+
+  // The problem, resolved from `args` when it is needed: a target holds its kernel's
+  // whole source, and a workload of 20k lines holding every target took 1 GB.
+  TuneTarget target() const { return parse_problem(args); }
 };
 
 // Whether `db` holds the problem's exact record for this GPU, tuned on the current

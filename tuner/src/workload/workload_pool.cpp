@@ -106,7 +106,7 @@ std::deque<std::size_t> pending(const std::vector<WorkloadEntry>& entries, const
       std::printf("line %d: %s: skipped: %s\n", entries[i].line, problem_command(entries[i].args).c_str(),
                   entries[i].error.c_str());
       ++failed;
-    } else if (stored_exactly(database, dev, entries[i].target)) {
+    } else if (stored_exactly(database, dev, entries[i].target())) {
       std::printf("line %d: %s: already stored for this template, skipped\n", entries[i].line,
                   problem_command(entries[i].args).c_str());
       ++stored;

@@ -24,6 +24,11 @@ struct Derived {
   int line = 0;  // of its `// @derive` line
 };
 
+// What one description may declare: the space's walk recurses once per tunable, and
+// every config evaluates every requirement and derived value.
+constexpr std::size_t k_max_tunables = 64, k_max_tunable_values = 4096, k_max_derived = 256,
+                      k_max_requirements = 1024;
+
 // The one description of a kernel family, parsed from the `// @...` header block of
 // its template (see templates/transpose/transpose.cuh). Generator, tuner, runtime, cache keys,
 // CLI and logs all read tunable names from here.

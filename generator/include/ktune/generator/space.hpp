@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,8 +56,16 @@ Config config_from_string(const KernelSpec& spec, const std::string& text);
 std::optional<std::string> why_invalid(const KernelSpec& spec, const Config& config,
                                        const DeviceLimits& device, const Problem& problem);
 
-// Every valid config, in the declaration order of the values.
+// Every valid config, in the declaration order of the values. A space of more than
+// k_max_space_configs valid configs is an InvalidArgument (materialized, it would take
+// gigabytes; no search times that many).
+constexpr std::size_t k_max_space_configs = 200'000;
 std::vector<Config> enumerate(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem);
+// The valid configs one at a time, in the same order, until `visit` returns false;
+// returns how many were visited. Memory stays that of one config.
+std::size_t for_each_config(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem,
+                            const std::function<bool(const Config&)>& visit);
+std::optional<Config> first_config(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem);
 
 // Indices (ascending) of a few of `configs` that together take every value each tunable
 // takes anywhere in `configs` (strength 1) and, with strength 2, every combination of
