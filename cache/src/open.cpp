@@ -2,6 +2,8 @@
 // and salvage of a file proven damaged.
 #include "store.hpp"
 
+#include <set>
+
 namespace ktune {
 namespace fs = std::filesystem;
 using namespace store;
@@ -74,7 +76,10 @@ struct Database::OpenProblem {
   int code = SQLITE_OK;
 };
 
-SalvageReport salvage_records(const fs::path& path) {
+namespace {
+
+// The rows SQLite can still reach, one by one from the last good rowid.
+SalvageReport salvage_rows(const fs::path& path) {
   SalvageReport report;
   sqlite3* raw = nullptr;
   const std::string uri = file_uri(path, "mode=ro&immutable=1");
@@ -118,6 +123,29 @@ SalvageReport salvage_records(const fs::path& path) {
     }
   }
   sqlite3_close_v2(raw);
+  return report;
+}
+
+}  // namespace
+
+// Rows first; then the leaf pages themselves, for the records that only a damaged root
+// or interior page hid from SQLite (a key SQLite read is never taken from a page).
+SalvageReport salvage_records(const fs::path& path) {
+  SalvageReport report = salvage_rows(path);
+  const auto key = [](const TuningRecord& r) {
+    return r.device_key + '\n' + r.family + '\n' + r.variant + '\n' + r.dtype + '\n' + shape_to_string(r.shape) + '\n' +
+           std::to_string(r.align);
+  };
+  std::set<std::string> seen;
+  for (const auto& r : report.records) seen.insert(key(r));
+  std::size_t from_pages = 0;
+  for (auto& r : scan_leaf_pages(path))
+    if (seen.insert(key(r)).second) {
+      report.records.push_back(std::move(r));
+      ++from_pages;
+    }
+  if (from_pages)
+    log()->warn("salvage of {}: {} record(s) read from table pages that SQLite could not reach", path.string(), from_pages);
   return report;
 }
 

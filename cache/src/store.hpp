@@ -176,6 +176,9 @@ bool create_private_file(const fs::path& path);
 std::pair<dev_t, ino_t> file_identity(const fs::path& path);
 // Renames without ever replacing an existing file; false with the reason (open.cpp).
 bool rename_no_replace(const fs::path& from, const fs::path& to, std::string* why);
+// The intact records on the file's table leaf pages, found without SQLite's b-tree
+// (page_scan.cpp): salvage's answer to a damaged root or interior page.
+std::vector<TuningRecord> scan_leaf_pages(const fs::path& path);
 // An SQLite URI of a path (for ?immutable=1): '%', '?' and '#' escaped.
 std::string file_uri(const fs::path& path, const char* query);
 

@@ -102,4 +102,20 @@ for suffix in -wal -shm -journal ""; do
   fi
 done
 [ "$("$ktune" cache list --database "$dir/live.db" | grep -c transpose)" = 100 ] || fail "records lost"
+# 8. The results table's root page zeroed: SQLite reaches no row, the 1000 records are
+# still on their leaf pages, and salvage reads them there.
+records 1000 10 "$hash" "$cfg" > "$dir/thousand.json"
+"$ktune" cache import --database "$dir/rooted.db" "$dir/thousand.json" > /dev/null
+python3 - "$dir/rooted.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'results'").fetchone()[0]
+size = db.execute("PRAGMA page_size").fetchone()[0]; db.close()
+with open(sys.argv[1], "r+b") as f:
+    f.seek((root - 1) * size); f.write(bytes(size))
+PY
+"$ktune" cache recover --database "$dir/from-pages.db" "$dir/rooted.db" > "$dir/recover.txt" 2>&1 ||
+  fail "recover of a damaged root: $(cat "$dir/recover.txt")"
+contains "1000 record(s) read from" < "$dir/recover.txt" || fail "records lost with the root page: $(cat "$dir/recover.txt")"
+[ "$("$ktune" cache list --database "$dir/from-pages.db" | grep -c transpose)" = 1000 ] || fail "recovered records not stored"
 echo "hostile records: all checks passed"
