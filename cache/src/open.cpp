@@ -326,7 +326,7 @@ std::optional<Database::OpenProblem> Database::open_shipped(const fs::path& path
   const auto wal = fs::file_size(path.string() + "-wal", ec);
   if (!ec && wal > 0) return problem;
   auto again = try_open(path, true);
-  if (again) return problem;
+  if (again) return again->damaged ? again : problem;  // damaged: served from its salvage, read-only
   log()->info("tuning database {} read as immutable (read-only location, no -shm file)", path.string());
   return std::nullopt;
 }

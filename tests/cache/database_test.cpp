@@ -851,6 +851,43 @@ TEST_F(DatabaseTest, ShippedDatabaseOpensWhereNothingCanBeWritten) {
   EXPECT_FALSE(fs::exists(wal_copy.string() + "-shm"));
 }
 
+// Issue 51 (11): a damaged database in a directory its reader cannot write was refused
+// ("attempt to write a readonly database") instead of served read-only from its salvage.
+TEST_F(DatabaseTest, DamagedDatabaseInAReadOnlyDirectoryIsServedFromItsSalvage) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to another user";
+  fill(500);
+  {
+    std::fstream f(db_path(), std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::size_t page = bytes.size() / 2 / 4096 * 4096;
+    while (page < bytes.size() && bytes.substr(page, 4096).find("template_hash") == std::string::npos) page += 4096;
+    ASSERT_LT(page, bytes.size());
+    const std::string zeros(4096, '\0');
+    f.clear();
+    f.seekp(static_cast<std::streamoff>(page));
+    f.write(zeros.data(), 4096);
+  }
+  const auto before = fs::file_size(db_path());
+  for (const fs::path& p : {db_path().parent_path(), dir_})
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec, fs::perm_options::replace);
+  fs::permissions(db_path(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read,
+                  fs::perm_options::replace);
+  const int status = as_nobody([&] {
+    try {
+      const Database db(db_path(), true);
+      const std::size_t n = db.all().size();
+      return db.recovered_from() && n >= 450 && n < 500 ? 0 : 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 3;
+    }
+  });
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(fs::file_size(db_path()), before);  // left as it is
+  EXPECT_TRUE(aside_files().empty());
+}
+
 TEST(Shape, ParseAndPrint) {
   EXPECT_EQ(parse_shape("8192x2048"), (std::vector<std::int64_t>{8192, 2048}));
   EXPECT_EQ(shape_to_string({3, 5}), "3x5");
