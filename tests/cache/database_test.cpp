@@ -70,6 +70,20 @@ class DatabaseTest : public ::testing::Test {
     Database db(db_path());
     for (std::int64_t i = 1; i <= n; ++i) db.put(record(i, 1.0));
   }
+  // Zeroes the first page past the middle of the file that holds records (their JSON),
+  // not an index page; false when there is none.
+  bool zero_a_record_page() const {
+    std::fstream f(db_path(), std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::size_t page = bytes.size() / 2 / 4096 * 4096;
+    while (page < bytes.size() && bytes.substr(page, 4096).find("template_hash") == std::string::npos) page += 4096;
+    if (page >= bytes.size()) return false;
+    const std::string zeros(4096, '\0');
+    f.clear();
+    f.seekp(static_cast<std::streamoff>(page));
+    f.write(zeros.data(), 4096);
+    return static_cast<bool>(f);
+  }
   // Runs `f` in a child process as another user (nobody); returns its exit status.
   static int as_nobody(const std::function<int()>& f) {
     const pid_t pid = fork();
@@ -632,18 +646,7 @@ TEST_F(DatabaseTest, DamagedFileThatCannotBeSetAsideIsLeftAsItIs) {
 // set-aside file is overwritten.
 TEST_F(DatabaseTest, ConcurrentOpenersOfADamagedFileSalvageOnce) {
   fill(500);
-  {
-    // The first page past the middle that holds records (their JSON), not an index page.
-    std::fstream f(db_path(), std::ios::in | std::ios::out | std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    std::size_t page = bytes.size() / 2 / 4096 * 4096;
-    while (page < bytes.size() && bytes.substr(page, 4096).find("template_hash") == std::string::npos) page += 4096;
-    ASSERT_LT(page, bytes.size());
-    const std::string zeros(4096, '\0');
-    f.clear();
-    f.seekp(static_cast<std::streamoff>(page));
-    f.write(zeros.data(), 4096);
-  }
+  ASSERT_TRUE(zero_a_record_page());
   std::vector<pid_t> children;
   for (int i = 0; i < 8; ++i) {
     const pid_t pid = fork();
@@ -856,17 +859,7 @@ TEST_F(DatabaseTest, ShippedDatabaseOpensWhereNothingCanBeWritten) {
 TEST_F(DatabaseTest, DamagedDatabaseInAReadOnlyDirectoryIsServedFromItsSalvage) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to another user";
   fill(500);
-  {
-    std::fstream f(db_path(), std::ios::in | std::ios::out | std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    std::size_t page = bytes.size() / 2 / 4096 * 4096;
-    while (page < bytes.size() && bytes.substr(page, 4096).find("template_hash") == std::string::npos) page += 4096;
-    ASSERT_LT(page, bytes.size());
-    const std::string zeros(4096, '\0');
-    f.clear();
-    f.seekp(static_cast<std::streamoff>(page));
-    f.write(zeros.data(), 4096);
-  }
+  ASSERT_TRUE(zero_a_record_page());
   const auto before = fs::file_size(db_path());
   for (const fs::path& p : {db_path().parent_path(), dir_})
     fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
