@@ -162,17 +162,23 @@ std::size_t Database::import_json(const nlohmann::json& doc,
   return put_all(records, current);
 }
 
+std::optional<fs::path> database_of_companion(const fs::path& path) {
+  const std::string name = path.string();
+  for (const std::string suffix : {"-wal", "-shm", "-journal"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return fs::path(name.substr(0, name.size() - suffix.size()));
+  return std::nullopt;
+}
+
 void Database::write_shipping_copy(const fs::path& dest) const {
   std::error_code ec;
   if (fs::exists(fs::symlink_status(dest, ec)))
     throw DatabaseError(dest.string(), "exists", "ship: " + dest.string() + " exists; give a new file name (nothing was written)");
   const std::string name = dest.string();
-  for (const std::string suffix : {"-wal", "-shm", "-journal"})
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
-        fs::exists(name.substr(0, name.size() - suffix.size()), ec))
-      throw DatabaseError(name, "a database's companion file",
-                          "ship: " + name + " would be read as the " + suffix + " file of " +
-                              name.substr(0, name.size() - suffix.size()) + "; give another name (nothing was written)");
+  if (const auto base = database_of_companion(dest); base && fs::exists(*base, ec))
+    throw DatabaseError(name, "a database's companion file",
+                        "ship: " + name + " would be read as a file of the database " + base->string() +
+                            "; give another name (nothing was written)");
   // Written under a private name and renamed into place only when complete: a full disk
   // or a crash leaves no half file under `dest` to block the retry.
   const fs::path partial = name + ".partial-" + std::to_string(::getpid());

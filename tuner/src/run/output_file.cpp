@@ -1,5 +1,6 @@
 #include "run/output_file.hpp"
 
+#include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
 
 #include <fcntl.h>
@@ -38,17 +39,6 @@ bool is_sqlite_database(const fs::path& path) {
   return db;
 }
 
-// A database's companion files (-wal, -shm, -journal) are part of it: an export written
-// over one, or created beside a database whose log was checkpointed away, is replayed
-// into the database by its next reader.
-bool is_database_companion(const fs::path& path) {
-  const std::string name = path.string();
-  for (const std::string suffix : {"-wal", "-shm", "-journal"})
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      return is_sqlite_database(name.substr(0, name.size() - suffix.size()));
-  return false;
-}
-
 void write_stream(const fs::path& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) fail(path, std::strerror(errno));
@@ -81,7 +71,10 @@ void write_output_file(const fs::path& requested, const std::string& text) {
     const fs::path target = fs::read_symlink(path, ec);
     path = target.is_absolute() ? target : path.parent_path() / target;
   }
-  if (is_database_companion(path)) fail(requested, "it belongs to a database (its -wal, -shm or -journal file)");
+  // A database's -wal, -shm or -journal file, existing or not: what is written there is
+  // replayed into the database by its next reader.
+  if (const auto base = database_of_companion(path); base && is_sqlite_database(*base))
+    fail(requested, "it belongs to the database " + base->string() + " (its -wal, -shm or -journal file)");
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) fail(requested, std::strerror(errno));

@@ -75,6 +75,11 @@ struct SalvageReport {
 // page costs the rows on it, not the rest). A file that is no database gives nothing.
 SalvageReport salvage_records(const std::filesystem::path& path);
 
+// The database a -wal, -shm or -journal file belongs to by its name (the file name less
+// that suffix), or nullopt: such a file is part of its database, and something written
+// there is replayed into it.
+std::optional<std::filesystem::path> database_of_companion(const std::filesystem::path& path);
+
 // Creates `dir` (and parents) owner-only when missing: stored CUBINs are code that
 // runs on the GPU.
 void create_private_directory(const std::filesystem::path& dir);
