@@ -892,5 +892,30 @@ TEST(TuningRecordJson, MalformedIsAnError) {
   EXPECT_THROW(TuningRecord::from_json(nlohmann::json::parse(R"({"family": "transpose"})")), Error);
 }
 
+// Issue 51 (5, 10): a stored record nested 300k deep parsed, and printing it overflowed
+// the stack (cache list, export, merge); one without its checksum loaded as if intact.
+TEST_F(DatabaseTest, DeepOrUncheckedStoredRecordsAreSkippedAndReported) {
+  fill(3);
+  nlohmann::json unchecked = nlohmann::json::parse(record(2, 1.0).to_stored());
+  unchecked.erase("checksum");
+  const std::string deep = "{\"config\": " + std::string(300000, '[') + std::string(300000, ']') + "}";
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &raw), SQLITE_OK);
+  for (const auto& [rowid, text] : {std::pair<int, std::string>{1, deep}, {2, unchecked.dump()}}) {
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(raw, "UPDATE results SET record = ? WHERE rowid = ?", -1, &st, nullptr), SQLITE_OK);
+    sqlite3_bind_text(st, 1, text.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, rowid);
+    EXPECT_EQ(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(raw);
+  const auto all = Database(db_path(), true).all();
+  EXPECT_EQ(all.size(), 1u);
+  for (const auto& r : all) EXPECT_FALSE(r.to_json().dump().empty());
+  EXPECT_THROW(TuningRecord::from_stored(unchecked.dump()), Error);
+  EXPECT_NO_THROW(TuningRecord::from_stored(unchecked.dump(), true));  // a schema-2 record, read by the migration
+}
+
 }  // namespace
 }  // namespace ktune
