@@ -96,13 +96,18 @@ SalvageReport salvage_rows(const fs::path& path) {
   } catch (const std::exception&) {
   }
   // Row by row from the last good rowid: a bad page costs the rows on it, not the rest.
+  // `next` only grows (a damaged b-tree can hand rows back out of order: taken as the
+  // damage it is, never read twice), and every restart counts, so the walk ends.
   std::int64_t next = std::numeric_limits<std::int64_t>::min();
-  for (int misses = 0; misses < 4096;) {
+  for (int misses = 0, restarts = 0; misses < 4096 && restarts < 65536; ++restarts) {
     try {
       Statement q(raw, "SELECT rowid, record FROM results WHERE rowid >= ? ORDER BY rowid");
       q.bind(1, next);
       while (q.step()) {
-        next = q.int64(0) + 1;
+        const std::int64_t rowid = q.int64(0);
+        if (rowid < next || rowid == std::numeric_limits<std::int64_t>::max())
+          throw Error("rowid " + std::to_string(rowid) + " out of order");
+        next = rowid + 1;
         misses = 0;
         try {
           TuningRecord r = TuningRecord::from_stored(q.text(1), legacy);

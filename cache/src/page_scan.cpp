@@ -67,8 +67,10 @@ std::set<std::size_t> free_pages(const PageFile& f) {
   return out;
 }
 
-// A cell's whole payload: its local part, and the overflow chain after it.
-std::optional<std::string> payload(const PageFile& f, std::size_t cell, std::size_t page_end) {
+// A cell's whole payload: its local part, and the overflow chain after it. `hops`: what
+// is left of the scan's budget of overflow pages (crafted chains that share pages
+// cannot make the scan quadratic).
+std::optional<std::string> payload(const PageFile& f, std::size_t cell, std::size_t page_end, std::size_t& hops) {
   std::size_t o = cell;
   const auto size = f.varint(o, page_end);
   if (!size || !f.varint(o, page_end)) return std::nullopt;  // payload size, rowid
@@ -83,8 +85,9 @@ std::optional<std::string> payload(const PageFile& f, std::size_t cell, std::siz
   if (!f.has(o, local) || o + local > page_end) return std::nullopt;
   std::string out = f.bytes().substr(o, local);
   std::size_t next = p > local && f.has(o + local, 4) ? f.u32(o + local) : 0;
-  for (std::size_t hops = 0; out.size() < p; ++hops) {
-    if (next < 1 || next > f.pages() || hops > f.pages()) return std::nullopt;  // a broken or looping chain
+  while (out.size() < p) {
+    if (next < 1 || next > f.pages() || hops == 0) return std::nullopt;  // a broken or looping chain
+    --hops;
     const std::size_t at = f.at(next);
     const std::size_t take = std::min(p - out.size(), u - 4);
     out += f.bytes().substr(at + 4, take);
@@ -130,6 +133,7 @@ std::vector<TuningRecord> scan_leaf_pages(const fs::path& path) {
   std::vector<TuningRecord> out;
   if (!f.pages()) return out;
   const std::set<std::size_t> freed = free_pages(f);
+  std::size_t hops = 2 * f.pages();  // each overflow page belongs to one cell
   for (std::size_t n = 1; n <= f.pages(); ++n) {
     if (freed.count(n)) continue;
     const std::size_t page = f.at(n), header = page + (n == 1 ? 100 : 0), end = page + f.usable();
@@ -138,7 +142,7 @@ std::vector<TuningRecord> scan_leaf_pages(const fs::path& path) {
     for (unsigned i = 0; i < cells && header + 8 + 2 * i + 2 <= end; ++i) {
       const std::size_t cell = page + f.u16(header + 8 + 2 * i);
       if (cell < header + 8 || cell >= end) continue;
-      const auto body = payload(f, cell, end);
+      const auto body = payload(f, cell, end, hops);
       if (!body) continue;
       for (const auto& text : record_texts(*body)) {
         if (text.empty() || text.front() != '{') continue;
