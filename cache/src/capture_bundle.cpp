@@ -104,24 +104,19 @@ Prefix read_prefix(std::ifstream& in, std::uintmax_t file_size, const fs::path& 
 // prune reads each bundle's header, and one malformed field must make that bundle
 // unusable, not stop the command.
 void check_header_fields(const nlohmann::json& j, const fs::path& path) {
-  const auto bad = [&](const std::string& field, const char* what) {
-    fail(path, "corrupted: its header's '" + field + "' is not " + what);
+  const auto check = [&](const char* field, JsonType type) {
+    if (const auto why = json_field_error(j, field, type)) fail(path, "corrupted: its header's " + *why);
   };
-  if (!j["kind"].is_string()) bad("kind", "a string");
-  for (const char* field : {"family", "variant", "dtype", "device", "captured_at", "source", "origin", "entry", "type",
-                            "content_hash"})
-    if (j.contains(field) && !j[field].is_string()) bad(field, "a string");
-  if (j.contains("shape")) {
-    if (!j["shape"].is_array() || j["shape"].size() > 16) bad("shape", "a list of sizes");
-    for (const auto& d : j["shape"])
-      if (!d.is_number_integer()) bad("shape", "a list of sizes");
-  }
-  if (j.contains("align") && !j["align"].is_number_integer()) bad("align", "an integer");
-  if (j.contains("problem")) {
-    if (!j["problem"].is_object()) bad("problem", "an object of integers");
+  for (const char* field : {"kind", "family", "variant", "dtype", "device", "captured_at", "source", "origin", "entry",
+                            "type", "content_hash"})
+    check(field, JsonType::string);
+  check("shape", JsonType::integer_list);
+  if (j.contains("shape") && j["shape"].size() > 16) fail(path, "corrupted: its header's 'shape' has more than 16 sizes");
+  check("align", JsonType::integer);
+  check("problem", JsonType::object);
+  if (j.contains("problem"))
     for (const auto& [name, value] : j["problem"].items())
-      if (!value.is_number_integer()) bad("problem", "an object of integers");
-  }
+      if (!value.is_number_integer()) fail(path, "corrupted: its header's 'problem' is not an object of integers");
 }
 
 // zlib's deflate compresses by 1032:1 at most, so a buffer whose declared size exceeds
@@ -130,14 +125,12 @@ constexpr std::uint64_t k_max_inflation = 1032;
 
 void check_buffer_list(const nlohmann::json& buffers, const fs::path& path) {
   for (const auto& b : buffers) {
+    for (const char* field : {"name", "phase", "hash"})
+      if (json_field_error(b, field, JsonType::string, true)) fail(path, "corrupted: its header's buffer list is malformed");
     const auto size = [&](const char* field) {
-      if (!b.is_object() || !b.contains(field) || !b[field].is_number_unsigned())
-        fail(path, "corrupted: its header's buffer list is malformed");
+      if (!b.contains(field) || !b[field].is_number_unsigned()) fail(path, "corrupted: its header's buffer list is malformed");
       return b[field].get<std::uint64_t>();
     };
-    if (!b.contains("name") || !b["name"].is_string() || !b.contains("phase") || !b["phase"].is_string() ||
-        !b.contains("hash") || !b["hash"].is_string())
-      fail(path, "corrupted: its header's buffer list is malformed");
     const std::uint64_t stored = size("stored"), bytes = size("bytes");
     if (bytes > 64 && (bytes - 64) / k_max_inflation > stored)  // (no product: it could wrap)
       fail(path, "corrupted: buffer " + b["name"].get<std::string>() + " declares " + std::to_string(bytes) +

@@ -79,13 +79,7 @@ nlohmann::json parse_export(std::istream& in, const std::string& name) {
     if (text.size() > max_bytes) throw Error(name + " is larger than 1 GiB; not a ktune export");
   }
   bool too_deep = false;
-  nlohmann::json doc = nlohmann::json::parse(
-      text,
-      [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth > max_depth) too_deep = true;
-        return !too_deep;
-      },
-      false);
+  const nlohmann::json doc = parse_json(text, max_depth, &too_deep);
   if (too_deep) throw Error(name + " nests deeper than " + std::to_string(max_depth) + " levels; not a ktune export");
   if (doc.is_discarded()) throw Error(name + " is not JSON");
   return doc;

@@ -1,19 +1,44 @@
 #include <ktune/generator/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace ktune {
 
-nlohmann::json parse_json(std::string_view text, int max_depth) {
-  bool too_deep = false;
+nlohmann::json parse_json(std::string_view text, int max_depth, bool* too_deep) {
+  bool deep = false;
   nlohmann::json j = nlohmann::json::parse(
       text,
       [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth > max_depth) too_deep = true;
-        return !too_deep;
+        if (depth > max_depth) deep = true;
+        return !deep;
       },
       false);
-  return too_deep ? nlohmann::json(nlohmann::json::value_t::discarded) : j;
+  if (too_deep) *too_deep = deep;
+  return deep ? nlohmann::json(nlohmann::json::value_t::discarded) : j;
+}
+
+std::optional<std::string> json_field_error(const nlohmann::json& j, const std::string& name, JsonType type,
+                                            bool required) {
+  if (!j.is_object() || !j.contains(name)) {
+    if (required) return "no '" + name + "'";
+    return std::nullopt;
+  }
+  const nlohmann::json& v = j[name];
+  bool ok = false;
+  switch (type) {
+    case JsonType::string: ok = v.is_string(); break;
+    case JsonType::number: ok = v.is_number(); break;
+    case JsonType::integer: ok = v.is_number_integer(); break;
+    case JsonType::object: ok = v.is_object(); break;
+    case JsonType::array: ok = v.is_array(); break;
+    case JsonType::integer_list:
+      ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& e) { return e.is_number_integer(); });
+      break;
+  }
+  static const char* const names[] = {"a string", "a number", "an integer", "an object", "a list", "a list of integers"};
+  if (ok) return std::nullopt;
+  return "'" + name + "' is not " + names[static_cast<int>(type)];
 }
 
 bool is_valid_utf8(std::string_view text) {

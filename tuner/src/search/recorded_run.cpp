@@ -22,57 +22,42 @@ namespace {
 
 // The fields of a log line that `ktune log` reads, with their JSON types: a line whose
 // field has another type is bad (a header: the log is unreadable; another line: skipped
-// and counted), never an exception from the JSON library in the middle of a listing.
-enum class Field { string, number, integer, object, array };
-
-void expect(const nlohmann::json& j, const char* name, Field kind, bool required = false) {
-  if (!j.contains(name)) {
-    if (required) throw Error(std::string("no '") + name + "'");
-    return;
-  }
-  const nlohmann::json& v = j[name];
-  const bool ok = kind == Field::string    ? v.is_string()
-                  : kind == Field::number  ? v.is_number()
-                  : kind == Field::integer ? v.is_number_integer()
-                  : kind == Field::object  ? v.is_object()
-                                           : v.is_array();
-  static const char* const names[] = {"a string", "a number", "an integer", "an object", "a list"};
-  if (!ok) throw Error(std::string("'") + name + "' is not " + names[static_cast<int>(kind)]);
+// and counted).
+void expect(const nlohmann::json& j, const char* name, JsonType type, bool required = false) {
+  if (const auto why = json_field_error(j, name, type, required)) throw Error(*why);
 }
 
 void check_header(const nlohmann::json& j) {
-  expect(j, "dtype", Field::string, true);
-  expect(j, "shape", Field::array, true);
-  for (const auto& d : j["shape"])
-    if (!d.is_number_integer()) throw Error("'shape' is not a list of integers");
-  expect(j, "kernel_source", Field::string);
-  expect(j, "family", Field::string, !j.contains("kernel_source"));
-  for (const char* name : {"run", "strategy", "started"}) expect(j, name, Field::string);
-  expect(j, "device", Field::object);
-  if (j.contains("device")) expect(j["device"], "name", Field::string);
-  expect(j, "ceiling", Field::object);
+  expect(j, "dtype", JsonType::string, true);
+  expect(j, "shape", JsonType::integer_list, true);
+  expect(j, "kernel_source", JsonType::string);
+  expect(j, "family", JsonType::string, !j.contains("kernel_source"));
+  for (const char* name : {"run", "strategy", "started"}) expect(j, name, JsonType::string);
+  expect(j, "device", JsonType::object);
+  if (j.contains("device")) expect(j["device"], "name", JsonType::string);
+  expect(j, "ceiling", JsonType::object);
   if (j.contains("ceiling")) {
-    expect(j["ceiling"], "gbps", Field::number);
-    for (const char* name : {"what", "unit"}) expect(j["ceiling"], name, Field::string);
+    expect(j["ceiling"], "gbps", JsonType::number);
+    for (const char* name : {"what", "unit"}) expect(j["ceiling"], name, JsonType::string);
   }
 }
 
 void check_candidate(const nlohmann::json& j) {
-  expect(j, "status", Field::string, true);
-  expect(j, "reason", Field::string);
-  for (const char* name : {"t_s", "gbps", "ceiling_fraction", "compile_ms"}) expect(j, name, Field::number);
-  for (const char* name : {"index", "registers", "smem_bytes", "spill_bytes"}) expect(j, name, Field::integer);
-  expect(j, "timing", Field::object, j["status"] == "ok");
+  expect(j, "status", JsonType::string, true);
+  expect(j, "reason", JsonType::string);
+  for (const char* name : {"t_s", "gbps", "ceiling_fraction", "compile_ms"}) expect(j, name, JsonType::number);
+  for (const char* name : {"index", "registers", "smem_bytes", "spill_bytes"}) expect(j, name, JsonType::integer);
+  expect(j, "timing", JsonType::object, j["status"] == "ok");
   if (j.contains("timing"))
-    for (const char* name : {"median_us", "ci_pct", "samples"}) expect(j["timing"], name, Field::number);
+    for (const char* name : {"median_us", "ci_pct", "samples"}) expect(j["timing"], name, JsonType::number);
 }
 
 void check_closing(const nlohmann::json& j) {
-  expect(j, "seconds", Field::number);
-  expect(j, "winner", Field::object);
+  expect(j, "seconds", JsonType::number);
+  expect(j, "winner", JsonType::object);
   if (j.contains("winner")) {
-    expect(j["winner"], "timing", Field::object, true);
-    expect(j["winner"]["timing"], "median_us", Field::number);
+    expect(j["winner"], "timing", JsonType::object, true);
+    expect(j["winner"]["timing"], "median_us", JsonType::number);
   }
 }
 
