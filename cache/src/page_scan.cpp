@@ -10,11 +10,26 @@
 // page's number. The payload is a record: a header of serial types, then the values.
 #include "store.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
 namespace ktune::store {
 namespace {
+
+// SQLite's varint at `o` in bytes[o, end): its value, and `o` moved past it; nullopt
+// when it is cut short.
+std::optional<std::uint64_t> varint(const std::string& bytes, std::size_t& o, std::size_t end) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 9; ++i) {
+    if (o >= std::min(end, bytes.size())) return std::nullopt;
+    const unsigned b = static_cast<unsigned char>(bytes[o++]);
+    if (i == 8) return v << 8 | b;
+    v = v << 7 | (b & 0x7f);
+    if (!(b & 0x80)) return v;
+  }
+  return v;
+}
 
 class PageFile {
  public:
@@ -34,18 +49,6 @@ class PageFile {
   unsigned u8(std::size_t o) const { return static_cast<unsigned char>(bytes_[o]); }
   unsigned u16(std::size_t o) const { return u8(o) << 8 | u8(o + 1); }
   std::uint32_t u32(std::size_t o) const { return std::uint32_t{u16(o)} << 16 | u16(o + 2); }
-  // A varint at `o` within [o, end): its value, and `o` moved past it; nullopt if cut.
-  std::optional<std::uint64_t> varint(std::size_t& o, std::size_t end) const {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 9; ++i) {
-      if (o >= end || o >= bytes_.size()) return std::nullopt;
-      const unsigned b = u8(o++);
-      if (i == 8) return v << 8 | b;
-      v = v << 7 | (b & 0x7f);
-      if (!(b & 0x80)) return v;
-    }
-    return v;
-  }
   const std::string& bytes() const { return bytes_; }
 
  private:
@@ -72,8 +75,8 @@ std::set<std::size_t> free_pages(const PageFile& f) {
 // cannot make the scan quadratic).
 std::optional<std::string> payload(const PageFile& f, std::size_t cell, std::size_t page_end, std::size_t& hops) {
   std::size_t o = cell;
-  const auto size = f.varint(o, page_end);
-  if (!size || !f.varint(o, page_end)) return std::nullopt;  // payload size, rowid
+  const auto size = varint(f.bytes(), o, page_end);
+  if (!size || !varint(f.bytes(), o, page_end)) return std::nullopt;  // payload size, rowid
   const std::size_t u = f.usable(), x = u - 35, m = (u - 12) * 32 / 255 - 23;
   if (*size > (std::uint64_t{1} << 30)) return std::nullopt;
   const std::size_t p = static_cast<std::size_t>(*size);
@@ -99,24 +102,13 @@ std::optional<std::string> payload(const PageFile& f, std::size_t cell, std::siz
 // The text values of a record.
 std::vector<std::string> record_texts(const std::string& r) {
   std::vector<std::string> out;
-  const auto varint = [&](std::size_t& o) -> std::optional<std::uint64_t> {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 9; ++i) {
-      if (o >= r.size()) return std::nullopt;
-      const unsigned b = static_cast<unsigned char>(r[o++]);
-      if (i == 8) return v << 8 | b;
-      v = v << 7 | (b & 0x7f);
-      if (!(b & 0x80)) return v;
-    }
-    return v;
-  };
   std::size_t h = 0;
-  const auto header = varint(h);
+  const auto header = varint(r, h, r.size());
   if (!header || *header > r.size()) return out;
   std::size_t body = static_cast<std::size_t>(*header);
   static const std::size_t fixed[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0};
   while (h < static_cast<std::size_t>(*header)) {
-    const auto type = varint(h);
+    const auto type = varint(r, h, r.size());
     if (!type || *type == 10 || *type == 11) return out;
     const std::size_t length = *type < 10 ? fixed[*type] : static_cast<std::size_t>((*type - 12) / 2);
     if (length > r.size() || body > r.size() - length) return out;
