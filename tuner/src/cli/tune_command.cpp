@@ -179,14 +179,15 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
       continue;
     }
     try {
-      if (stored_exactly(Database(Database::path_or_default(opt.database)), dev, e.target())) {
+      const TuneTarget target = e.target();  // resolved once, for this problem only
+      if (stored_exactly(Database(Database::path_or_default(opt.database)), dev, target)) {
         std::printf("[%zu/%zu] %s: already stored for this template, skipped\n", i + 1, entries.size(), what.c_str());
         ++stored;
         continue;
       }
       std::printf("[%zu/%zu] %s\n", i + 1, entries.size(), what.c_str());
       std::fflush(stdout);
-      const TuneResult r = tune_one(e.target(), e.args, opt, summary, argv);
+      const TuneResult r = tune_one(target, e.args, opt, summary, argv);
       ++(r.ranked.empty() ? failed : tuned);
       if (r.interrupted) {
         std::printf("workload interrupted at line %d: %zu problem(s) not started; run it again to go on (this one's "
