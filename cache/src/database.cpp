@@ -16,10 +16,8 @@ namespace {
 // Whether `incoming` replaces the stored record (template hash, median) of its key.
 bool replaces(const TuningRecord& incoming, const std::string& stored_hash, double stored_us,
               const Database::IsCurrent& current) {
-  TuningRecord stored = incoming;
-  stored.template_hash = stored_hash;
-  const bool incoming_current = current ? current(incoming) : true;
-  const bool stored_current = current ? current(stored) : stored_hash == incoming.template_hash;
+  const bool incoming_current = current ? current(incoming.family, incoming.template_hash) : true;
+  const bool stored_current = current ? current(incoming.family, stored_hash) : stored_hash == incoming.template_hash;
   if (incoming_current != stored_current) return incoming_current;
   return incoming.median_us < stored_us || !plausible_kernel_time(stored_us);
 }

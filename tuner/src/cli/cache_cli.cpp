@@ -51,9 +51,9 @@ std::optional<std::string> check_against_family(const TuningRecord& r) {
 // build does not know, e.g. a user's kernel keyed by its file's hash, counts as current:
 // nothing here says otherwise). Imports, merges and recovery never let a record of
 // another template replace one of a current template.
-bool is_current(const TuningRecord& r) {
-  const FamilyPart* part = find_family(r.family);
-  return !part || part->spec().is_current(r.template_hash);
+bool is_current(const std::string& family, const std::string& template_hash) {
+  const FamilyPart* part = find_family(family);
+  return !part || part->spec().is_current(template_hash);
 }
 
 fs::path db_path(const CacheArgs& a) { return Database::path_or_default(a.database); }
@@ -233,7 +233,7 @@ void add_prune(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
     const std::size_t n = db.prune([](const TuningRecord& r) {
       // A family this build doesn't know (a user's kernel, a newer build's family):
       // kept, for the build or the kernel file that knows it.
-      return !is_current(r);
+      return !is_current(r.family, r.template_hash);
     });
     std::printf("pruned %zu stale record(s) from %s\n", n, db.path().c_str());
   });

@@ -137,9 +137,9 @@ class Database {
   // went, how many records were copied back and how many were lost.
   const std::optional<std::string>& recovered_from() const { return recovered_from_; }
 
-  // Whether a record was tuned on a template this ktune builds (the record's family's
+  // Whether a family's template hash is one this ktune builds (the family's
   // KernelSpec::is_current); the cache itself does not know the templates.
-  using IsCurrent = std::function<bool(const TuningRecord&)>;
+  using IsCurrent = std::function<bool(const std::string& family, const std::string& template_hash)>;
   // Stores the record unless the one stored under the same key wins: a record of a
   // current template beats one of another template whatever their times, and of two
   // records both current (or neither) the faster stays (a stored record with an invalid
