@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <set>
 #include <string>
@@ -40,8 +41,20 @@ inline std::pair<std::size_t, std::vector<std::string>> compile_all(const std::s
   CompilePool pool(source, names, 90, 0, family);
   std::size_t compiled = 0;
   std::vector<std::string> failures;
+  // KTUNE_COMPILE_DUMP=DIR: each unit's CUBIN to DIR/<first kernel's index>.cubin, so
+  // scripts/sass_diff.sh can show that a template's rewrite left the machine code as it was.
+  // Also the source (DIR/<family>.cu) and each unit's instances (.names), to compare PTX.
+  const char* dump = std::getenv("KTUNE_COMPILE_DUMP");
+  if (dump) std::ofstream(std::string(dump) + "/" + family + ".cu") << source;
   while (auto b = pool.next()) {
-    for (const auto& u : b->units) compiled += u.entries.size();
+    for (const auto& u : b->units) {
+      compiled += u.entries.size();
+      if (!dump || u.entries.empty()) continue;
+      const std::string stem = std::string(dump) + "/" + family + "-" + std::to_string(u.entries.front().first);
+      std::ofstream(stem + ".cubin", std::ios::binary) << u.cubin;
+      std::ofstream list(stem + ".names");
+      for (const auto& [i, lowered] : u.entries) list << names[i] << "\n";
+    }
     for (const auto& [i, e] : b->errors) failures.push_back(names[i] + ": " + e.substr(0, 2000));
   }
   EXPECT_EQ(compiled + failures.size(), names.size());

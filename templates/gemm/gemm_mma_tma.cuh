@@ -1,0 +1,163 @@
+// The tma engine (sm_90a): wgmma fed by warp specialization. A producer warpgroup issues
+// the TMA copies of whole tiles into the ring, the consumer warpgroups multiply them;
+// each stage has a `full` and an `empty` mbarrier instead of block-wide barriers.
+// persistent = 1 walks tiles and overlaps each tile's epilogue with the next one's
+// copies; cluster = 2 multicasts B's tiles to a pair of blocks. Included by gemm_mma.cuh.
+
+// persistent's epilogue: the accumulators to the tile of C at (tm0, tn0) while the
+// producer fills the ring with the next tile's k-tiles, so each warp goes through its
+// own piece of shared memory beside the ring, 32 columns of its 16 rows at a time
+// (rows of 40 floats: the float2 writes and the 16-byte reads are conflict-free), and
+// C is written by 8 lanes a row, 4 elements each, in one access; the old values of
+// the next 32 columns are read while these are written.
+template <class Block>
+__device__ __forceinline__ void ktune_mma_store_staged(const Block& b, const typename Block::Acc& acc, int tm0,
+                                                       int tn0) {
+  using Out = typename Block::Out;
+  constexpr int ld_w = 40, chunks = Block::bn / 32;
+  const int lane = b.lane;
+  float* const W = reinterpret_cast<float*>(b.smem + (b.staging - b.smem0)) + b.warp * 16 * ld_w;
+  const bool vectors = b.ldc % 4 == 0 && reinterpret_cast<unsigned long long>(b.C) % (4 * sizeof(Out)) == 0;
+  // This lane's element of C in pass `pass` over the columns of `chunk` of slab i,
+  // and whether 4 from there are one aligned vector inside C.
+  const auto at = [&](int i, int chunk, int pass, int& gm, int& gn) {
+    gm = tm0 + b.row0 + i * Block::i_step + pass * 4 + lane / 8, gn = tn0 + chunk * 32 + lane % 8 * 4;
+    return gm < b.m && vectors && gn + 4 <= b.n;
+  };
+  ktune_mma_run<Out, 4> old[2][4];
+  const auto read_old = [&](int i, int chunk, ktune_mma_run<Out, 4>(&o)[4]) {
+    if (b.beta == 0.f) return;
+#pragma unroll
+    for (int pass = 0; pass < 4; ++pass) {
+      int gm, gn;
+      if (at(i, chunk, pass, gm, gn)) o[pass].load(b.C + gm * b.ldc + gn);
+    }
+  };
+#pragma unroll
+  for (int i = 0; i < Block::mi_count; ++i)
+#pragma unroll
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      if (chunk == 0) read_old(i, 0, old[0]);
+      if (chunk + 1 < chunks) read_old(i, chunk + 1, old[(chunk + 1) % 2]);
+      __syncwarp();  // the last chunk's reads are done
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int j = chunk * 4 + jj;
+          *reinterpret_cast<ktune_vec<float, 2>*>(&W[(lane / 4 + 8 * h) * ld_w + jj * 8 + lane % 4 * 2]) =
+              ktune_vec<float, 2>{{acc[i][j][2 * h], acc[i][j][2 * h + 1]}};
+        }
+      __syncwarp();
+#pragma unroll
+      for (int pass = 0; pass < 4; ++pass) {
+        int gm, gn;
+        const bool vector = at(i, chunk, pass, gm, gn);
+        if (gm >= b.m || gn >= b.n) continue;
+        const ktune_vec<float, 4> x =
+            *reinterpret_cast<const ktune_vec<float, 4>*>(&W[(pass * 4 + lane / 8) * ld_w + lane % 8 * 4]);
+        if (vector) {
+          old[chunk % 2][pass].store(b.C + gm * b.ldc + gn, x.v, b.alpha, b.beta);
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (gn + e < b.n) b.store(gm, gn + e, x.v[e]);
+        }
+      }
+    }
+}
+
+// Returns true when this thread is done: a producer, or a consumer of a persistent
+// block (which stored its tiles itself); the others go on to the shared epilogue.
+template <class Block>
+__device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block::Acc& acc, const ktune_tensor_map& tma_a,
+                                                       const ktune_tensor_map& tma_b) {
+  constexpr int stages = Block::stages, cluster = Block::cluster, bm = Block::bm, bn = Block::bn;
+  constexpr bool persistent = Block::persistent;
+  using TileA = typename Block::TileA;
+  using TileB = typename Block::TileB;
+  // full(s), empty(s): the mbarriers of stage s.
+  const auto full = [&](int s) { return b.bars + 8u * s; };
+  const auto empty = [&](int s) { return b.bars + 8u * (stages + s); };
+  if (b.tid == 0) {
+#pragma unroll
+    for (int s = 0; s < stages; ++s)  // empty: one arrival per consumer warp of each block of the cluster
+      ktune_mbar_init(full(s), 1), ktune_mbar_init(empty(s), cluster * Block::consumers / 32);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  if constexpr (cluster > 1) ktune_cluster_arrive(), ktune_cluster_wait();  // the cluster's mbarriers are ready
+  else __syncthreads();
+  // The tiles of C this block computes: its own, or (persistent) every gridDim.x-th. A
+  // cluster's blocks take cluster x 1 neighbouring tiles, which share B's, in the
+  // order of (cluster * bm) x bn tiles; block `rank` the rank-th. g counts the k-tiles
+  // through the ring over all of them: stage g % stages, phase g / stages.
+  const int rank = blockIdx.x % cluster;
+  const int tiles_m = (b.m + cluster * bm - 1) / (cluster * bm), tiles_n = (b.n + bn - 1) / bn;
+  const long long first = (persistent ? blockIdx.x : (long long)blockIdx.y * gridDim.x + blockIdx.x) / cluster;
+  const long long step = persistent ? gridDim.x / cluster : 1;
+  const long long end = persistent ? (long long)tiles_m * tiles_n : first + 1;
+  const auto origin = [&](long long index, int& tm0, int& tn0) {
+    ktune_gemm_tile_origin<cluster * bm, bn>(index, b.group, tiles_m, tiles_n, tm0, tn0);
+    tm0 += rank * bm;
+  };
+  if constexpr (!persistent) origin(first, b.m0, b.n0);
+  // Registers: the producers need few; 2 consumer warpgroups (384 threads, 168 a
+  // thread at launch) take 232 each.
+  constexpr bool rebalance = Block::warps_n == 2;
+  if (b.tid < Block::producers) {
+    if constexpr (rebalance) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (b.tid == 0) {
+      int g = 0;
+      for (long long index = first; index < end; index += step) {
+        int tm0, tn0;
+        origin(index, tm0, tn0);
+        for (int t = 0; t < b.tiles; ++t, ++g) {
+          const int s = g % stages, k0 = b.k_begin + t * Block::bk;
+          if (g >= stages) ktune_mbar_wait(empty(s), (g / stages + 1) % 2);  // k-tile g - stages consumed
+          ktune_mbar_expect(full(s), Block::ring_bytes / stages);
+          TileA::tma_load(b.a_stage(g), tma_a, tm0, k0, full(s));
+          TileB::template tma_load<cluster>(b.b_stage(g), tma_b, tn0, k0, full(s), rank);
+        }
+      }
+    }
+    if constexpr (cluster > 1) ktune_cluster_arrive(), ktune_cluster_wait();
+    return true;  // the consumers' epilogue needs none of this warpgroup
+  }
+  if constexpr (rebalance) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  const int wg = b.warp / 4, lane = b.lane;
+  b.row0 = wg * Block::group_rows + b.warp % 4 * 16, b.col0 = 0;
+  // This warp's wgmma reading stage s completed: the stage is free in this block, and
+  // (cluster) for the producers that copy B's slices to every block.
+  const auto release = [&](int s) {
+    if constexpr (cluster == 1) {
+      if (lane == 0) ktune_mbar_arrive(empty(s));
+    } else if (lane < cluster) {
+      ktune_mbar_arrive_cluster(empty(s), lane);  // lane r: block r's
+    }
+  };
+  int g = 0;
+  for (long long index = first; index < end; index += step) {
+    int tm0, tn0;
+    origin(index, tm0, tn0);
+    if constexpr (persistent) Block::clear(acc);
+    for (int t = 0; t < b.tiles; ++t, ++g) {
+      ktune_mbar_wait(full(g % stages), (g / stages) % 2);
+      ktune_wgmma_tile<typename Block::In, bn, Block::bk, Block::group_rows, Block::ta, Block::tb>(
+          acc, b.a_stage(g), b.b_stage(g), wg);
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (t > 0) release((g - 1) % stages);  // this warp's wgmma of k-tile g - 1 completed
+    }
+    if constexpr (persistent) {
+      Block::wait_for_wgmma(acc);
+      if (b.tiles > 0) release((g - 1) % stages);
+      ktune_mma_store_staged(b, acc, tm0, tn0);
+    }
+  }
+  // A block leaves only once no other block of its cluster can arrive on its mbarriers.
+  if constexpr (cluster > 1) ktune_cluster_arrive();
+  if constexpr (persistent) {
+    if constexpr (cluster > 1) ktune_cluster_wait();
+    return true;
+  }
+  return false;
+}
