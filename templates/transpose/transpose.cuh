@@ -1,6 +1,6 @@
 // @kernel  transpose
 // @entry   ktune_transpose
-// @compatible 6273758f185e5a20: 9b3f4f485de4e608, 2dbf0a8301ed02be
+// @compatible 64c74f4bcb8421f1: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318
 // @type    T = element
 // @tune    tile_m  = 8, 16, 32, 64, 128, 256, 192
 // @tune    tile_n  = 8, 16, 32, 64, 128, 256
@@ -13,6 +13,7 @@
 // @tune    wide    = 0, 1, 2, 3
 // @tune    order   = src, dst
 // @tune    words   = 0, 1
+// @derive  design     = copy == 1 ? "copy" : wide == 2 ? "bytes" : wide == 3 ? "bytes_async" : layout == "direct" ? "direct" : "staged"
 // @derive  threads    = block_x * block_y
 // @derive  tall_dst   = tile_m >= 192 && (tile_n == 32 || tile_n == 64) && block_x == 32 && block_y <= 8 && (elem_bytes == 2 || elem_bytes == 4) && vec == 1 && wide == 0 && order == "dst"
 // @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? max(tile_n * 256, (tile_m + 16) * (tile_n + 16)) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
@@ -101,10 +102,12 @@
 // instead of 256-512, so fewer of their sectors are partial. 8-byte elements were slower
 // with them and do not have them.
 
-// The designs, a file each (fragments included here, in this order): copy = 1
-// transpose_copy, layout = direct transpose_direct, the other layouts transpose_staged
-// (with realign, wide = 1 and words = 1), wide = 2 transpose_bytes, wide = 3
-// transpose_bytes_async; transpose_tile has what they share. The entries below pick one.
+// The designs, a file each (fragments included here, in this order), named by `design`
+// above: copy (transpose_copy), direct (transpose_direct), staged (transpose_staged: the
+// other layouts, with realign, wide = 1 and words = 1), bytes (transpose_bytes) and
+// bytes_async (transpose_bytes_async); transpose_tile has what they share. The entries
+// below pick one. design is derived from copy, wide and layout, the tunables that chose
+// the designs before it was named, so stored configs keep their keys.
 // @include transpose_tile
 // @include transpose_copy
 // @include transpose_direct
