@@ -42,6 +42,106 @@ double host_us_per_call(F&& call, int calls) {
   return total / calls;
 }
 
+// The buffers every step uses: rows x cols floats each, in the application's context.
+struct Buffers {
+  DeviceBuffer src, dst;
+  void* d() const { return reinterpret_cast<void*>(dst.get()); }
+  const void* s() const { return reinterpret_cast<const void*>(src.get()); }
+};
+
+// 1. The first call with a stored winner: construction, database, lookup, load, launch.
+void first_call_stored(const std::string& db, const Buffers& b, std::int64_t rows, std::int64_t cols) {
+  const auto t = Clock::now();
+  Runtime rt({db, true});
+  const LaunchInfo& info = rt.transpose(b.d(), b.s(), rows, cols, rows, cols, DType::f32);
+  const double first = us_since(t);
+  driver::check(driver::api().cuCtxSynchronize(), "sync");
+  std::printf("first call, stored winner (%s, %s): %.2f ms (runtime construction, database, lookup, CUBIN load, "
+              "launch)\n",
+              std::string(to_string(info.match)).c_str(), info.config.c_str(), first / 1e3);
+}
+
+// What the first call is made of, each timed again on its own (files now cached).
+void first_call_parts(const std::string& db, const DeviceInfo& dev) {
+  auto t = Clock::now();
+  { Database open(db, true); }
+  const double open_ms = us_since(t) / 1e3;
+  t = Clock::now();
+  const KernelSpec spec = KernelSpec::parse(KernelSpec::builtin("transpose").source());
+  const double parse_ms = us_since(t) / 1e3;
+  t = Clock::now();
+  Database open(db, true);
+  const auto records = open.find(dev.fingerprint.key(), "transpose", "", "f32");
+  const double find_ms = us_since(t) / 1e3;
+  std::printf("  parts: database open %.2f ms, template description parse %.2f ms, open + find %.2f ms "
+              "(%zu records, %.1f MB file)\n",
+              open_ms, parse_ms, find_ms, records.size(), static_cast<double>(std::filesystem::file_size(db)) / 1e6);
+}
+
+// 2. The first call with nothing stored: NVRTC compiles.
+void first_call_empty(const Buffers& b, std::int64_t rows, std::int64_t cols) {
+  const std::filesystem::path empty = Database::default_dir() / "runtime-bench-empty.db";
+  std::filesystem::remove(empty);
+  const auto t = Clock::now();
+  Runtime rt({empty.string(), false});
+  const LaunchInfo& info = rt.transpose(b.d(), b.s(), rows, cols, rows, cols, DType::f32);
+  std::printf("first call, nothing stored (%s): %.2f ms (includes NVRTC)\n", std::string(to_string(info.match)).c_str(),
+              us_since(t) / 1e3);
+  driver::check(driver::api().cuCtxSynchronize(), "sync");
+  std::filesystem::remove(empty);
+}
+
+constexpr int k_calls = 100000;
+
+// 3. Steady state on a small problem, where the host, not the GPU, is the bottleneck:
+// Runtime::transpose against the typed launch of the same instance.
+void steady_state_transpose(Runtime& rt, const DeviceInfo& dev, const Buffers& b) {
+  const std::int64_t n = 64;
+  const LaunchInfo& info = rt.transpose(b.d(), b.s(), n, n, n, n, DType::f32);
+  const KernelSpec& spec = KernelSpec::builtin("transpose");
+  const TransposeArgs args{DType::f32, n, n, n, n, b.dst.get(), b.src.get()};
+  const Instance inst = instantiate(spec, config_from_string(spec, info.config), dev.limits, transpose_problem(args));
+  const CompileOutput out = compile_cubin(spec.source(), {inst.name_expression}, dev.arch, "transpose");
+  Module module(out.cubin, "raw");
+  const CUfunction f = module.function(out.lowered_names.front());
+  prepare_function(f, inst);
+  host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, 2000);  // warm-up
+  const double raw = host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, k_calls);
+  const double api = host_us_per_call([&] { rt.transpose(b.d(), b.s(), n, n, n, n, DType::f32); }, k_calls);
+  const double raw2 = host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, k_calls);
+  std::printf("steady state, %dx%d f32, %d calls each: raw cuLaunchKernel %.3f us/call (again: %.3f), "
+              "ktune::Runtime::transpose %.3f us/call: overhead %.3f us\n",
+              static_cast<int>(n), static_cast<int>(n), k_calls, raw, raw2, api, api - std::min(raw, raw2));
+}
+
+// 4. A user's kernel: Kernel::launch (argument checks, problem key, lookup) against a
+// typed launch of the same instance with the same parameters.
+void steady_state_user_kernel(Runtime& rt, const DeviceInfo& dev, const Buffers& b, const char* jacobi_cu) {
+  const int nx = 64, ny = 64;
+  const Kernel jacobi = rt.kernel(jacobi_cu, "jacobi_step", {"float"});
+  const LaunchInfo& kinfo = jacobi.launch(nullptr, {{"nx", nx}, {"ny", ny}}, b.d(), b.s(), nx, ny);
+  const auto user = load_user_kernel(jacobi_cu);
+  const TuningProblem tp = user_tuning_problem(*user, bind_user_problem(*user, {"nx=64", "ny=64"}));
+  const Instance kinst =
+      instantiate(user->spec, config_from_string(user->spec, kinfo.config), dev.limits, tp.problem, tp.type_argument);
+  const CompileOutput kout = compile_cubin(tp.source, {kinst.name_expression}, dev.arch, "jacobi");
+  Module kmodule(kout.cubin, "raw jacobi");
+  const CUfunction kf = kmodule.function(kout.lowered_names.front());
+  prepare_function(kf, kinst);
+  const auto raw_launch = [&] {
+    KernelParams<CUdeviceptr, CUdeviceptr, int, int>::launch(kf, LaunchShape::of(kinst), nullptr, "jacobi",
+                                                             b.dst.get(), b.src.get(), nx, ny);
+  };
+  host_us_per_call(raw_launch, 2000);
+  const double kraw = host_us_per_call(raw_launch, k_calls);
+  const double kapi =
+      host_us_per_call([&] { jacobi.launch(nullptr, {{"nx", nx}, {"ny", ny}}, b.d(), b.s(), nx, ny); }, k_calls);
+  const double kraw2 = host_us_per_call(raw_launch, k_calls);
+  std::printf("steady state, user kernel jacobi 64x64, %d calls each: raw cuLaunchKernel %.3f us/call (again: %.3f), "
+              "ktune::Kernel::launch %.3f us/call: overhead %.3f us\n",
+              k_calls, kraw, kraw2, kapi, kapi - std::min(kraw, kraw2));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,99 +153,14 @@ int main(int argc, char** argv) {
   }
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);  // the application's context, as cudart would make it
-  DeviceBuffer src(static_cast<std::size_t>(rows * cols * 4)), dst(static_cast<std::size_t>(rows * cols * 4));
-  void* d = reinterpret_cast<void*>(dst.get());
-  const void* s = reinterpret_cast<const void*>(src.get());
-
+  const Buffers b{DeviceBuffer(static_cast<std::size_t>(rows * cols * 4)),
+                  DeviceBuffer(static_cast<std::size_t>(rows * cols * 4))};
   const std::string db = Database::default_path().string();
-  {
-    const auto t = Clock::now();
-    Runtime rt({db, true});
-    const LaunchInfo& info = rt.transpose(d, s, rows, cols, rows, cols, DType::f32);
-    const double first = us_since(t);
-    driver::check(driver::api().cuCtxSynchronize(), "sync");
-    std::printf("first call, stored winner (%s, %s): %.2f ms (runtime construction, database, lookup, CUBIN load, "
-                "launch)\n",
-                std::string(to_string(info.match)).c_str(), info.config.c_str(), first / 1e3);
-  }
-  {
-    // What the first call is made of, each timed again on its own (files now cached).
-    auto t = Clock::now();
-    { Database open(db, true); }
-    const double open_ms = us_since(t) / 1e3;
-    t = Clock::now();
-    const KernelSpec spec = KernelSpec::parse(KernelSpec::builtin("transpose").source());
-    const double parse_ms = us_since(t) / 1e3;
-    t = Clock::now();
-    Database open(db, true);
-    const auto records = open.find(dev.fingerprint.key(), "transpose", "", "f32");
-    const double find_ms = us_since(t) / 1e3;
-    std::printf("  parts: database open %.2f ms, template description parse %.2f ms, open + find %.2f ms "
-                "(%zu records, %.1f MB file)\n",
-                open_ms, parse_ms, find_ms, records.size(),
-                static_cast<double>(std::filesystem::file_size(db)) / 1e6);
-  }
-  {
-    const std::filesystem::path empty = Database::default_dir() / "runtime-bench-empty.db";
-    std::filesystem::remove(empty);
-    const auto t = Clock::now();
-    Runtime rt({empty.string(), false});
-    const LaunchInfo& info = rt.transpose(d, s, rows, cols, rows, cols, DType::f32);
-    std::printf("first call, nothing stored (%s): %.2f ms (includes NVRTC)\n", std::string(to_string(info.match)).c_str(),
-                us_since(t) / 1e3);
-    driver::check(driver::api().cuCtxSynchronize(), "sync");
-    std::filesystem::remove(empty);
-  }
-
-  // Steady state on a small problem: the host, not the GPU, is the bottleneck.
-  const std::int64_t n = 64;
+  first_call_stored(db, b, rows, cols);
+  first_call_parts(db, dev);
+  first_call_empty(b, rows, cols);
   Runtime rt({db, true});
-  const LaunchInfo& info = rt.transpose(d, s, n, n, n, n, DType::f32);
-  const KernelSpec& spec = KernelSpec::builtin("transpose");
-  const TransposeArgs args{DType::f32, n, n, n, n, dst.get(), src.get()};
-  const Instance inst = instantiate(spec, config_from_string(spec, info.config), dev.limits, transpose_problem(args));
-  const CompileOutput out = compile_cubin(spec.source(), {inst.name_expression}, dev.arch, "transpose");
-  Module module(out.cubin, "raw");
-  const CUfunction f = module.function(out.lowered_names.front());
-  prepare_function(f, inst);
-  constexpr int calls = 100000;
-  host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, 2000);  // warm-up
-  const double raw = host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, calls);
-  const double api = host_us_per_call([&] { rt.transpose(d, s, n, n, n, n, DType::f32); }, calls);
-  const double raw2 = host_us_per_call([&] { launch_transpose(f, inst, args, nullptr); }, calls);
-  std::printf("steady state, %dx%d f32, %d calls each: raw cuLaunchKernel %.3f us/call (again: %.3f), "
-              "ktune::Runtime::transpose %.3f us/call: overhead %.3f us\n",
-              static_cast<int>(n), static_cast<int>(n), calls, raw, raw2, api, api - std::min(raw, raw2));
-  if (argc > 3) {
-    // A user's kernel: Kernel::launch (argument checks, problem key, lookup) against a
-    // raw launch of the same instance with the same parameters.
-    const int nx = 64, ny = 64;
-    const Kernel jacobi = rt.kernel(argv[3], "jacobi_step", {"float"});
-    const LaunchInfo& kinfo = jacobi.launch(nullptr, {{"nx", nx}, {"ny", ny}}, d, s, nx, ny);
-    const auto user = load_user_kernel(argv[3]);
-    const TuningProblem tp = user_tuning_problem(*user, bind_user_problem(*user, {"nx=64", "ny=64"}));
-    const Instance kinst =
-        instantiate(user->spec, config_from_string(user->spec, kinfo.config), dev.limits, tp.problem, tp.type_argument);
-    const CompileOutput kout = compile_cubin(tp.source, {kinst.name_expression}, dev.arch, "jacobi");
-    Module kmodule(kout.cubin, "raw jacobi");
-    const CUfunction kf = kmodule.function(kout.lowered_names.front());
-    prepare_function(kf, kinst);
-    CUdeviceptr next = dst.get(), grid = src.get();
-    int ix = nx, iy = ny;
-    void* params[] = {&next, &grid, &ix, &iy};
-    const auto raw_launch = [&] {
-      driver::check(driver::api().cuLaunchKernel(kf, kinst.grid[0], kinst.grid[1], kinst.grid[2], kinst.block[0],
-                                                 kinst.block[1], kinst.block[2], kinst.smem_bytes, nullptr, params,
-                                                 nullptr),
-                    "cuLaunchKernel");
-    };
-    host_us_per_call(raw_launch, 2000);
-    const double kraw = host_us_per_call(raw_launch, calls);
-    const double kapi = host_us_per_call([&] { jacobi.launch(nullptr, {{"nx", nx}, {"ny", ny}}, d, s, nx, ny); }, calls);
-    const double kraw2 = host_us_per_call(raw_launch, calls);
-    std::printf("steady state, user kernel jacobi 64x64, %d calls each: raw cuLaunchKernel %.3f us/call (again: %.3f), "
-                "ktune::Kernel::launch %.3f us/call: overhead %.3f us\n",
-                calls, kraw, kraw2, kapi, kapi - std::min(kraw, kraw2));
-  }
+  steady_state_transpose(rt, dev, b);
+  if (argc > 3) steady_state_user_kernel(rt, dev, b, argv[3]);
   return 0;
 }
