@@ -18,6 +18,13 @@ inline std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+// The names, comma-separated ("none" when there are none), for messages.
+inline std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
 // Splits on `sep` outside parentheses and angle brackets, trimming each part.
 inline std::vector<std::string> split_top(std::string_view s, char sep) {
   std::vector<std::string> out;

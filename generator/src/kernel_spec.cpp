@@ -128,8 +128,9 @@ void KernelSpec::read_directive(const std::string& key, const std::string& rest,
   } else if (key == "require") {
     if (requires_.size() == k_max_requirements) fail("more than " + std::to_string(k_max_requirements) + " @require lines");
     requires_.push_back(Expr::parse(rest));
+    require_lines_.push_back(line_no);
   } else if (key == "launch") {
-    read_launch(rest, fail, seen);
+    read_launch(rest, line_no, fail, seen);
   } else {
     fail("unknown directive '@" + key + "'");
   }
@@ -275,18 +276,38 @@ void KernelSpec::check_evaluation_cost() const {
     });
 }
 
+void KernelSpec::check_names(const std::vector<std::string>& outside) const {
+  std::vector<std::string> known;
+  for (const auto& t : tunables_) known.push_back(t.name);
+  for (const auto& d : derived_) known.push_back(d.name);
+  known.insert(known.end(), outside.begin(), outside.end());
+  const auto check = [&](const Expr& e, int line, const std::string& directive) {
+    for (const auto& name : e.names())
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        throw InvalidArgument("line " + std::to_string(line) + " '// @" + directive + " " + e.text().substr(0, 120) +
+                              "': unknown name '" + name + "' (known here: " + description::join(known) + ")");
+  };
+  for (const auto& d : derived_) check(d.expr, d.line, "derive " + d.name + " =");
+  for (std::size_t i = 0; i < requires_.size(); ++i) check(requires_[i], require_lines_[i], "require");
+  for (const auto& e : block_) check(e, block_line_, "launch block");
+  for (const auto& e : grid_) check(e, grid_line_, "launch grid");
+  if (smem_line_) check(smem_, smem_line_, "launch smem =");
+}
+
 // block = (x, y, z), grid = (x, y, z) or smem = bytes
-void KernelSpec::read_launch(const std::string& rest, const Fail& fail, Launches& seen) {
+void KernelSpec::read_launch(const std::string& rest, int line_no, const Fail& fail, Launches& seen) {
   const std::size_t eq = rest.find('=');
   if (eq == std::string::npos) fail("expected 'block = (x, y, z)', 'grid = (x, y, z)' or 'smem = bytes'");
   const std::string what = trim(rest.substr(0, eq));
   const std::string tuple = trim(rest.substr(eq + 1));
   if (what == "smem") {
     smem_ = Expr::parse(tuple);
+    smem_line_ = line_no;
     return;
   }
   if (what != "block" && what != "grid") fail("unknown launch dimension '" + what + "'");
   (what == "block" ? block_ : grid_) = description::parse_dim3(tuple);
+  (what == "block" ? block_line_ : grid_line_) = line_no;
   (what == "block" ? seen.block : seen.grid) = true;
 }
 

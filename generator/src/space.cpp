@@ -19,6 +19,12 @@ std::optional<Value> DeviceLimits::get(std::string_view name) const {
   return std::nullopt;
 }
 
+const std::vector<std::string>& DeviceLimits::names() {
+  static const std::vector<std::string> all{"max_threads_per_block", "max_smem_per_block", "max_registers_per_block",
+                                            "max_grid_x", "sm_count", "compute_capability"};
+  return all;
+}
+
 std::optional<std::int64_t> Problem::get(std::string_view name) const {
   if (name == "elem_bytes") return size_of(dtype);
   for (const auto& [k, v] : sizes)

@@ -78,23 +78,6 @@ KernelArg parse_arg(const std::string& text) {
   return a;
 }
 
-Tolerance parse_tolerance(const std::string& text) {
-  std::istringstream in(text);
-  std::string kind, value, extra;
-  in >> kind >> value >> extra;
-  Tolerance t;
-  if (kind == "exact" && value.empty()) return t;
-  static const std::pair<const char*, Tolerance::Kind> kinds[] = {
-      {"abs", Tolerance::Kind::abs}, {"rel", Tolerance::Kind::rel}, {"ulp", Tolerance::Kind::ulp}};
-  const auto k = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& p) { return kind == p.first; });
-  const auto v = number(value);
-  if (k == std::end(kinds) || !v || *v < 0 || !extra.empty())
-    throw InvalidArgument("a tolerance is 'exact', 'abs X', 'rel X' or 'ulp N' (X, N >= 0), not '" + text + "'");
-  t.kind = k->second;
-  t.value = *v;
-  return t;
-}
-
 void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool& have_grid) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos) throw InvalidArgument("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");
@@ -111,7 +94,7 @@ void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool&
     std::replace(spaced.begin(), spaced.end(), ',', ' ');
     k.trusted = config_from_string(k.spec, spaced);
   } else if (what == "tolerance") {
-    k.tolerance = parse_tolerance(value);
+    k.tolerance = Tolerance::parse(value);
   } else {
     throw InvalidArgument("unknown @verify '" + what + "' (reference, block, grid, config, tolerance)");
   }
@@ -123,11 +106,8 @@ void check_names(const Expr& e, const std::vector<std::string>& variables, const
   for (const auto& n : e.names())
     if (std::find(variables.begin(), variables.end(), n) == variables.end())
       throw InvalidArgument(what + " refers to '" + n + "', which is no problem variable (declared: " +
-                  [&] {
-                    std::string list;
-                    for (const auto& v : variables) list += (list.empty() ? "" : ", ") + v;
-                    return list.empty() ? std::string("none; add '// @problem NAME'") : list;
-                  }() + ")");
+                            (variables.empty() ? std::string("none; add '// @problem NAME'") : description::join(variables)) +
+                            ")");
 }
 
 void check_arg(const UserKernel& k, const KernelArg& a) {
@@ -174,9 +154,11 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
         if (d.key == "problem") {
           for (const auto& v : split_top(d.text, ',')) {
             if (!is_identifier(v)) throw InvalidArgument("'" + v + "' is not a name");
-            if (v == "align" || v == "elem_bytes" || DeviceLimits{}.get(v))
+            const auto& words = tolerance_words();
+            if (v == "align" || v == "elem_bytes" || DeviceLimits{}.get(v) ||
+                std::find(words.begin(), words.end(), v) != words.end())
               throw InvalidArgument("'" + v + "' is a name ktune defines (the alignment class, the element size, "
-                                    "a device limit); choose another");
+                                    "a device limit, a word of tolerances); choose another");
             if (std::find(k->variables.begin(), k->variables.end(), v) != k->variables.end())
               throw InvalidArgument("variable " + v + " is declared twice");
             k->variables.push_back(v);
@@ -186,6 +168,7 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
           k->args.back().line = d.line;
         } else {
           read_verify(*k, d.text, have_block, have_grid);
+          if (d.text.rfind("tolerance", 0) == 0) k->tolerance_line = d.line;
         }
       } catch (const Error& e) {
         throw InvalidArgument("line " + std::to_string(d.line) + " '// @" + d.key + " " + d.text + "': " + e.what());
@@ -198,6 +181,19 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
     if (!k->reference.empty() && !(have_block && have_grid))
       throw InvalidArgument("'@verify reference' needs '@verify block = (...)' and '@verify grid = (...)'");
     check_declaration(*k);
+    for (std::size_t i = 0; i < 3 && !k->reference.empty(); ++i) {
+      check_names(k->reference_block[i], k->variables, "'@verify block'");
+      check_names(k->reference_grid[i], k->variables, "'@verify grid'");
+    }
+    std::vector<std::string> outside = k->variables;
+    outside.insert(outside.end(), {"align", "elem_bytes"});
+    outside.insert(outside.end(), DeviceLimits::names().begin(), DeviceLimits::names().end());
+    k->spec.check_names(outside);
+    for (const auto& term : k->tolerance.terms)
+      for (const auto& name : term.scale.names())
+        if (std::find(k->variables.begin(), k->variables.end(), name) == k->variables.end())
+          throw InvalidArgument("line " + std::to_string(k->tolerance_line) + " '// @verify tolerance': '" + name +
+                                "' is no problem variable (declared: " + description::join(k->variables) + ")");
     return k;
   } catch (const Error& e) {
     throw InvalidArgument(origin + ": " + e.what());
@@ -280,6 +276,16 @@ std::string user_type_name(DType d) {
     case DType::i64: return "long long";
   }
   return "float";
+}
+
+ToleranceBounds tolerance_bounds(const UserKernel& k, const UserProblem& p) {
+  std::vector<std::pair<std::string, double>> names;
+  for (std::size_t i = 0; i < k.variables.size(); ++i) names.emplace_back(k.variables[i], static_cast<double>(p.values[i]));
+  try {
+    return evaluate(k.tolerance, names);
+  } catch (const Error& e) {
+    throw InvalidArgument(k.origin + ": line " + std::to_string(k.tolerance_line) + " '// @verify tolerance': " + e.what());
+  }
 }
 
 Scope problem_scope(const UserKernel& k, const UserProblem& p) {

@@ -87,7 +87,13 @@ bad role '^// @arg     in  x : T\[n\]' '// @arg     input x : T[n]' \
 bad count '^// @arg     in  x : T\[n\]' '// @arg     in  x : T' "line 8 .*needs its element count"
 bad type '^// @arg     in  x : T\[n\]' '// @arg     in  x : float[n]' "type 'float' is no dtype"
 bad tolerance '^// @verify  tolerance = exact' '// @verify  tolerance = within 3' \
-  "line 15 .*a tolerance is 'exact', 'abs X', 'rel X' or 'ulp N'"
+  "line 15 .*a tolerance is 'exact', or terms 'abs X', 'rel X', 'ulp N', 'rms X', 'max X' joined by '+'"
+bad tolerance_name '^// @verify  tolerance = exact' '// @verify  tolerance = abs 1e-6 * m' \
+  "line 15 '// @verify tolerance': 'm' is no problem variable (declared: n)"
+bad tolerance_zero '^// @verify  tolerance = exact' '// @verify  tolerance = abs 1e-6 + rel 1 / (n - 5)' \
+  "line 15 '// @verify tolerance': '1 / (n - 5)': division by zero"
+bad require_name '^// @tune    bug     = 0, 1, 2' '// @tune    bug     = 0, 1, 2\n// @require threads <= max_threads_per_blok' \
+  "line 12 '// @require threads <= max_threads_per_blok': unknown name 'max_threads_per_blok' (known here: threads, bug, n, align, elem_bytes, max_threads_per_block,"
 bad verify '^// @verify  config = threads=64 bug=0' '// @verify  tolerance = exact' "how is a result checked"
 bad trusted '^// @verify  config = threads=64 bug=0' '// @verify  config = threads=48 bug=0' \
   "line 14 .*not a declared value of 'threads'"

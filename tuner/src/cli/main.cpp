@@ -4,15 +4,21 @@
 #include "cli/commands.hpp"
 #include "cli/log_cli.hpp"
 
+#include <ktune/ktune.hpp>
+#include <ktune/runtime/nvrtc_compiler.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 namespace {
 
 int run(int argc, char** argv) {
-  CLI::App app{"ktune: generate, compile, time, verify and store the best CUDA kernels for this GPU"};
+  CLI::App app{std::string("ktune ") + ktune::version() +
+               ": generate, compile, time, verify and store the best CUDA kernels for this GPU"};
+  app.set_version_flag("--version", std::string("ktune ") + ktune::version() + " (NVRTC " + ktune::nvrtc_version() + ")");
   app.require_subcommand(1);
   int status = 0;
   ktune::add_tune_command(app, argv, status);

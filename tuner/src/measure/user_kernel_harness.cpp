@@ -32,18 +32,6 @@ double draw(DType d, const KernelArg& a, std::uint64_t& state) {
   return static_cast<double>(1 + z % 127);
 }
 
-// The spacing of representable values of `d` at magnitude |x|.
-double ulp_of(DType d, double x) {
-  const double a = std::fabs(x);
-  switch (d) {
-    case DType::f64: return std::nextafter(a, INFINITY) - a;
-    case DType::f32: return static_cast<double>(std::nextafter(static_cast<float>(a), INFINITY) - static_cast<float>(a));
-    case DType::f16: return std::ldexp(1, std::max(std::ilogb(std::max(a, 0x1p-14)), -14) - 10);
-    case DType::bf16: return std::ldexp(1, std::max(std::ilogb(std::max(a, 0x1p-126)), -126) - 7);
-    default: return 1;
-  }
-}
-
 }  // namespace
 
 struct UserKernelHarness::Buffer {
@@ -52,7 +40,8 @@ struct UserKernelHarness::Buffer {
   std::size_t count = 0, bytes = 0;
   DeviceBuffer device;
   DeviceBuffer pristine;                // inputs as made (in, inout), restored from on the device
-  std::vector<unsigned char> expected;  // the reference's outputs (out, inout)
+  DeviceBuffer want;                    // the reference's outputs (out, inout), on the device
+  OutputCheck::Bounds bounds;           // the tolerance for this output (its norms included)
   bool output() const { return arg->role == KernelArg::Role::out || arg->role == KernelArg::Role::inout; }
   bool input() const { return arg->role == KernelArg::Role::in || arg->role == KernelArg::Role::inout; }
 };
@@ -114,7 +103,9 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
   for (auto& s : slots_) params_.push_back(&s);
   // Pageable uploads may still be in flight, and `stream_` does not wait for them.
   driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  check_ = std::make_unique<OutputCheck>(device, stream_);
   compute_reference(device);
+  set_bounds();
   const std::size_t half = ceiling_copy_bytes(bytes_moved_);
   ceiling_src_ = DeviceBuffer(half + 16);  // (never empty)
   ceiling_dst_ = DeviceBuffer(half + 16);
@@ -163,8 +154,12 @@ const std::vector<unsigned char>& UserKernelHarness::captured_bytes(const Buffer
 
 void UserKernelHarness::compute_reference(const DeviceInfo& device) {
   if (captured_) {  // the outputs of the application's own launch
-    for (auto& b : buffers_)
-      if (b.output()) b.expected = captured_bytes(b, "expected");
+    for (auto& b : buffers_) {
+      if (!b.output()) continue;
+      b.want = DeviceBuffer(b.bytes);
+      driver::check(driver::api().cuMemcpyHtoD(b.want.get(), captured_bytes(b, "expected").data(), b.bytes),
+                    "cuMemcpyHtoD");
+    }
     return;
   }
   const UserKernel& k = *kernel_;
@@ -194,55 +189,45 @@ void UserKernelHarness::compute_reference(const DeviceInfo& device) {
   driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize", name + " (the reference)");
   for (auto& b : buffers_) {
     if (!b.output()) continue;
-    b.expected.resize(b.bytes + k_guard);
-    driver::check(driver::api().cuMemcpyDtoH(b.expected.data(), b.device.get(), b.bytes + k_guard), "cuMemcpyDtoH");
+    unsigned char guard[k_guard];
+    driver::check(driver::api().cuMemcpyDtoH(guard, b.device.get() + b.bytes, k_guard), "cuMemcpyDtoH");
     for (std::size_t g = 0; g < k_guard; ++g)
-      if (b.expected[b.bytes + g] != k_guard_byte)
+      if (guard[g] != k_guard_byte)
         throw Error(describe() + ": the reference " + name + " writes past the end of " + b.arg->name);
-    b.expected.resize(b.bytes);
+    b.want = DeviceBuffer(b.bytes);
+    driver::check(driver::api().cuMemcpyDtoDAsync(b.want.get(), b.device.get(), b.bytes, stream_), "cuMemcpyDtoDAsync");
   }
+  driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
 }
 
-std::optional<std::string> UserKernelHarness::compare(const Buffer& b, const std::vector<unsigned char>& got) const {
-  for (std::size_t g = 0; g < k_guard; ++g)
-    if (got[b.bytes + g] != k_guard_byte)
-      return "writes out of bounds: byte " + std::to_string(g) + " past the end of " + b.arg->name;
-  if (std::memcmp(got.data(), b.expected.data(), b.bytes) == 0) return std::nullopt;
-  const Tolerance& t = kernel_->tolerance;
-  const auto elem = static_cast<std::size_t>(size_of(b.dtype));
-  std::size_t wrong = 0, first = 0;
-  double first_got = 0, first_want = 0;
-  for (std::size_t e = 0; e < b.count; ++e) {
-    const unsigned char* g = &got[e * elem];
-    const unsigned char* w = &b.expected[e * elem];
-    if (std::memcmp(g, w, elem) == 0) continue;
-    const double x = element_to_double(b.dtype, g), y = element_to_double(b.dtype, w);
-    const double diff = std::fabs(x - y);
-    bool ok = std::isnan(x) && std::isnan(y);
-    switch (t.kind) {
-      case Tolerance::Kind::exact: break;
-      case Tolerance::Kind::abs: ok = ok || diff <= t.value; break;
-      case Tolerance::Kind::rel: ok = ok || diff <= t.value * std::fabs(y); break;
-      case Tolerance::Kind::ulp: ok = ok || diff <= t.value * ulp_of(b.dtype, y); break;
-    }
-    if (ok) continue;
-    if (wrong++ == 0) first = e, first_got = x, first_want = y;
+// The tolerance for this problem, and per output its terms scaled by the reference's
+// norms (rms, max), which the device computes once.
+void UserKernelHarness::set_bounds() {
+  const ToleranceBounds t = tolerance_bounds(*kernel_, user_problem_);
+  for (auto& b : buffers_) {
+    if (!b.output()) continue;
+    b.bounds = {t.exact, t.abs, t.rel, t.ulp};
+    if (t.rms == 0 && t.max == 0) continue;
+    const OutputCheck::Norms n = check_->norms(b.dtype, b.want.get(), b.count);
+    b.bounds.abs += t.rms * n.rms + t.max * n.max_abs;
   }
-  if (wrong == 0) return std::nullopt;
-  return std::to_string(wrong) + " of " + std::to_string(b.count) + " elements of " + b.arg->name + " wrong, first [" +
-         std::to_string(first) + "]: " + std::to_string(first_got) + " instead of " + std::to_string(first_want);
 }
 
 std::optional<std::string> UserKernelHarness::verify(CUfunction f, const Instance& inst) {
   prepare_run();
   launch_grid(f, inst.grid, inst.block, inst.smem_bytes, inst.name_expression);
   driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
-  std::vector<unsigned char> got;
   for (const auto& b : buffers_) {
     if (!b.output()) continue;
-    got.resize(b.bytes + k_guard);
-    driver::check(driver::api().cuMemcpyDtoH(got.data(), b.device.get(), got.size()), "cuMemcpyDtoH");
-    if (auto why = compare(b, got)) return why;
+    const OutputCheck::Result r =
+        check_->check(b.dtype, b.device.get(), b.want.get(), b.count, b.bounds, k_guard, k_guard_byte);
+    if (r.guard) return "writes out of bounds: byte " + std::to_string(*r.guard) + " past the end of " + b.arg->name;
+    if (r.wrong == 0) continue;
+    std::string why = std::to_string(r.wrong) + " of " + std::to_string(b.count) + " elements of " + b.arg->name + " wrong";
+    for (std::size_t i = 0; i < r.first.size(); ++i)
+      why += (i ? "; [" : ", first [") + std::to_string(r.first[i].index) + "]: " + std::to_string(r.first[i].got) +
+             " instead of " + std::to_string(r.first[i].want);
+    return why;
   }
   return std::nullopt;
 }
@@ -261,7 +246,8 @@ TimingStats UserKernelHarness::time_ceiling() {
 
 TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
   const UserProblem problem = bind_user_problem(*kernel, assignments);
-  arg_values(*kernel, problem);  // sizes are checked before a GPU is taken
+  arg_values(*kernel, problem);  // sizes and the tolerance are checked before a GPU is taken
+  tolerance_bounds(*kernel, problem);
   TuningProblem tuning = user_tuning_problem(*kernel, problem);
   tuning.owner = kernel;
   return {std::move(tuning), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
@@ -272,6 +258,7 @@ TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const st
 TuneTarget captured_kernel_target(std::shared_ptr<const UserKernel> kernel, UserProblem problem,
                                   std::filesystem::path bundle) {
   arg_values(*kernel, problem);
+  tolerance_bounds(*kernel, problem);
   TuningProblem tuning = user_tuning_problem(*kernel, problem);
   tuning.owner = kernel;
   return {std::move(tuning), [kernel, problem, bundle](const DeviceInfo& dev, const TimingProtocol& t) {

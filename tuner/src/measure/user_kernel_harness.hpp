@@ -3,10 +3,13 @@
 // 256 guard bytes past its end, random inputs (never all zeros), the reference's outputs
 // computed once, then per candidate: inputs restored, outputs poisoned (or zeroed when
 // declared `zeroed`), guards re-armed, launch, compare within the declared tolerance,
-// guards checked. The ceiling is cuMemcpyDtoDAsync moving the same bytes.
+// guards checked, all on the device (output_check.hpp). The ceiling is cuMemcpyDtoDAsync
+// moving the same bytes.
 // A captured problem (ktune/cache/capture_bundle.hpp) replaces the random inputs with
 // the application's, its scalars with the ones it passed, and the reference with the
 // outputs its launch produced.
+#include "measure/output_check.hpp"
+
 #include <ktune/cache/capture_bundle.hpp>
 #include <ktune/generator/user_kernel.hpp>
 #include <ktune/tuner/family.hpp>
@@ -32,7 +35,7 @@ class UserKernelHarness : public DeviceHarness {
   void launch_grid(CUfunction f, const std::array<std::uint32_t, 3>& grid, const std::array<std::uint32_t, 3>& block,
                    std::uint32_t smem, const std::string& what);
   void compute_reference(const DeviceInfo& device);
-  std::optional<std::string> compare(const Buffer& b, const std::vector<unsigned char>& got) const;
+  void set_bounds();
 
   const std::vector<unsigned char>& captured_bytes(const Buffer& b, const char* phase) const;
 
@@ -40,6 +43,7 @@ class UserKernelHarness : public DeviceHarness {
   UserProblem user_problem_;
   std::shared_ptr<const CaptureBundle> captured_;
   std::vector<Buffer> buffers_;             // per pointer argument, in argument order
+  std::unique_ptr<OutputCheck> check_;
   std::vector<std::uint64_t> slots_;        // each argument's value (pointer or scalar bits)
   std::vector<void*> params_;
   double bytes_moved_ = 0;

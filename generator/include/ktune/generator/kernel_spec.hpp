@@ -79,6 +79,10 @@ class KernelSpec {
   std::vector<std::string> template_parameters() const;
   // Product of the value counts: the space before constraints.
   std::size_t cartesian_size() const;
+  // Every name the @derive, @require and @launch expressions use must be a tunable, a
+  // value derived above or one of `outside` (problem variables, device limits, ...);
+  // throws InvalidArgument naming the first line that uses another, and the known names.
+  void check_names(const std::vector<std::string>& outside) const;
 
  private:
   // parse()'s steps; `fail` throws InvalidArgument naming the line.
@@ -88,7 +92,7 @@ class KernelSpec {
   };
   void read_directive(const std::string& key, const std::string& rest, int line_no, const Fail& fail, Launches& seen);
   void read_declaration(const std::string& key, const std::string& rest, int line_no, const Fail& fail);  // type, tune, derive
-  void read_launch(const std::string& rest, const Fail& fail, Launches& seen);
+  void read_launch(const std::string& rest, int line_no, const Fail& fail, Launches& seen);
   void read_compatible(const std::string& rest, const Fail& fail);
   void check_complete(const Launches& seen) const;
   void check_evaluation_cost() const;
@@ -100,8 +104,10 @@ class KernelSpec {
   std::vector<std::string> compatible_;
   std::vector<Derived> derived_;
   std::vector<Expr> requires_;
+  std::vector<int> require_lines_;
   std::array<Expr, 3> block_, grid_;
   Expr smem_ = Expr::parse("0");
+  int block_line_ = 0, grid_line_ = 0, smem_line_ = 0;
 };
 
 }  // namespace ktune

@@ -24,6 +24,8 @@ struct DeviceLimits {
   std::int64_t compute_capability = 90;  // major * 10 + minor
 
   std::optional<Value> get(std::string_view name) const;
+  // Every name get() knows, in the order above (what constraints may use; docs list them).
+  static const std::vector<std::string>& names();
 };
 
 // A problem as constraints see it: the dtype plus named sizes (for transpose: rows,

@@ -13,12 +13,13 @@
 //   // @verify  block = (256, 1, 1)           its own launch geometry, or
 //   // @verify  grid = (ceil_div(nx * ny, 256), 1, 1)
 //   // @verify  config = tile_x=32 tile_y=8   a trusted config of the kernel itself
-//   // @verify  tolerance = rel 1e-5          exact | abs X | rel X | ulp N
+//   // @verify  tolerance = rel 1e-5          exact, or abs X + rel Y + ... (tolerance.hpp)
 //
 // The tuner (tuner/user_kernel_harness) makes random inputs (never all zeros), poisons
 // outputs, restores inputs before every candidate, checks guard bytes past every output
 // for writes out of bounds, compares each candidate with the reference and times it
 // like a built-in; the runtime (ktune::Kernel) launches the stored winner.
+#include <ktune/generator/tolerance.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 
 #include <array>
@@ -42,12 +43,6 @@ struct KernelArg {
   bool pointer() const { return role != Role::scalar; }
 };
 
-struct Tolerance {
-  enum class Kind { exact, abs, rel, ulp };
-  Kind kind = Kind::exact;
-  double value = 0;
-};
-
 // What a user's kernel may declare (the runtime's launch keeps them in fixed arrays),
 // and the largest kernel file read.
 constexpr std::size_t k_max_problem_variables = 8, k_max_kernel_args = 32;
@@ -62,6 +57,7 @@ struct UserKernel {
   std::array<Expr, 3> reference_block, reference_grid;
   std::optional<Config> trusted;
   Tolerance tolerance;
+  int tolerance_line = 0;
 };
 
 // Throws ktune::Error naming `origin`, the line and what is wrong.
@@ -91,6 +87,9 @@ TuningProblem user_tuning_problem(const UserKernel& kernel, const UserProblem& p
 // The problem variables by name, for evaluating the description's expressions (refers
 // to both arguments: use it while they live).
 Scope problem_scope(const UserKernel& kernel, const UserProblem& problem);
+// The tolerance's bounds for a problem (its scales evaluated with the problem's values);
+// throws InvalidArgument naming the file and line when one is negative or undefined.
+ToleranceBounds tolerance_bounds(const UserKernel& kernel, const UserProblem& problem);
 // An argument's dtype for a problem (resolves the type parameter's name).
 DType arg_dtype(const UserKernel& kernel, const KernelArg& arg, const UserProblem& problem);
 // The C++ type of a dtype in a user's kernel (float, __half, int, ...).
