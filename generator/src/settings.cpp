@@ -22,5 +22,10 @@ std::string tune_on_miss() { return read("KTUNE_TUNE_ON_MISS"); }
 std::string tune_on_miss_args() { return read("KTUNE_TUNE_ON_MISS_ARGS"); }
 std::string tuner() { return read("KTUNE_TUNER"); }
 std::string faulted_configs() { return read("KTUNE_FAULTED_CONFIGS"); }
+std::string cuda_include() { return read("KTUNE_CUDA_INCLUDE"); }
+std::string cuda_path() {
+  const std::string p = read("CUDA_PATH");
+  return p.empty() ? read("CUDA_HOME") : p;
+}
 
 }  // namespace ktune::settings

@@ -112,7 +112,8 @@ void check_names(const Expr& e, const std::vector<std::string>& variables, const
 
 void check_arg(const UserKernel& k, const KernelArg& a) {
   const bool type_param = !k.spec.type_parameter().empty() && a.type == k.spec.type_parameter();
-  if (a.type == "f16" || a.type == "bf16") throw InvalidArgument("f16 and bf16 are not supported in users' kernels yet");
+  if (!a.pointer() && (a.type == "f16" || a.type == "bf16"))
+    throw InvalidArgument("a scalar is f32, f64 or an integer type, not " + a.type + " (pass it as f32)");
   if (!type_param && !parse_dtype(a.type))
     throw InvalidArgument("type '" + a.type + "' is no dtype (" + std::string(dtype_names()) + ")" +
                 (k.spec.type_parameter().empty() ? "" : " nor the type parameter " + k.spec.type_parameter()));
@@ -129,9 +130,6 @@ void check_declaration(const UserKernel& k) {
   if (k.reference.empty() && !k.trusted)
     throw InvalidArgument("no '// @verify reference = NAME' or '// @verify config = ...': how is a result checked?");
   if (!k.reference.empty() && k.trusted) throw InvalidArgument("'@verify reference' and '@verify config' exclude each other");
-  for (DType d : k.spec.type_choices())
-    if (d == DType::f16 || d == DType::bf16)
-      throw InvalidArgument("f16 and bf16 are not supported in users' kernels yet (NVRTC would need the toolkit's headers)");
   for (const auto& a : k.args) {
     try {
       check_arg(k, a);
@@ -313,6 +311,20 @@ std::vector<double> arg_values(const UserKernel& k, const UserProblem& p) {
   return out;
 }
 
+namespace {
+
+// f16 and bf16 (__half, __nv_bfloat16 and their vector types) come from the toolkit's
+// headers (NVRTC finds them: nvrtc_compiler.hpp); #line keeps NVRTC's line numbers the file's.
+constexpr const char* k_half_headers = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#line 1\n";
+
+bool uses_halves(const UserKernel& k) {
+  const auto half = [](DType d) { return d == DType::f16 || d == DType::bf16; };
+  return std::any_of(k.spec.type_choices().begin(), k.spec.type_choices().end(), half) ||
+         std::any_of(k.args.begin(), k.args.end(), [](const KernelArg& a) { return a.type == "f16" || a.type == "bf16"; });
+}
+
+}  // namespace
+
 TuningProblem user_tuning_problem(const UserKernel& k, const UserProblem& p) {
   TuningProblem t;
   t.spec = &k.spec;
@@ -322,7 +334,7 @@ TuningProblem user_tuning_problem(const UserKernel& k, const UserProblem& p) {
   t.problem.dtype = p.type;
   for (std::size_t i = 0; i < k.variables.size(); ++i) t.problem.sizes.emplace_back(k.variables[i], p.values[i]);
   t.problem.sizes.emplace_back("align", 1);
-  t.source = k.spec.source();
+  t.source = uses_halves(k) ? k_half_headers + k.spec.source() : k.spec.source();
   if (!k.spec.type_parameter().empty()) t.type_argument = user_type_name(p.type);
   // The default: the trusted config when there is one, else the first valid config.
   if (k.trusted) {

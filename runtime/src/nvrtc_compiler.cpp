@@ -3,10 +3,15 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/hash.hpp>
 
+#include <ktune/generator/settings.hpp>
+
+#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
+#include <mutex>
 
 namespace ktune {
 namespace {
@@ -21,11 +26,67 @@ struct ProgramDeleter {
 
 }  // namespace
 
-std::vector<std::string> compile_options(int arch) {
+bool needs_toolkit_headers(const std::string& source) {
+  return source.find("#include <cuda_") != std::string::npos || source.find("#include \"cuda_") != std::string::npos;
+}
+
+namespace {
+
+std::string find_cuda_include() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> tried;
+  const auto holds = [&](const fs::path& dir) {
+    std::error_code ec;
+    tried.push_back(dir.string());
+    return fs::exists(dir / "cuda_fp16.h", ec) && fs::exists(dir / "cuda_bf16.h", ec);
+  };
+  const std::string given = settings::cuda_include();
+  if (!given.empty()) {
+    if (holds(given)) return given;
+    throw CompileError("KTUNE_CUDA_INCLUDE=" + given + " holds no cuda_fp16.h and cuda_bf16.h", "", {});
+  }
+  std::vector<fs::path> candidates;
+  if (const std::string p = settings::cuda_path(); !p.empty()) candidates.push_back(fs::path(p) / "include");
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) {
+    const fs::path lib = fs::path(info.dli_fname).parent_path();  // .../lib64, .../targets/x86_64-linux/lib, nvidia/cu13/lib
+    candidates.push_back(lib.parent_path() / "include");
+    candidates.push_back(lib.parent_path().parent_path() / "include");
+    candidates.push_back(lib.parent_path().parent_path() / "cuda_runtime" / "include");  // pip: nvidia/cuda_nvrtc/lib
+  }
+#ifdef KTUNE_CUDA_INCLUDE_DIR
+  candidates.push_back(KTUNE_CUDA_INCLUDE_DIR);
+#endif
+  candidates.push_back("/usr/local/cuda/include");
+  for (const auto& c : candidates)
+    if (holds(c)) return c.lexically_normal().string();
+  std::string list;
+  for (const auto& t : tried) list += "\n  " + t;
+  throw CompileError("the kernel includes CUDA toolkit headers (cuda_fp16.h, cuda_bf16.h for f16 and bf16), which NVRTC "
+                     "does not carry, and none of these folders holds them:" + list +
+                     "\nset KTUNE_CUDA_INCLUDE to the CUDA toolkit's include folder",
+                     "", {});
+}
+
+}  // namespace
+
+const std::string& cuda_include_dir() {
+  // Found once; a failure is not kept, so setting the variable and retrying works.
+  static std::mutex mutex;
+  static std::string found;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (found.empty()) found = find_cuda_include();
+  return found;
+}
+
+std::vector<std::string> compile_options(int arch, const std::string& source) {
   // -default-device: everything the template declares is device code. sm_90 compiles as
   // sm_90a: ktune compiles for the exact GPU it runs on, so the architecture-specific
   // instructions (wgmma) cost no portability.
-  return {"--gpu-architecture=sm_" + std::to_string(arch) + (arch == 90 ? "a" : ""), "-std=c++17", "-default-device"};
+  std::vector<std::string> options{"--gpu-architecture=sm_" + std::to_string(arch) + (arch == 90 ? "a" : ""),
+                                   "-std=c++17", "-default-device"};
+  if (needs_toolkit_headers(source)) options.push_back("-I" + cuda_include_dir());
+  return options;
 }
 
 std::string nvrtc_version() {
@@ -37,7 +98,7 @@ std::string nvrtc_version() {
 std::string binary_key(const std::string& source, const std::vector<std::string>& name_expressions, int arch) {
   std::uint64_t h = fnv1a64(source);
   for (const auto& n : name_expressions) h = fnv1a64(n, h ^ 0x9e3779b97f4a7c15ull);
-  for (const auto& o : compile_options(arch)) h = fnv1a64(o, h);
+  for (const auto& o : compile_options(arch, source)) h = fnv1a64(o, h);
   h = fnv1a64(nvrtc_version(), h);
   return hex64(h);
 }
@@ -45,7 +106,7 @@ std::string binary_key(const std::string& source, const std::vector<std::string>
 CompileOutput compile_cubin(const std::string& source, const std::vector<std::string>& name_expressions, int arch,
                             const std::string& program_name) {
   const auto start = std::chrono::steady_clock::now();
-  const auto options = compile_options(arch);
+  const auto options = compile_options(arch, source);
   std::string context = program_name + ", options:";
   for (const auto& o : options) context += " " + o;
   nvrtcProgram raw = nullptr;

@@ -98,7 +98,22 @@ bad verify '^// @verify  config = threads=64 bug=0' '// @verify  tolerance = exa
 bad trusted '^// @verify  config = threads=64 bug=0' '// @verify  config = threads=48 bug=0' \
   "line 14 .*not a declared value of 'threads'"
 bad expr '^// @launch  grid  = (ceil_div(n, threads), 1, 1)' '// @launch  grid  = (ceil_div(n, threads, 1, 1)' "line 13"
-bad half '^// @type    T = f32, f64, i32' '// @type    T = f16' "not supported in users' kernels yet"
+bad half_scalar '^// @arg     scalar n : i64 = n' '// @arg     scalar n : f16 = n' "a scalar is f32, f64 or an integer type, not f16"
+# Half precision: the toolkit's cuda_fp16.h and cuda_bf16.h are found without a path
+# (here /usr/local/cuda/include); a KTUNE_CUDA_INCLUDE without them is named.
+sed 's|^// @type    T = f32, f64, i32|// @type    T = f16, bf16, f32|' "$data/scale.cu" > "$dir/half.cu"
+for t in f16 bf16; do
+  "$ktune" tune --kernel "$dir/half.cu" --problem n=1000,T=$t --dry-run > "$dir/out" 2>&1 || fail "$t dry run: $(cat "$dir/out")"
+  grep -q "9 configs for scale_test .* $t 1000, 9 compiled for sm_90 (0 of them found in the program store) .*, 0 failed" "$dir/out" \
+    || fail "$t dry run: $(cat "$dir/out")"
+done
+if KTUNE_CUDA_INCLUDE="$dir" "$ktune" tune --kernel "$dir/half.cu" --problem n=1000,T=f16 --dry-run > "$dir/out" 2>&1; then
+  fail "compiled with a KTUNE_CUDA_INCLUDE without the headers"
+fi
+grep -q "ktune: error: KTUNE_CUDA_INCLUDE=$dir holds no cuda_fp16.h and cuda_bf16.h" "$dir/out" || fail "headers: $(head -c 400 "$dir/out")"
+# The version, and the library's in --help.
+"$ktune" --version | grep -qx "ktune [0-9]*\.[0-9]*\.[0-9]* (NVRTC [0-9.]*)" || fail "--version: $("$ktune" --version)"
+"$ktune" --help | head -1 | grep -q "^ktune [0-9]*\.[0-9]*\.[0-9]*: " || fail "--help names no version"
 # A kernel that does not compile: NVRTC's log, with the line, reaches the user.
 if "$ktune" tune --kernel "$data/does_not_compile.cu" --problem n=64 --dry-run > "$dir/out" 2>&1; then
   fail "a kernel with a syntax error compiled"

@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes as a kernel description (the `// @` lines of a
-// built-in template or a user's kernel) and as one expression. Parsing and evaluating
+// built-in template or a user's kernel), as one expression and as a tolerance. Parsing and evaluating
 // either works or throws ktune::Error; nothing crashes, hangs, overflows the stack or
 // allocates more than the input justifies.
 #include <ktune/error.hpp>
@@ -43,6 +43,7 @@ void user_kernel(const std::string& text) {
   for (const auto& v : k->variables) assignments.push_back(v + "=7");
   const UserProblem p = bind_user_problem(*k, assignments);
   (void)arg_values(*k, p);
+  (void)tolerance_bounds(*k, p);
   evaluate(k->spec);
 }
 
@@ -56,6 +57,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     user_kernel(text);
+  } catch (const Error&) {
+  }
+  try {  // as a tolerance, with two variables
+    (void)evaluate(Tolerance::parse(text), {{"n", 7.0}, {"k", 0.0}});
   } catch (const Error&) {
   }
   try {

@@ -246,9 +246,10 @@ TimingStats UserKernelHarness::time_ceiling() {
 
 TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
   const UserProblem problem = bind_user_problem(*kernel, assignments);
-  arg_values(*kernel, problem);  // sizes and the tolerance are checked before a GPU is taken
+  arg_values(*kernel, problem);  // sizes, the tolerance and the headers are checked before a GPU is taken
   tolerance_bounds(*kernel, problem);
   TuningProblem tuning = user_tuning_problem(*kernel, problem);
+  if (needs_toolkit_headers(tuning.source)) cuda_include_dir();
   tuning.owner = kernel;
   return {std::move(tuning), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
             return std::make_unique<UserKernelHarness>(dev, kernel, problem, t);
@@ -260,6 +261,7 @@ TuneTarget captured_kernel_target(std::shared_ptr<const UserKernel> kernel, User
   arg_values(*kernel, problem);
   tolerance_bounds(*kernel, problem);
   TuningProblem tuning = user_tuning_problem(*kernel, problem);
+  if (needs_toolkit_headers(tuning.source)) cuda_include_dir();
   tuning.owner = kernel;
   return {std::move(tuning), [kernel, problem, bundle](const DeviceInfo& dev, const TimingProtocol& t) {
             auto data = std::make_shared<const CaptureBundle>(read_capture(bundle));

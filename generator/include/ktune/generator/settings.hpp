@@ -19,5 +19,10 @@ std::string tuner();              // KTUNE_TUNER: the ktune binary the runtime s
 // KTUNE_FAULTED_CONFIGS: set by `ktune tune` for the fresh process it continues in after
 // a kernel faulted (config -> reason, JSON); not for users.
 std::string faulted_configs();
+// KTUNE_CUDA_INCLUDE: the CUDA toolkit's include folder, for kernels that include its
+// headers (cuda_fp16.h, cuda_bf16.h); found without it in the usual places.
+std::string cuda_include();
+// CUDA_PATH, else CUDA_HOME (not ktune's: the toolkit's usual variables), read here too.
+std::string cuda_path();
 
 }  // namespace ktune::settings

@@ -17,7 +17,17 @@ struct CompileOutput {
 CompileOutput compile_cubin(const std::string& source, const std::vector<std::string>& name_expressions,
                             int arch, const std::string& program_name);
 
-std::vector<std::string> compile_options(int arch);
+// The options for a source: with `-I<toolkit include folder>` when it includes the
+// toolkit's headers (needs_toolkit_headers), as half-precision kernels do.
+std::vector<std::string> compile_options(int arch, const std::string& source = {});
+// Whether `source` includes a CUDA toolkit header (`#include <cuda_...>`), which NVRTC
+// does not carry itself.
+bool needs_toolkit_headers(const std::string& source);
+// The folder holding cuda_fp16.h and cuda_bf16.h: KTUNE_CUDA_INCLUDE, else CUDA_PATH or
+// CUDA_HOME's include/, the include/ beside the libnvrtc in use (toolkits and pip's
+// nvidia wheels), the toolkit ktune was built with, /usr/local/cuda/include. Throws
+// CompileError naming every place it looked when none holds them.
+const std::string& cuda_include_dir();
 std::string nvrtc_version();  // e.g. "13.0"
 // Key of a compiled binary: hash of everything that determines its bytes.
 std::string binary_key(const std::string& source, const std::vector<std::string>& name_expressions, int arch);
