@@ -111,6 +111,11 @@ if KTUNE_CUDA_INCLUDE="$dir" "$ktune" tune --kernel "$dir/half.cu" --problem n=1
   fail "compiled with a KTUNE_CUDA_INCLUDE without the headers"
 fi
 grep -q "ktune: error: KTUNE_CUDA_INCLUDE=$dir holds no cuda_fp16.h and cuda_bf16.h" "$dir/out" || fail "headers: $(head -c 400 "$dir/out")"
+# Configs that keep data in local memory (spills, local arrays) are rejected in a dry
+# run as on the GPU, read from the CUBIN.
+"$ktune" tune --kernel "$data/spill.cu" --problem n=1000 --dry-run > "$dir/out" || fail "spill dry run: $(cat "$dir/out")"
+grep -q "4 compiled for sm_90 .*, 0 failed, 2 rejected (local memory" "$dir/out" || fail "spill count: $(cat "$dir/out")"
+grep -q "rejected: threads=128 local=1: spills 256 bytes to local memory" "$dir/out" || fail "spill line: $(cat "$dir/out")"
 # The version, and the library's in --help.
 "$ktune" --version | grep -qx "ktune [0-9]*\.[0-9]*\.[0-9]* (NVRTC [0-9.]*)" || fail "--version: $("$ktune" --version)"
 "$ktune" --help | head -1 | grep -q "^ktune [0-9]*\.[0-9]*\.[0-9]*: " || fail "--help names no version"

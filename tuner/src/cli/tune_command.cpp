@@ -112,12 +112,14 @@ int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
   if (r.selected < r.configs)
     selected = ", the first " + std::to_string(r.selected) + " of the " + opt.strategy + " search (--budget-evals)";
   std::printf("dry run (no GPU): %zu configs for %s%s, %zu compiled for sm_90 (%zu of them found in the program "
-              "store) in %.1f s (%.1f ms per config on %u threads), %zu failed\n",
+              "store) in %.1f s (%.1f ms per config on %u threads), %zu failed, %zu rejected (local memory: spills "
+              "or local arrays, as a tuning run rejects them)\n",
               r.configs, problem.problem.describe().c_str(), selected.c_str(), r.compiled, r.stored, r.seconds,
               1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.selected, 1)),
               opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
-              r.failures.size());
+              r.failures.size(), r.rejected.size());
   for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
+  for (const auto& f : r.rejected) std::printf("  rejected: %s\n", f.c_str());
   return r.failures.empty() ? 0 : 1;
 }
 

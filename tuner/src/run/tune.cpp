@@ -4,6 +4,7 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/cubin_info.hpp>
 #include "measure/clocks.hpp"
 #include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/device_lock.hpp>
@@ -548,6 +549,13 @@ DryRunResult dry_run(const TuningProblem& tp, int arch, const TuneOptions& optio
     for (const auto& u : batch->units) {
       r.compiled += u.entries.size();
       if (u.stored) r.stored += u.entries.size();
+      for (const auto& [i, lowered] : u.entries) {
+        const auto res = cubin_resources(u.cubin, lowered);
+        if (!res) r.rejected.push_back(config_to_string(spec, space[i]) + ": resources unreadable from the CUBIN");
+        else if (res->frame_bytes > 0)
+          r.rejected.push_back(config_to_string(spec, space[i]) + ": spills " + std::to_string(res->frame_bytes) +
+                               " bytes to local memory (" + std::to_string(res->registers) + " registers)");
+      }
     }
     for (const auto& [i, e] : batch->errors) r.failures.push_back(config_to_string(spec, space[i]) + ": " + e);
   }

@@ -91,6 +91,9 @@ struct DryRunResult {
   std::size_t compiled = 0;
   std::size_t stored = 0;  // of compiled: read back from the store, not compiled now
   std::vector<std::string> failures;  // "config: error"
+  // Compiled but rejected as a tuning run rejects them: "config: spills N bytes ..."
+  // (read from the CUBIN, as the driver would report it).
+  std::vector<std::string> rejected;
   double seconds = 0;
 };
 
