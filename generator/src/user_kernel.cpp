@@ -239,6 +239,14 @@ UserProblem bind_user_problem(const UserKernel& k, const std::vector<std::string
       p.type = *d;
       continue;
     }
+    if (name == "align") {
+      if (p.align) throw InvalidArgument("--problem align is given twice");
+      const auto v = number(value);  // (against 16 bytes once T is known, below)
+      if (!v || *v < 1 || *v > 16 || std::floor(*v) != *v || (static_cast<int>(*v) & (static_cast<int>(*v) - 1)))
+        throw InvalidArgument("--problem " + a + ": align is a power of two from 1 to 16 elements");
+      p.align = static_cast<std::int64_t>(*v);
+      continue;
+    }
     const auto it = std::find(k.variables.begin(), k.variables.end(), name);
     if (it == k.variables.end()) throw InvalidArgument("--problem " + a + ": " + k.spec.family() + " has no problem variable " + name);
     auto& slot = values[static_cast<std::size_t>(it - k.variables.begin())];
@@ -254,7 +262,22 @@ UserProblem bind_user_problem(const UserKernel& k, const std::vector<std::string
     if (!values[i]) throw InvalidArgument(k.spec.family() + " needs --problem " + k.variables[i] + "=VALUE");
     p.values.push_back(*values[i]);
   }
+  if (p.align * size_of(p.type) > 16)
+    throw InvalidArgument("--problem align=" + std::to_string(p.align) + ": at most " +
+                          std::to_string(align_class({{}, p.type, 0})) + " elements of " + std::string(to_string(p.type)) +
+                          " (16 bytes)");
   return p;
+}
+
+std::int64_t align_class(const UserProblem& p) {
+  return p.align ? p.align : std::max<std::int64_t>(1, 16 / size_of(p.type));
+}
+
+std::int64_t align_class_of(const std::vector<std::uintptr_t>& addresses, DType type) {
+  std::uintptr_t bytes = 16;
+  for (const std::uintptr_t a : addresses)
+    if (a) bytes = std::min<std::uintptr_t>(bytes, a & (~a + 1));  // the lowest set bit
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes) / size_of(type));
 }
 
 DType arg_dtype(const UserKernel& k, const KernelArg& a, const UserProblem& p) {
@@ -333,11 +356,11 @@ TuningProblem user_tuning_problem(const UserKernel& k, const UserProblem& p) {
   t.shape = p.values;
   t.problem.dtype = p.type;
   for (std::size_t i = 0; i < k.variables.size(); ++i) t.problem.sizes.emplace_back(k.variables[i], p.values[i]);
-  t.problem.sizes.emplace_back("align", 1);
+  t.problem.sizes.emplace_back("align", align_class(p));
   t.source = uses_halves(k) ? k_half_headers + k.spec.source() : k.spec.source();
   if (!k.spec.type_parameter().empty()) t.type_argument = user_type_name(p.type);
   // The default: the trusted config when there is one, else the first valid config.
-  if (k.trusted) {
+  if (k.trusted && !why_invalid(k.spec, *k.trusted, DeviceLimits{}, t.problem)) {
     t.default_config = *k.trusted;
   } else {
     if (auto first = first_config(k.spec, DeviceLimits{}, t.problem)) t.default_config = std::move(*first);

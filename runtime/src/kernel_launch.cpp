@@ -18,7 +18,7 @@ constexpr std::size_t k_max_variables = k_max_problem_variables, k_max_args = k_
 // A C++ type as user kernels name it (user_type_name: "float", "long long", ...), or a
 // dtype name.
 DType type_of(const std::string& name) {
-  for (DType d : {DType::f32, DType::f64, DType::i8, DType::u8, DType::i16, DType::i32, DType::i64})
+  for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i8, DType::u8, DType::i16, DType::i32, DType::i64})
     if (user_type_name(d) == name) return d;
   if (const auto d = parse_dtype(name)) return *d;
   throw InvalidArgument("unknown template argument '" + name + "' (float, double, int, long long, or a dtype)");
@@ -54,11 +54,12 @@ struct Kernel::State {
   struct Key {
     CUcontext ctx = nullptr;
     std::array<std::int64_t, k_max_variables> values{};
-    bool operator==(const Key& o) const { return ctx == o.ctx && values == o.values; }
+    std::int64_t align = 1;  // the call's alignment class: a config is chosen for it
+    bool operator==(const Key& o) const { return ctx == o.ctx && values == o.values && align == o.align; }
   };
   struct KeyHash {
     std::size_t operator()(const Key& k) const {
-      std::size_t h = std::hash<const void*>()(k.ctx);
+      std::size_t h = std::hash<const void*>()(k.ctx) ^ static_cast<std::size_t>(k.align) * 0x9e3779b9u;
       for (auto v : k.values) h = h * 1000003u ^ std::hash<std::int64_t>()(v);
       return h;
     }
@@ -66,7 +67,7 @@ struct Kernel::State {
   mutable PreparedMap<Key, KeyHash> prepared;
 
   [[noreturn]] void fail(const std::string& what) const { throw InvalidArgument(kernel->spec.family() + ": " + what); }
-  Key key_of(CUcontext ctx, ProblemValues problem) const;
+  Key key_of(CUcontext ctx, ProblemValues problem, const LaunchArg* args) const;
   void check_args(const LaunchArg* args, std::size_t count) const;
   bool capture_launch(const TuningProblem& tp, const UserProblem& up, const Prepared& p, Stream stream,
                       const LaunchArg* args, std::size_t count) const;
@@ -98,10 +99,16 @@ Kernel Runtime::kernel(const std::string& path_or_source, const std::string& ent
   return Kernel(std::move(state));
 }
 
-Kernel::State::Key Kernel::State::key_of(CUcontext ctx, ProblemValues problem) const {
+Kernel::State::Key Kernel::State::key_of(CUcontext ctx, ProblemValues problem, const LaunchArg* args) const {
   const auto& vars = kernel->variables;
   Key key;
   key.ctx = ctx;
+  // The pointers' alignment class: a stored config that needs more is never launched on
+  // them (the lookup checks each config's @require lines against it).
+  std::vector<std::uintptr_t> addresses;
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    if (kinds[i] == LaunchArg::Kind::pointer) addresses.push_back(reinterpret_cast<std::uintptr_t>(args[i].pointer));
+  key.align = align_class_of(addresses, type);
   std::size_t given = 0;
   for (const auto& [name, value] : problem) {
     const auto it = std::find(vars.begin(), vars.end(), name);
@@ -181,6 +188,7 @@ nlohmann::json kernel_header(const UserKernel& k, const UserProblem& up, const T
   h["origin"] = k.origin;
   h["source"] = k.spec.source();
   h["type"] = to_string(up.type);
+  h["align"] = align_class(up);
   nlohmann::json problem = nlohmann::json::object(), scalars = nlohmann::json::object();
   for (std::size_t i = 0; i < k.variables.size(); ++i) problem[k.variables[i]] = up.values[i];
   h["problem"] = problem;
@@ -202,7 +210,7 @@ std::string problem_text(const UserKernel& k, const UserProblem& up) {
   for (std::size_t i = 0; i < k.variables.size(); ++i)
     text += (text.empty() ? "" : ",") + k.variables[i] + "=" + std::to_string(up.values[i]);
   if (!k.spec.type_parameter().empty()) text += "," + k.spec.type_parameter() + "=" + std::string(to_string(up.type));
-  return text;
+  return text + ",align=" + std::to_string(align_class(up));
 }
 
 }  // namespace
@@ -254,12 +262,13 @@ const LaunchInfo& Kernel::launch_args(Stream stream, ProblemValues problem, cons
   const State& st = *state_;
   st.check_args(args, count);  // throws before anything launches
   const CUcontext ctx = st.runtime->current_context();
-  const State::Key key = st.key_of(ctx, problem);
+  const State::Key key = st.key_of(ctx, problem, args);
   bool launched = false;
   const Prepared* p = &st.prepared.get(key, [&] {
     UserProblem up;
     up.type = st.type;
     up.values.assign(key.values.begin(), key.values.begin() + static_cast<std::ptrdiff_t>(st.kernel->variables.size()));
+    up.align = key.align;
     TuningProblem tp = user_tuning_problem(*st.kernel, up);
     tp.owner = st.kernel;
     const Runtime::Impl::UserKernelCall user{st.kernel->spec.source(), problem_text(*st.kernel, up)};

@@ -161,5 +161,36 @@ TEST(UserKernel, HostileDeclarationsAreRefusedWhenRead) {
   EXPECT_NE(error_of([&] { load_user_kernel("/dev/zero"); }).find("larger than 16 MiB"), std::string::npos);
 }
 
+// The alignment class: from the call's pointers (in elements of the type), from
+// --problem align=N, or the largest (16 bytes) for the tuner's own buffers; a config whose
+// @require needs more alignment is not in the space of a smaller class.
+TEST(UserKernel, AlignmentClass) {
+  EXPECT_EQ(align_class_of({0x1000, 0x2000}, DType::f32), 4);
+  EXPECT_EQ(align_class_of({0x1000, 0x2008}, DType::f32), 2);
+  EXPECT_EQ(align_class_of({0x1004, 0x2000}, DType::f32), 1);
+  EXPECT_EQ(align_class_of({0x1002}, DType::f32), 1);  // under one element: 1
+  EXPECT_EQ(align_class_of({0x1002}, DType::f16), 1);
+  EXPECT_EQ(align_class_of({0x1000, 0}, DType::f16), 8);  // nullptr: no constraint
+  EXPECT_EQ(align_class_of({0x1008}, DType::f64), 1);
+  EXPECT_EQ(align_class_of({}, DType::u8), 16);
+  const auto k = load_user_kernel(std::string(KTUNE_TEST_DATA_DIR) + "/user_kernels/vec_scale.cu");
+  const auto count = [&](const std::vector<std::string>& problem) {
+    const TuningProblem t = user_tuning_problem(*k, bind_user_problem(*k, problem));
+    return enumerate(k->spec, DeviceLimits{}, t.problem).size();
+  };
+  EXPECT_EQ(count({"n=4096"}), 6u);  // the tuner's buffers: 16 bytes, every vec
+  EXPECT_EQ(count({"n=4096", "align=2"}), 4u);
+  EXPECT_EQ(count({"n=4096", "align=1"}), 2u);
+  EXPECT_EQ(align_class(bind_user_problem(*k, {"n=8"})), 4);
+  EXPECT_NE(error_of([&] { bind_user_problem(*k, {"n=8", "align=3"}); }).find("a power of two"), std::string::npos);
+  EXPECT_NE(error_of([&] { bind_user_problem(*k, {"n=8", "align=8"}); }).find("at most 4 elements of f32"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { bind_user_problem(*k, {"n=8", "align=1", "align=2"}); }).find("given twice"),
+            std::string::npos);
+  // The fallback config is valid for the class even where the trusted one is not.
+  EXPECT_EQ(config_to_string(k->spec, user_tuning_problem(*k, bind_user_problem(*k, {"n=8", "align=1"})).default_config),
+            "threads=128 vec=1");
+}
+
 }  // namespace
 }  // namespace ktune

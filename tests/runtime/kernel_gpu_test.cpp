@@ -8,6 +8,7 @@
 #include <ktune/runtime/device.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -90,6 +91,46 @@ TEST(KernelGpu, TuneOnMissTunesTheUsersKernelOnce) {
   }
   unsetenv("KTUNE_TUNE_ON_MISS");
   unsetenv("KTUNE_TUNER");
+  fs::remove_all(dir);
+}
+
+// The call's alignment class is part of the lookup: with a winner tuned on aligned
+// buffers stored (vec_scale's vec = 4 needs 16-byte pointers), calls on pointers one and
+// two floats off run configs their class allows, and correctly.
+TEST(KernelGpu, MisalignedCallsNeverGetAConfigNeedingMore) {
+  KTUNE_REQUIRE_GPU();
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  const fs::path dir = fs::temp_directory_path() / ("ktune-kernel-align-" + std::to_string(getpid()));
+  const std::string file = std::string(KTUNE_TEST_DATA_DIR) + "/user_kernels/vec_scale.cu";
+  const std::string tune = std::string(KTUNE_TEST_TUNER) + " tune --kernel " + file + " --problem n=4096 -o " +
+                           (dir / "tuning.db").string() + " --budget-evals 6 > /dev/null";
+  fs::create_directories(dir);
+  ASSERT_EQ(std::system(tune.c_str()), 0) << tune;
+  Runtime rt({(dir / "tuning.db").string(), false});
+  const Kernel k = rt.kernel(file, "vec_scale");
+  const int n = 4096;
+  DeviceBuffer x((n + 4) * 4), y((n + 4) * 4);
+  std::vector<float> in(n + 4), out(n);
+  for (int i = 0; i < n + 4; ++i) in[static_cast<std::size_t>(i)] = static_cast<float>(i % 101) - 50.0f;
+  driver::check(driver::api().cuMemcpyHtoD(x.get(), in.data(), x.size()), "cuMemcpyHtoD");
+  for (int off : {0, 1, 2, 3}) {
+    const LaunchInfo& info = k.launch(nullptr, {{"n", n}}, reinterpret_cast<void*>(y.get() + 4 * off),
+                                      reinterpret_cast<const void*>(x.get() + 4 * off), n);
+    driver::check(driver::api().cuCtxSynchronize(), "cuCtxSynchronize");
+    driver::check(driver::api().cuMemcpyDtoH(out.data(), y.get() + 4 * off, n * 4), "cuMemcpyDtoH");
+    const int allowed = off == 0 ? 4 : off == 2 ? 2 : 1;
+    const int vec = std::stoi(info.config.substr(info.config.find("vec=") + 4));
+    EXPECT_EQ(allowed % vec, 0) << "offset " << off << ": " << info.config;
+    if (off == 0) {
+      EXPECT_EQ(info.match, MatchLevel::exact) << info.config;
+    }
+    for (int i = 0; i < n; ++i)
+      if (out[static_cast<std::size_t>(i)] != 2 * in[static_cast<std::size_t>(i + off)]) {
+        ADD_FAILURE() << "offset " << off << ", element " << i << ": " << out[static_cast<std::size_t>(i)];
+        break;
+      }
+  }
   fs::remove_all(dir);
 }
 

@@ -39,6 +39,8 @@ struct UserKernelHarness::Buffer {
   DType dtype = DType::f32;
   std::size_t count = 0, bytes = 0;
   DeviceBuffer device;
+  std::size_t offset = 0;  // of the argument's address in `device` (the alignment class)
+  CUdeviceptr at() const { return device.get() + offset; }
   DeviceBuffer pristine;                // inputs as made (in, inout), restored from on the device
   DeviceBuffer want;                    // the reference's outputs (out, inout), on the device
   OutputCheck::Bounds bounds;           // the tolerance for this output (its norms included)
@@ -85,7 +87,11 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
     b.dtype = dtype;
     b.count = static_cast<std::size_t>(values[i]);
     b.bytes = b.count * static_cast<std::size_t>(size_of(dtype));
-    b.device = DeviceBuffer(b.bytes + k_guard);
+    // At exactly the problem's alignment class: cuMemAlloc's 256-byte-aligned address
+    // plus align * elem_bytes bytes when that is under 16.
+    const std::size_t misalign = static_cast<std::size_t>(align_class(user_problem_) * size_of(tuning_.problem.dtype));
+    b.offset = misalign < 16 ? misalign : 0;
+    b.device = DeviceBuffer(b.bytes + k_guard + b.offset);
     if (captured_ && (b.input() || a.zeroed)) {  // what the application's launch started from
       b.pristine = DeviceBuffer(b.bytes);
       driver::check(d.cuMemcpyHtoD(b.pristine.get(), captured_bytes(b, "input").data(), b.bytes), "cuMemcpyHtoD");
@@ -97,7 +103,7 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
       driver::check(d.cuMemcpyHtoD(b.pristine.get(), host.data(), b.bytes), "cuMemcpyHtoD");
     }
     bytes_moved_ += static_cast<double>(b.bytes) * (a.role == KernelArg::Role::inout ? 2 : 1);
-    slots_.push_back(b.device.get());
+    slots_.push_back(b.at());
     buffers_.push_back(std::move(b));
   }
   for (auto& s : slots_) params_.push_back(&s);
@@ -125,11 +131,11 @@ void UserKernelHarness::prepare_run() {
   const auto& d = driver::api();
   for (auto& b : buffers_) {
     if (b.pristine.get())
-      driver::check(d.cuMemcpyDtoDAsync(b.device.get(), b.pristine.get(), b.bytes, stream_), "cuMemcpyDtoDAsync");
+      driver::check(d.cuMemcpyDtoDAsync(b.at(), b.pristine.get(), b.bytes, stream_), "cuMemcpyDtoDAsync");
     else
-      driver::check(d.cuMemsetD8Async(b.device.get(), b.arg->zeroed ? 0 : k_poison_byte, b.bytes, stream_),
+      driver::check(d.cuMemsetD8Async(b.at(), b.arg->zeroed ? 0 : k_poison_byte, b.bytes, stream_),
                     "cuMemsetD8Async");
-    driver::check(d.cuMemsetD8Async(b.device.get() + b.bytes, k_guard_byte, k_guard, stream_), "cuMemsetD8Async");
+    driver::check(d.cuMemsetD8Async(b.at() + b.bytes, k_guard_byte, k_guard, stream_), "cuMemsetD8Async");
   }
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize");
 }
@@ -190,12 +196,12 @@ void UserKernelHarness::compute_reference(const DeviceInfo& device) {
   for (auto& b : buffers_) {
     if (!b.output()) continue;
     unsigned char guard[k_guard];
-    driver::check(driver::api().cuMemcpyDtoH(guard, b.device.get() + b.bytes, k_guard), "cuMemcpyDtoH");
+    driver::check(driver::api().cuMemcpyDtoH(guard, b.at() + b.bytes, k_guard), "cuMemcpyDtoH");
     for (std::size_t g = 0; g < k_guard; ++g)
       if (guard[g] != k_guard_byte)
         throw Error(describe() + ": the reference " + name + " writes past the end of " + b.arg->name);
     b.want = DeviceBuffer(b.bytes);
-    driver::check(driver::api().cuMemcpyDtoDAsync(b.want.get(), b.device.get(), b.bytes, stream_), "cuMemcpyDtoDAsync");
+    driver::check(driver::api().cuMemcpyDtoDAsync(b.want.get(), b.at(), b.bytes, stream_), "cuMemcpyDtoDAsync");
   }
   driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
 }
@@ -220,7 +226,7 @@ std::optional<std::string> UserKernelHarness::verify(CUfunction f, const Instanc
   for (const auto& b : buffers_) {
     if (!b.output()) continue;
     const OutputCheck::Result r =
-        check_->check(b.dtype, b.device.get(), b.want.get(), b.count, b.bounds, k_guard, k_guard_byte);
+        check_->check(b.dtype, b.at(), b.want.get(), b.count, b.bounds, k_guard, k_guard_byte);
     if (r.guard) return "writes out of bounds: byte " + std::to_string(*r.guard) + " past the end of " + b.arg->name;
     if (r.wrong == 0) continue;
     std::string why = std::to_string(r.wrong) + " of " + std::to_string(b.count) + " elements of " + b.arg->name + " wrong";

@@ -20,6 +20,12 @@ TuneTarget kernel_target(const nlohmann::json& h, const fs::path& path) {
   if (!type) throw CaptureError(path.string() + ": corrupted: unknown type " + h.at("type").dump());
   problem.type = *type;
   for (const auto& v : kernel->variables) problem.values.push_back(h.at("problem").at(v).get<std::int64_t>());
+  if (h.contains("align")) {  // the application's pointers' class (bundles before it: the largest)
+    const auto a = h.at("align").get<std::int64_t>();
+    if (a < 1 || a > 16 || (a & (a - 1)) || a * size_of(problem.type) > 16)
+      throw CaptureError(path.string() + ": corrupted: alignment class " + std::to_string(a));
+    problem.align = a;
+  }
   TuneTarget target = captured_kernel_target(kernel, problem, path);
   // The key the application looks up: a bundle whose source was edited would store
   // winners nobody finds.

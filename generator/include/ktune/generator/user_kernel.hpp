@@ -23,6 +23,7 @@
 #include <ktune/generator/tuning_problem.hpp>
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,14 +70,24 @@ std::shared_ptr<const UserKernel> load_user_kernel(const std::string& path);
 struct UserProblem {
   std::vector<std::int64_t> values;  // in the order of `variables`
   DType type = DType::f32;           // the type parameter's dtype (see default_type)
+  // The alignment class (`align` in the description): the largest power of two, in
+  // elements of `type`, at most 16 bytes, dividing every pointer argument's address.
+  // 0: the largest (16 bytes), which the tuner's own buffers have.
+  std::int64_t align = 0;
 };
+
+// A problem's alignment class resolved: p.align, or 16 bytes' worth of elements.
+std::int64_t align_class(const UserProblem& p);
+// The class of a call's pointer addresses (nullptr counts as aligned), for `type`.
+std::int64_t align_class_of(const std::vector<std::uintptr_t>& addresses, DType type);
 
 // The first dtype the @type line lists; without a type parameter, the first pointer
 // argument's dtype. It is the dtype key of the stored results and `elem_bytes` in the
 // description's expressions.
 DType default_type(const UserKernel& kernel);
 
-// "nx=8192", "T=f16", ...: every variable once; throws naming what is missing or unknown.
+// "nx=8192", "T=f16", "align=2", ...: every variable once (align optional: the
+// alignment class to tune for); throws naming what is missing or unknown.
 UserProblem bind_user_problem(const UserKernel& kernel, const std::vector<std::string>& assignments);
 
 // Keys: family = the kernel's name, variant = the hash of its source (two files with
