@@ -103,7 +103,7 @@ TEST(KernelGpu, MisalignedCallsNeverGetAConfigNeedingMore) {
   PrimaryContext ctx(dev.device);
   const fs::path dir = fs::temp_directory_path() / ("ktune-kernel-align-" + std::to_string(getpid()));
   const std::string file = std::string(KTUNE_TEST_DATA_DIR) + "/user_kernels/vec_scale.cu";
-  const std::string tune = std::string(KTUNE_TEST_TUNER) + " tune --kernel " + file + " --problem n=4096 -o " +
+  const std::string tune = std::string(KTUNE_TEST_TUNER) + " tune --kernel " + file + " --problem n=4096 --database " +
                            (dir / "tuning.db").string() + " --budget-evals 6 > /dev/null";
   fs::create_directories(dir);
   ASSERT_EQ(std::system(tune.c_str()), 0) << tune;
