@@ -118,7 +118,7 @@ void KernelSpec::read_directive(const std::string& key, const std::string& rest,
       if (index < 0) fail("'" + name + "' is no tunable declared above");
       tunables_[static_cast<std::size_t>(index)].runtime = true;
     }
-  } else if (key == "problem" || key == "arg" || key == "verify") {
+  } else if (key == "problem" || key == "arg" || key == "verify" || key == "work") {
     // A user's kernel's declaration: read by tuner/user_kernel.
     directives_.push_back({line_no, key, rest});
   } else if (key == "include") {

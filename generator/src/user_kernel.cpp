@@ -78,6 +78,17 @@ KernelArg parse_arg(const std::string& text) {
   return a;
 }
 
+// flops = EXPR | bytes = EXPR
+void read_work(UserKernel& k, const std::string& text) {
+  const std::size_t eq = text.find('=');
+  const std::string what = trim(text.substr(0, eq));
+  if (eq == std::string::npos || (what != "flops" && what != "bytes"))
+    throw InvalidArgument("expected 'flops = EXPRESSION' or 'bytes = EXPRESSION'");
+  auto& slot = what == "flops" ? k.work_flops : k.work_bytes;
+  if (slot) throw InvalidArgument("'@work " + what + "' is declared twice");
+  slot = FloatExpr::parse(trim(text.substr(eq + 1)));
+}
+
 void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool& have_grid) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos) throw InvalidArgument("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");
@@ -145,7 +156,7 @@ void check_declaration(const UserKernel& k) {
 
 std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, const std::string& origin) {
   try {
-    auto k = std::make_shared<UserKernel>(UserKernel{KernelSpec::parse(source), origin, {}, {}, {}, {}, {}, {}, {}});
+    auto k = std::make_shared<UserKernel>(UserKernel{KernelSpec::parse(source), origin, {}, {}, {}, {}, {}, {}, {}, 0, {}, {}, 0});
     bool have_block = false, have_grid = false;
     for (const auto& d : k->spec.directives()) {
       try {
@@ -161,6 +172,9 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
               throw InvalidArgument("variable " + v + " is declared twice");
             k->variables.push_back(v);
           }
+        } else if (d.key == "work") {
+          read_work(*k, d.text);
+          k->work_line = d.line;
         } else if (d.key == "arg") {
           k->args.push_back(parse_arg(d.text));
           k->args.back().line = d.line;
@@ -187,6 +201,11 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
     outside.insert(outside.end(), {"align", "elem_bytes"});
     outside.insert(outside.end(), DeviceLimits::names().begin(), DeviceLimits::names().end());
     k->spec.check_names(outside);
+    for (const auto* work : {&k->work_flops, &k->work_bytes})
+      for (const auto& name : *work ? (*work)->names() : std::vector<std::string>{})
+        if (std::find(k->variables.begin(), k->variables.end(), name) == k->variables.end())
+          throw InvalidArgument("line " + std::to_string(k->work_line) + " '// @work': '" + name +
+                                "' is no problem variable (declared: " + description::join(k->variables) + ")");
     for (const auto& term : k->tolerance.terms)
       for (const auto& name : term.scale.names())
         if (std::find(k->variables.begin(), k->variables.end(), name) == k->variables.end())
@@ -307,6 +326,24 @@ ToleranceBounds tolerance_bounds(const UserKernel& k, const UserProblem& p) {
   } catch (const Error& e) {
     throw InvalidArgument(k.origin + ": line " + std::to_string(k.tolerance_line) + " '// @verify tolerance': " + e.what());
   }
+}
+
+Work work_of(const UserKernel& k, const UserProblem& p) {
+  std::vector<std::pair<std::string, double>> names;
+  for (std::size_t i = 0; i < k.variables.size(); ++i) names.emplace_back(k.variables[i], static_cast<double>(p.values[i]));
+  Work w;
+  for (const auto& [expr, out] : {std::make_pair(&k.work_flops, &w.flops), std::make_pair(&k.work_bytes, &w.bytes)}) {
+    if (!*expr) continue;
+    try {
+      *out = (*expr)->eval(names);
+    } catch (const Error& e) {
+      throw InvalidArgument(k.origin + ": line " + std::to_string(k.work_line) + " '// @work': " + e.what());
+    }
+    if (!(*out > 0) || *out > 1e21)
+      throw InvalidArgument(k.origin + ": line " + std::to_string(k.work_line) + " '// @work " + (*expr)->text() +
+                            "' is " + std::to_string(*out) + " here: it must be positive (and at most 1e21)");
+  }
+  return w;
 }
 
 Scope problem_scope(const UserKernel& k, const UserProblem& p) {

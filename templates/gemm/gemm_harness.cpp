@@ -12,8 +12,9 @@
 namespace ktune {
 namespace {
 
-// The float64 reference and its bound, the comparison, and the FMA-peak kernel (after
-// templates/common.cuh for the element conversions).
+// The float64 reference and its bound, the comparison, and the tensor cores' peak kernel
+// (after templates/common.cuh for the element conversions; the SIMT kernels' FMA chains
+// are ktune/tuner/fma_ceiling.hpp's).
 constexpr const char* k_helpers = R"(
 template <class T, class O>
 __global__ void ktune_gemm_reference(const T* A, const T* B, const O* C0, double* ref, double* bound, int m, int n,
@@ -44,20 +45,6 @@ __global__ void ktune_gemm_check(const T* C, const double* ref, const double* bo
     if (!(fabs(g - ref[i]) <= tol * bound[i] + ulp * fabs(ref[i]))) ++count;
   }
   if (count) atomicAdd(bad, count);
-}
-
-// Eight independent FMA chains per thread, `iters` rounds: 16 * iters FLOPs a thread.
-template <class T>
-__global__ void ktune_fma_peak(T seed, int iters, T* sink) {
-  T x[8];
-  for (int j = 0; j < 8; ++j) x[j] = seed + T(j + threadIdx.x);
-  const T a = seed * T(0.5), b = T(1) - seed;
-  for (int i = 0; i < iters; ++i)
-#pragma unroll
-    for (int j = 0; j < 8; ++j) x[j] = fma(x[j], a, b);
-  T s = 0;
-  for (int j = 0; j < 8; ++j) s += x[j];
-  if (s == T(-1234.5)) *sink = s;
 }
 
 // Tensor cores: eight independent m16n8kK chains per warp, `iters` rounds: 16 8 K 2 8
@@ -93,8 +80,6 @@ std::string helpers_source() {
 using ReferenceParams = KernelParams<DevicePtr, DevicePtr, DevicePtr, DevicePtr, DevicePtr, int, int, int, long long,
                                      long long, long long, double, double, int, int>;
 using CheckParams = KernelParams<DevicePtr, DevicePtr, DevicePtr, int, int, long long, double, double, DevicePtr>;
-template <class T>
-using FmaPeakParams = KernelParams<T, int, DevicePtr>;
 using MmaPeakParams = KernelParams<int, DevicePtr>;
 
 }  // namespace
@@ -138,15 +123,15 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   args_.a = a_.get(), args_.b = b_.get(), args_.c = c_.get();
   tuning_ = gemm_tuning_problem(args_);
 
-  const std::string t = element_value_type(dtype), o = element_value_type(c_type),
-                    acc = element_value_type(gemm_accumulator(dtype));
-  const std::vector<std::string> names{"ktune_gemm_reference<" + t + ", " + o + ">", "ktune_gemm_check<" + o + ">",
-                                       tensor_cores() ? "ktune_mma_peak<" + std::to_string(mma_k()) + ">" : "ktune_fma_peak<" + acc + ">"};
+  const std::string t = element_value_type(dtype), o = element_value_type(c_type);
+  std::vector<std::string> names{"ktune_gemm_reference<" + t + ", " + o + ">", "ktune_gemm_check<" + o + ">"};
+  if (tensor_cores()) names.push_back("ktune_mma_peak<" + std::to_string(mma_k()) + ">");
+  else fma_ = std::make_unique<FmaCeiling>(device, stream_, gemm_accumulator(dtype));  // chains in the accumulator type
   const CompileOutput out = compile_cubin(helpers_source(), names, device.arch, "gemm helpers");
   helpers_ = std::make_unique<Module>(out.cubin, "gemm helpers");
   const CUfunction reference = helpers_->function(out.lowered_names[0]);
   check_ = helpers_->function(out.lowered_names[1]);
-  peak_ = helpers_->function(out.lowered_names[2]);
+  if (tensor_cores()) peak_ = helpers_->function(out.lowered_names[2]);
   const auto blocks = static_cast<unsigned>((m * n + 255) / 256);
   ReferenceParams::launch(reference, LaunchShape::linear(blocks, 256), stream_, "ktune_gemm_reference", DevicePtr{a_.get()},
                           DevicePtr{b_.get()}, DevicePtr{c0_.get()}, DevicePtr{ref_.get()}, DevicePtr{bound_.get()},
@@ -161,7 +146,7 @@ bool GemmHarness::tensor_cores() const { return &gemm_spec(args_) != &KernelSpec
 int GemmHarness::mma_k() const { return args_.dtype == DType::f32 ? 8 : 16; }
 
 const char* GemmHarness::ceiling_what() const {
-  return !tensor_cores() ? "FMA chains, same FLOPs"
+  return !tensor_cores() ? fma_->what()
          : mma_k() == 8  ? "TF32 mma.sync chains, same FLOPs"
                          : "mma.sync chains, same FLOPs";
 }
@@ -177,19 +162,7 @@ TimingStats GemmHarness::time_ceiling() {
                             DevicePtr{counter_.get()});
     });
   }
-  // As many FLOPs as the problem, spread over 64 blocks of 256 threads per SM.
-  const unsigned blocks = static_cast<unsigned>(sm_count_) * 64;
-  const double per_thread = gemm_flops(args_) / (static_cast<double>(blocks) * 256);
-  const int iters = static_cast<int>(std::max(1.0, std::round(per_thread / 16)));
-  const bool wide = gemm_accumulator(args_.dtype) == DType::f64;  // the FMA chains run in the accumulator type
-  const LaunchShape shape = LaunchShape::linear(blocks, 256);
-  const DevicePtr sink{counter_.get()};
-  return timer().measure([&] {
-    if (wide)
-      FmaPeakParams<double>::launch(peak_, shape, stream_, "ktune_fma_peak", 0.999, iters, sink);
-    else
-      FmaPeakParams<float>::launch(peak_, shape, stream_, "ktune_fma_peak", 0.999f, iters, sink);
-  });
+  return timer().measure([&] { fma_->launch(gemm_flops(args_)); });
 }
 
 void GemmHarness::launch(CUfunction f, const Instance& inst) {

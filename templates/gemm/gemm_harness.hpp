@@ -10,6 +10,7 @@
 // FLOPs. Packing copies and split-K sums are part
 // of what is timed.
 #include <gemm/gemm_family.hpp>
+#include <ktune/tuner/fma_ceiling.hpp>
 #include <ktune/tuner/harness.hpp>
 
 #include <memory>
@@ -35,7 +36,8 @@ class GemmHarness : public DeviceHarness {
   GemmArgs args_;
   DeviceBuffer a_, b_, c_, c0_, ref_, bound_, counter_, workspace_;
   std::unique_ptr<Module> helpers_;
-  CUfunction check_ = nullptr, peak_ = nullptr;
+  CUfunction check_ = nullptr, peak_ = nullptr;  // peak_: the tensor cores' ceiling
+  std::unique_ptr<FmaCeiling> fma_;               // the SIMT kernels' ceiling
   bool tensor_cores() const;  // gemm_mma multiplies
   int mma_k() const;          // the ceiling's mma.sync k: 16 (halves) or 8 (TF32)
 };

@@ -92,6 +92,14 @@ bad tolerance_name '^// @verify  tolerance = exact' '// @verify  tolerance = abs
   "line 15 '// @verify tolerance': 'm' is no problem variable (declared: n)"
 bad tolerance_zero '^// @verify  tolerance = exact' '// @verify  tolerance = abs 1e-6 + rel 1 / (n - 5)' \
   "line 15 '// @verify tolerance': '1 / (n - 5)': division by zero"
+bad work_zero '^// @verify  tolerance = exact' '// @verify  tolerance = exact\n// @work    flops = 2 * (n - 5)' \
+  "line 16 '// @work 2 \\* (n - 5)' is 0.000000 here: it must be positive"
+bad work_name '^// @verify  tolerance = exact' '// @verify  tolerance = exact\n// @work    bytes = 8 * m' \
+  "line 16 '// @work': 'm' is no problem variable (declared: n)"
+bad work_kind '^// @verify  tolerance = exact' '// @verify  tolerance = exact\n// @work    speed = 3' \
+  "line 16 .*expected 'flops = EXPRESSION' or 'bytes = EXPRESSION'"
+bad work_twice '^// @verify  tolerance = exact' '// @verify  tolerance = exact\n// @work    flops = n\n// @work    flops = 2 * n' \
+  "'@work flops' is declared twice"
 bad require_name '^// @tune    bug     = 0, 1, 2' '// @tune    bug     = 0, 1, 2\n// @require threads <= max_threads_per_blok' \
   "line 12 '// @require threads <= max_threads_per_blok': unknown name 'max_threads_per_blok' (known here: threads, bug, n, align, elem_bytes, max_threads_per_block,"
 bad verify '^// @verify  config = threads=64 bug=0' '// @verify  tolerance = exact' "how is a result checked"

@@ -1,5 +1,8 @@
-// The device-side output check compiles for the GPUs ktune targets (no GPU needed).
+// The device-side output check and the FMA ceiling compile for the GPUs ktune targets
+// (no GPU needed).
 #include "measure/output_check.hpp"
+
+#include <ktune/tuner/fma_ceiling.hpp>
 
 #include <ktune/runtime/nvrtc_compiler.hpp>
 
@@ -14,6 +17,13 @@ TEST(OutputCheck, KernelsCompileWithoutHeaders) {
     EXPECT_EQ(out.lowered_names.size(), output_check_kernels().size()) << arch;
     EXPECT_FALSE(out.cubin.empty());
   }
+}
+
+TEST(FmaCeiling, KernelsCompileForEveryArithmetic) {
+  std::vector<std::string> names;
+  for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16}) names.push_back(FmaCeiling::kernel_name(d));
+  const CompileOutput out = compile_cubin(FmaCeiling::source(), names, 90, "fma ceiling");
+  EXPECT_EQ(out.lowered_names.size(), 4u);
 }
 
 }  // namespace

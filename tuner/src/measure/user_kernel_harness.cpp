@@ -112,9 +112,15 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
   check_ = std::make_unique<OutputCheck>(device, stream_);
   compute_reference(device);
   set_bounds();
-  const std::size_t half = ceiling_copy_bytes(bytes_moved_);
-  ceiling_src_ = DeviceBuffer(half + 16);  // (never empty)
-  ceiling_dst_ = DeviceBuffer(half + 16);
+  work_ = work_of(*kernel_, user_problem_);
+  if (work_.bytes > 0) bytes_moved_ = work_.bytes;
+  if (work_.flops > 0) {
+    fma_ = std::make_unique<FmaCeiling>(device, stream_, user_problem_.type);
+  } else {
+    const std::size_t half = ceiling_copy_bytes(bytes_moved_);
+    ceiling_src_ = DeviceBuffer(half + 16);  // (never empty)
+    ceiling_dst_ = DeviceBuffer(half + 16);
+  }
   start_timer(device, protocol);
 }
 
@@ -243,6 +249,7 @@ void UserKernelHarness::launch(CUfunction f, const Instance& inst) {
 }
 
 TimingStats UserKernelHarness::time_ceiling() {
+  if (fma_) return timer().measure([&] { fma_->launch(work_.flops); });
   const std::size_t half = ceiling_copy_bytes(bytes_moved_);
   return timer().measure([&] {
     driver::check(driver::api().cuMemcpyDtoDAsync(ceiling_dst_.get(), ceiling_src_.get(), half, stream_),
@@ -252,8 +259,9 @@ TimingStats UserKernelHarness::time_ceiling() {
 
 TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
   const UserProblem problem = bind_user_problem(*kernel, assignments);
-  arg_values(*kernel, problem);  // sizes, the tolerance and the headers are checked before a GPU is taken
+  arg_values(*kernel, problem);  // sizes, tolerance, work and headers are checked before a GPU is taken
   tolerance_bounds(*kernel, problem);
+  work_of(*kernel, problem);
   TuningProblem tuning = user_tuning_problem(*kernel, problem);
   if (needs_toolkit_headers(tuning.source)) cuda_include_dir();
   tuning.owner = kernel;
@@ -266,6 +274,7 @@ TuneTarget captured_kernel_target(std::shared_ptr<const UserKernel> kernel, User
                                   std::filesystem::path bundle) {
   arg_values(*kernel, problem);
   tolerance_bounds(*kernel, problem);
+  work_of(*kernel, problem);
   TuningProblem tuning = user_tuning_problem(*kernel, problem);
   if (needs_toolkit_headers(tuning.source)) cuda_include_dir();
   tuning.owner = kernel;

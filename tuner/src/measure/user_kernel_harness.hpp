@@ -4,7 +4,7 @@
 // computed once, then per candidate: inputs restored, outputs poisoned (or zeroed when
 // declared `zeroed`), guards re-armed, launch, compare within the declared tolerance,
 // guards checked, all on the device (output_check.hpp). The ceiling is cuMemcpyDtoDAsync
-// moving the same bytes.
+// moving the same bytes, or with `// @work flops = ...` FMA chains doing the same FLOPs.
 // A captured problem (ktune/cache/capture_bundle.hpp) replaces the random inputs with
 // the application's, its scalars with the ones it passed, and the reference with the
 // outputs its launch produced.
@@ -13,6 +13,7 @@
 #include <ktune/cache/capture_bundle.hpp>
 #include <ktune/generator/user_kernel.hpp>
 #include <ktune/tuner/family.hpp>
+#include <ktune/tuner/fma_ceiling.hpp>
 
 #include <memory>
 
@@ -24,7 +25,10 @@ class UserKernelHarness : public DeviceHarness {
                     const TimingProtocol& protocol, std::shared_ptr<const CaptureBundle> captured = nullptr);
 
   nlohmann::json log_fields() const override;
-  double bytes_moved() const override { return bytes_moved_; }
+  // Bytes moved, or with `// @work flops = ...` the FLOPs (FLOP/s against FMA chains).
+  double bytes_moved() const override { return work_.flops > 0 ? work_.flops : bytes_moved_; }
+  const char* rate_unit() const override { return work_.flops > 0 ? "GFLOP/s" : "GB/s"; }
+  const char* ceiling_what() const override { return fma_ ? fma_->what() : "cuMemcpyDtoDAsync"; }
   TimingStats time_ceiling() override;
   std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
   void launch(CUfunction f, const Instance& inst) override;
@@ -47,6 +51,8 @@ class UserKernelHarness : public DeviceHarness {
   std::vector<std::uint64_t> slots_;        // each argument's value (pointer or scalar bits)
   std::vector<void*> params_;
   double bytes_moved_ = 0;
+  Work work_;
+  std::unique_ptr<FmaCeiling> fma_;  // with @work flops
   DeviceBuffer ceiling_src_, ceiling_dst_;
 };
 

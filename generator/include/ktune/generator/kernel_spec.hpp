@@ -48,7 +48,7 @@ class KernelSpec {
   // type) or "dtype" (one of type_choices(), named by the caller: a user's kernel).
   const std::string& type_kind() const { return type_kind_; }
   const std::vector<DType>& type_choices() const { return type_choices_; }
-  // `// @problem`, `// @arg` and `// @verify` lines: a user's kernel's declaration,
+  // `// @problem`, `// @arg`, `// @verify` and `// @work` lines: a user's kernel's declaration,
   // which tuner/user_kernel reads.
   struct Directive {
     int line;

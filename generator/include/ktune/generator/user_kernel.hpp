@@ -14,6 +14,10 @@
 //   // @verify  grid = (ceil_div(nx * ny, 256), 1, 1)
 //   // @verify  config = tile_x=32 tile_y=8   a trusted config of the kernel itself
 //   // @verify  tolerance = rel 1e-5          exact, or abs X + rel Y + ... (tolerance.hpp)
+//   // @work    flops = 2 * m * n * k         optional: FLOPs, reported in FLOP/s against
+//                                             FMA chains of the same FLOPs; or
+//   // @work    bytes = 2 * n * 4             the bytes it must move (default: every
+//                                             pointer argument once, inout twice)
 //
 // The tuner (tuner/user_kernel_harness) makes random inputs (never all zeros), poisons
 // outputs, restores inputs before every candidate, checks guard bytes past every output
@@ -59,6 +63,9 @@ struct UserKernel {
   std::optional<Config> trusted;
   Tolerance tolerance;
   int tolerance_line = 0;
+  // `// @work`: expressions of the problem variables (FloatExpr), or none.
+  std::optional<FloatExpr> work_flops, work_bytes;
+  int work_line = 0;
 };
 
 // Throws ktune::Error naming `origin`, the line and what is wrong.
@@ -101,6 +108,12 @@ Scope problem_scope(const UserKernel& kernel, const UserProblem& problem);
 // The tolerance's bounds for a problem (its scales evaluated with the problem's values);
 // throws InvalidArgument naming the file and line when one is negative or undefined.
 ToleranceBounds tolerance_bounds(const UserKernel& kernel, const UserProblem& problem);
+// The problem's @work values (0 where not declared); throws naming the file and line
+// when one is not a positive number.
+struct Work {
+  double flops = 0, bytes = 0;
+};
+Work work_of(const UserKernel& kernel, const UserProblem& problem);
 // An argument's dtype for a problem (resolves the type parameter's name).
 DType arg_dtype(const UserKernel& kernel, const KernelArg& arg, const UserProblem& problem);
 // The C++ type of a dtype in a user's kernel (float, __half, int, ...).
