@@ -124,6 +124,11 @@ grep -q "ktune: error: KTUNE_CUDA_INCLUDE=$dir holds no cuda_fp16.h and cuda_bf1
 "$ktune" tune --kernel "$data/spill.cu" --problem n=1000 --dry-run > "$dir/out" || fail "spill dry run: $(cat "$dir/out")"
 grep -q "4 compiled for sm_90 .*, 0 failed, 2 rejected (local memory" "$dir/out" || fail "spill count: $(cat "$dir/out")"
 grep -q "rejected: threads=128 local=1: spills 256 bytes to local memory" "$dir/out" || fail "spill line: $(cat "$dir/out")"
+# The half-precision example's whole space compiles, f16 and bf16.
+for t in f16 bf16; do
+  "$ktune" tune --kernel "$src/examples/rmsnorm/rmsnorm.cu" --problem rows=1001,cols=1000,T=$t --dry-run > "$dir/out" 2>&1 \
+    && grep -q " 0 failed, 0 rejected" "$dir/out" || fail "rmsnorm $t dry run: $(cat "$dir/out")"
+done
 # The version, and the library's in --help.
 "$ktune" --version | grep -qx "ktune [0-9]*\.[0-9]*\.[0-9]* (NVRTC [0-9.]*)" || fail "--version: $("$ktune" --version)"
 "$ktune" --help | head -1 | grep -q "^ktune [0-9]*\.[0-9]*\.[0-9]*: " || fail "--help names no version"

@@ -79,4 +79,20 @@ grep -q "failures: none" "$dir/hist.txt" || fail "histogram configs failed: $(gr
 "$ktune" tune --kernel "$src/examples/softmax/softmax.cu" --problem rows=1001,cols=999 > "$dir/softmax.txt" 2>&1 \
   || fail "softmax: $(tail -8 "$dir/softmax.txt")"
 grep -q "failures: none" "$dir/softmax.txt" || fail "softmax configs failed: $(grep failures "$dir/softmax.txt")"
+# Half precision (the toolkit's headers found by ktune), every config verified on the
+# device at odd sizes, at the largest alignment class and at 2 bytes (vec = 1 only).
+for t in f16 bf16; do
+  "$ktune" tune --kernel "$src/examples/rmsnorm/rmsnorm.cu" --problem rows=1001,cols=1000,T=$t > "$dir/rms-$t.txt" 2>&1 \
+    || fail "rmsnorm $t: $(tail -8 "$dir/rms-$t.txt")"
+  grep -q "failures: none" "$dir/rms-$t.txt" || fail "rmsnorm $t configs failed: $(grep failures "$dir/rms-$t.txt")"
+done
+"$ktune" tune --kernel "$src/examples/rmsnorm/rmsnorm.cu" --problem rows=999,cols=998,T=f16,align=1 > "$dir/rms-a1.txt" 2>&1 \
+  || fail "rmsnorm align=1: $(tail -8 "$dir/rms-a1.txt")"
+grep -q "failures: none" "$dir/rms-a1.txt" && ! grep -q "vec=[248]" "$dir/rms-a1.txt" || fail "rmsnorm align=1: $(cat "$dir/rms-a1.txt")"
+# @work flops: FLOP/s against FMA chains of the kernel's arithmetic.
+sed 's|^// @verify  tolerance = exact|// @verify  tolerance = exact\n// @work    flops = 2 * n|' "$data/scale.cu" > "$dir/flops.cu"
+"$ktune" tune --kernel "$dir/flops.cu" --problem n=1000000 > "$dir/flops.txt" 2>&1 || fail "flops: $(tail -5 "$dir/flops.txt")"
+grep -q "FMA chains (f32), same FLOPs" "$dir/flops.txt" && grep -q "GFLOP/s" "$dir/flops.txt" || fail "flops: $(head -20 "$dir/flops.txt")"
+# A wrong config is reported with its first mismatches' indices and values.
+grep -q "wrong, first \[" "$dir/wrong.txt" || grep -rq "wrong, first \[" "$KTUNE_CACHE_DIR/logs" || fail "no first mismatch reported"
 echo "user kernels on the GPU: all checks passed"
