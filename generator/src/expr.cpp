@@ -150,7 +150,8 @@ class Parser {
         ++pos_;
       std::string name(text_.substr(start, pos_ - start));
       if (!accept("(")) return make(Kind::name, name, {});
-      if (name != "ceil_div" && name != "min" && name != "max") fail("unknown function '" + name + "'");
+      const auto& known = Expr::functions();
+      if (std::find(known.begin(), known.end(), name) == known.end()) fail("unknown function '" + name + "'");
       std::vector<NodePtr> args{ternary()};
       expect(",");
       args.push_back(ternary());
@@ -278,5 +279,10 @@ std::vector<std::string> Expr::name_uses() const {
 }
 
 std::size_t Expr::node_count() const { return count_nodes(*root_); }
+
+const std::vector<std::string>& Expr::functions() {
+  static const std::vector<std::string> names{"ceil_div", "min", "max"};
+  return names;
+}
 
 }  // namespace ktune

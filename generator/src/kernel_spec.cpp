@@ -132,7 +132,9 @@ void KernelSpec::read_directive(const std::string& key, const std::string& rest,
   } else if (key == "launch") {
     read_launch(rest, line_no, fail, seen);
   } else {
-    fail("unknown directive '@" + key + "'");
+    std::vector<std::string> known;
+    for (const auto& d : directive_names()) known.push_back("@" + d);
+    fail("unknown directive '@" + key + "' (known: " + description::join(known) + ")");
   }
 }
 
@@ -339,6 +341,12 @@ const KernelSpec& KernelSpec::builtin(std::string_view family) {
     throw InvalidArgument("unknown kernel family '" + std::string(family) + "' (known: " + known + ")");
   }
   return it->second;
+}
+
+const std::vector<std::string>& KernelSpec::directive_names() {
+  static const std::vector<std::string> names{"kernel",  "entry",   "type", "tune", "derive", "runtime", "require",
+                                              "launch",  "include", "compatible", "problem", "arg", "verify", "work"};
+  return names;
 }
 
 std::vector<std::string> KernelSpec::builtin_families() {

@@ -18,7 +18,10 @@ constexpr int k_max_depth = 64;
 
 using Op = FloatExpr::Node::Op;
 
-bool is_kind_word(std::string_view w) { return w == "abs" || w == "rel" || w == "ulp" || w == "rms" || w == "max"; }
+bool is_kind_word(std::string_view w) {
+  const auto& k = Tolerance::kinds();
+  return std::find(k.begin(), k.end(), w) != k.end();
+}
 
 // Recursive descent into postfix: sum := product (('+'|'-') product)*, product :=
 // unary (('*'|'/') unary)*, unary := '-' unary | atom, atom := number | name | f(args)
@@ -93,7 +96,9 @@ class Parser {
   void call(const std::string& f, int depth) {
     ++pos_;  // '('
     const int args = f == "min" || f == "max" ? 2 : 1;
-    if (f != "sqrt" && f != "log2" && f != "min" && f != "max") fail("unknown function '" + f + "' (sqrt, log2, min, max)");
+    const auto& known = FloatExpr::functions();
+    if (std::find(known.begin(), known.end(), f) == known.end())
+      fail("unknown function '" + f + "' (" + description::join(known) + ")");
     sum(depth + 1);
     if (args == 2 && !take(',')) fail(f + "() takes two arguments");
     if (args == 2) sum(depth + 1);
@@ -223,8 +228,24 @@ ToleranceBounds evaluate(const Tolerance& t, const std::vector<std::pair<std::st
   return b;
 }
 
+const std::vector<std::string>& FloatExpr::functions() {
+  static const std::vector<std::string> names{"sqrt", "log2", "min", "max"};
+  return names;
+}
+
+const std::vector<std::string>& Tolerance::kinds() {
+  static const std::vector<std::string> names{"abs", "rel", "ulp", "rms", "max"};
+  return names;
+}
+
 const std::vector<std::string>& tolerance_words() {
-  static const std::vector<std::string> words{"exact", "abs", "rel", "ulp", "rms", "max", "sqrt", "log2", "min"};
+  static const std::vector<std::string> words = [] {
+    std::vector<std::string> w{"exact"};
+    for (const auto* list : {&Tolerance::kinds(), &FloatExpr::functions()})
+      for (const auto& n : *list)
+        if (std::find(w.begin(), w.end(), n) == w.end()) w.push_back(n);
+    return w;
+  }();
   return words;
 }
 

@@ -66,13 +66,16 @@ TEST_F(OutputCheckGpu, CountsAndFirstMismatchesInOrder) {
 }
 
 TEST_F(OutputCheckGpu, ToleranceForms) {
+  // Off by d = 2^-10 (exact in f64) at 1 and at 100.
+  const double d = 0x1p-10;
   const std::vector<double> want{1.0, 100.0, -3.0, 0.5};
-  const std::vector<double> got{1.0 + 1e-3, 100.0 + 1e-3, -3.0, 0.5};
+  const std::vector<double> got{1.0 + d, 100.0 + d, -3.0, 0.5};
   EXPECT_EQ(run(DType::f64, got, want, exact()).wrong, 2u);
-  EXPECT_EQ(run(DType::f64, got, want, tol(1e-3, 0, 0)).wrong, 0u);
-  EXPECT_EQ(run(DType::f64, got, want, tol(5e-4, 0, 0)).wrong, 2u);
-  EXPECT_EQ(run(DType::f64, got, want, tol(0, 1e-5, 0)).wrong, 1u);         // 1e-3 > 1e-5 * 1, <= 1e-5 * 100
-  EXPECT_EQ(run(DType::f64, got, want, tol(5e-4, 5e-4, 0)).wrong, 0u);      // 5e-4 + 5e-4 * 1 >= 1e-3
+  EXPECT_EQ(run(DType::f64, got, want, tol(d, 0, 0)).wrong, 0u);  // |got - want| <= abs, the bound included
+  EXPECT_EQ(run(DType::f64, got, want, tol(d / 2, 0, 0)).wrong, 2u);
+  EXPECT_EQ(run(DType::f64, got, want, tol(0, 1e-5, 0)).wrong, 1u);          // d > 1e-5 * 1, d <= 1e-5 * 100
+  EXPECT_EQ(run(DType::f64, got, want, tol(d / 2, d / 2, 0)).wrong, 0u);     // d / 2 + d / 2 * 1 = d
+  EXPECT_EQ(run(DType::f64, got, want, tol(d / 4, d / 4, 0)).wrong, 1u);     // d / 2 at 1; 25 d at 100
   // ulp: f32 1 + 2^-23 is one ulp from 1; bf16 has 8 bits of mantissa (1 + 2^-7 one ulp).
   EXPECT_EQ(run(DType::f32, {1.0 + 0x1p-23}, {1.0}, tol(0, 0, 1)).wrong, 0u);
   EXPECT_EQ(run(DType::f32, {1.0 + 0x1p-22}, {1.0}, tol(0, 0, 1)).wrong, 1u);

@@ -32,6 +32,8 @@ class Expr {
   static constexpr int max_depth = 200;
 
   static Expr parse(std::string_view text);  // throws ktune::Error with the position
+  // The functions an expression may call (each takes two arguments).
+  static const std::vector<std::string>& functions();
   Value eval(const Scope& scope) const;      // throws ktune::Error on unknown names, type errors
   std::int64_t eval_int(const Scope& scope) const;
   bool eval_bool(const Scope& scope) const { return eval_int(scope) != 0; }

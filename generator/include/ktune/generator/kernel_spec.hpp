@@ -38,6 +38,8 @@ class KernelSpec {
   static KernelSpec parse(std::string_view source);
   // The embedded template of a family; throws ktune::Error listing the known ones.
   static const KernelSpec& builtin(std::string_view family);
+  // Every `// @` directive parse() reads (problem, arg, verify and work: a user's kernel's).
+  static const std::vector<std::string>& directive_names();
   static std::vector<std::string> builtin_families();
 
   const std::string& family() const { return family_; }

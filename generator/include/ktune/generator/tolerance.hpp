@@ -29,6 +29,7 @@ class FloatExpr {
   double eval(const std::vector<std::pair<std::string, double>>& names) const;
   std::vector<std::string> names() const;
   const std::string& text() const { return text_; }
+  static const std::vector<std::string>& functions();  // sqrt, log2, min, max
 
   struct Node {  // one step of the postfix program
     enum class Op { number, name, add, sub, mul, div, neg, sqrt, log2, min, max } op;
@@ -53,6 +54,7 @@ struct Tolerance {
 
   // Throws InvalidArgument naming the accepted forms.
   static Tolerance parse(std::string_view text);
+  static const std::vector<std::string>& kinds();  // abs, rel, ulp, rms, max
 };
 
 // A tolerance for one problem: each kind's scale added up (every one >= 0).
