@@ -38,6 +38,16 @@ if "$ktune" tune --workload "$dir/good.txt" --devices 0 --device 1 > "$dir/out" 
    || ! grep -q "give --device or --devices, not both" "$dir/out"; then
   fail "--device and --devices accepted together: $(cat "$dir/out")"
 fi
+# A line may carry its own search options, which win over the command line's for it
+# (here: a dry run of the first 3 configs of one line's model search, all of another's).
+printf -- '--kernel %s --problem n=1000 --strategy model --budget-evals 3\n--kernel %s --problem n=999\n' \
+  "$src/tests/data/user_kernels/scale.cu" "$src/tests/data/user_kernels/scale.cu" > "$dir/search.txt"
+"$ktune" tune --workload "$dir/search.txt" --dry-run --budget-evals 5 > "$dir/out" 2>&1 || fail "search options: $(cat "$dir/out")"
+grep -q "9 configs for scale_test .* 1000, the first 3 of the model search (--budget-evals), 3 compiled" "$dir/out" \
+  && grep -q "9 configs for scale_test .* 999, the first 5 of the exhaustive search (--budget-evals), 5 compiled" "$dir/out" \
+  || fail "per-line search options: $(cat "$dir/out")"
+expect_error search_bad "search_bad.txt:2: --budget-evals: " "transpose --shape 64x64 --strategy model\ntranspose --shape 64x64 --budget-evals -1\n"
+expect_error search_strategy "search_strategy.txt:1: --strategy: " "transpose --shape 64x64 --strategy greedy\n"
 # A good file with a kernel path relative to it passes the reading; without a GPU the
 # run then stops with the reason (on a GPU machine workload_gpu_test runs it).
 cp "$src/tests/data/user_kernels/scale.cu" "$dir/scale.cu"

@@ -2,6 +2,7 @@
 #include "cli/commands.hpp"
 
 #include "cli/problem_cli.hpp"
+#include "cli/search_options.hpp"
 #include "workload/workload.hpp"
 #include "workload/workload_pool.hpp"
 
@@ -174,7 +175,7 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
   std::size_t tuned = 0, stored = 0, failed = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const WorkloadEntry& e = entries[i];
-    const std::string what = problem_command(e.args) + " (line " + std::to_string(e.line) + ")";
+    const std::string what = problem_command(e.args) + e.search.describe() + " (line " + std::to_string(e.line) + ")";
     if (!e.error.empty()) {
       std::printf("[%zu/%zu] %s: skipped: %s\n", i + 1, entries.size(), what.c_str(), e.error.c_str());
       ++failed;
@@ -189,7 +190,7 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
       }
       std::printf("[%zu/%zu] %s\n", i + 1, entries.size(), what.c_str());
       std::fflush(stdout);
-      const TuneResult r = tune_one(target, e.args, opt, summary, argv);
+      const TuneResult r = tune_one(target, e.args, e.search.applied_to(opt), summary, argv);
       ++(r.ranked.empty() ? failed : tuned);
       if (r.interrupted) {
         std::printf("workload interrupted at line %d: %zu problem(s) not started; run it again to go on (this one's "
@@ -211,7 +212,7 @@ int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOption
   int status = 0;
   for (const WorkloadEntry& e : entries) {
     if (!e.error.empty()) std::printf("%s: skipped: %s\n", problem_command(e.args).c_str(), e.error.c_str());
-    status |= e.error.empty() ? dry_run_one(e.target(), opt) : 1;
+    status |= e.error.empty() ? dry_run_one(e.target(), e.search.applied_to(opt)) : 1;
   }
   return status;
 }
@@ -272,27 +273,7 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
                                           "the GPU and store the winner");
   add_problem_options(tune, tp);
   tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str()->check(CLI::Range(0, 1023));
-  tune->add_option("--top-k", opt.top_k, "finalists re-timed interleaved")->capture_default_str()->check(CLI::Range(1, 100));
-  tune->add_option("--strategy", opt.strategy, "exhaustive | random | model (static-model ranked) | anneal")
-      ->capture_default_str()
-      ->check(CLI::IsMember(strategy_names()));
-  tune->add_option("--budget-evals", opt.budget.evals, "stop after this many candidates (0: no limit)")
-      ->check(CLI::Range(0.0, 1e12));  // checked as text: "-1" must not wrap to a huge unsigned
-  const CLI::Validator seconds(
-      [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        return !text.empty() && !*end && std::isfinite(v) && v >= 0 ? "" : "must be a finite number of seconds >= 0";
-      },
-      "SECONDS");
-  tune->add_option("--budget-seconds", opt.budget.seconds, "stop searching after this many seconds (0: no limit)")
-      ->check(seconds);
-  tune->add_option("--config-timeout", opt.config_timeout_s,
-                   "a config still verifying or timing after this many seconds hangs: logged, and the run goes on in "
-                   "a fresh process without it (0: no limit)")
-      ->capture_default_str()
-      ->check(seconds);
-  tune->add_option("--seed", opt.seed, "seed of the random and anneal strategies")->capture_default_str();
+  add_search_options(tune, opt);
   tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
   tune->add_flag("--dry-run", dry_run,
                  "no GPU needed: compile the space for sm_90 (with --budget-evals, what the search would try first)");

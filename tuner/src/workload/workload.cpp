@@ -11,19 +11,21 @@ namespace ktune {
 
 namespace {
 
-// A line as `ktune tune` would take it (the same options, checked the same way).
-ProblemArgs parse_line(const std::string& text, const std::filesystem::path& folder) {
+// A line as `ktune tune` would take it (the same options, checked the same way): the
+// problem, and search options of its own.
+void parse_line(const std::string& text, const std::filesystem::path& folder, WorkloadEntry& e) {
   CLI::App app;
-  ProblemArgs args;
-  add_problem_options(&app, args);
+  add_problem_options(&app, e.args);
+  TuneOptions search;
+  add_search_options(&app, search);
   try {
     app.parse(text, false);
-  } catch (const CLI::ParseError& e) {
-    throw Error(e.what());
+  } catch (const CLI::ParseError& err) {
+    throw Error(err.what());
   }
-  for (std::string* path : {&args.kernel, &args.capture})
+  e.search = SearchOverrides::given(app, search);
+  for (std::string* path : {&e.args.kernel, &e.args.capture})
     if (!path->empty() && std::filesystem::path(*path).is_relative()) *path = (folder / *path).lexically_normal().string();
-  return args;
 }
 
 }  // namespace
@@ -43,7 +45,7 @@ std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
     try {
       WorkloadEntry e;
       e.line = line;
-      e.args = parse_line(text, file.parent_path());
+      parse_line(text, file.parent_path(), e);
       try {
         (void)e.target();  // checked now, resolved again when tuned
       } catch (const CaptureError& bad) {

@@ -6,6 +6,7 @@
 //   --capture captures/jacobi-1f2e3d4c-f32-4096x4096.ktcap
 // Blank lines and text after '#' are ignored.
 #include "cli/problem_cli.hpp"
+#include "cli/search_options.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/runtime/device.hpp>
@@ -18,6 +19,7 @@ namespace ktune {
 struct WorkloadEntry {
   int line = 0;           // 1-based, for messages
   ProblemArgs args;       // --kernel resolved against the file's folder
+  SearchOverrides search;  // the line's own search options (--strategy, --budget-evals, ...)
   std::string error;      // a capture bundle that cannot be used: reported, skipped, the rest go on
 
   // The problem, resolved from `args` when it is needed: a target holds its kernel's

@@ -39,7 +39,8 @@ std::vector<std::string> option_tokens(const TuneOptions& opt, const std::string
   seconds << opt.budget.seconds;
   std::vector<std::string> out{"--database", db, "--strategy", opt.strategy, "--budget-evals",
                                std::to_string(opt.budget.evals), "--budget-seconds", seconds.str(), "--seed",
-                               std::to_string(opt.seed), "--top-k", std::to_string(opt.top_k), "--compile-threads",
+                               std::to_string(opt.seed), "--top-k", std::to_string(opt.top_k), "--config-timeout",
+                               std::to_string(opt.config_timeout_s), "--compile-threads",
                                std::to_string(threads), "--instances-per-program",
                                std::to_string(opt.instances_per_program)};
   if (!opt.log_dir.empty()) out.insert(out.end(), {"--log-dir", opt.log_dir.string()});
@@ -172,7 +173,6 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
   std::deque<std::size_t> queue = pending(entries, db, dev, stored, failed);
   const std::filesystem::path out_dir = (opt.log_dir.empty() ? db.parent_path() / "logs" : opt.log_dir);
   std::filesystem::create_directories(out_dir);
-  const std::vector<std::string> common = option_tokens(opt, db.string(), summary, static_cast<int>(devices.size()));
   std::printf("workload: %zu to tune on %zu GPUs (%s), %zu already stored; worker output in %s\n", queue.size(),
               devices.size(), dev.fingerprint.name.c_str(), stored, out_dir.c_str());
   std::fflush(stdout);
@@ -196,7 +196,9 @@ int tune_workload_on_devices(const std::vector<WorkloadEntry>& entries, const Tu
       std::vector<std::string> args{"ktune", "tune"};
       for (auto& t : problem_tokens(entries[i].args)) args.push_back(t);
       args.insert(args.end(), {"--device", std::to_string(device)});
-      args.insert(args.end(), common.begin(), common.end());
+      const auto options = option_tokens(entries[i].search.applied_to(opt), db.string(), summary,
+                                         static_cast<int>(devices.size()));  // the line's own search options win
+      args.insert(args.end(), options.begin(), options.end());
       const auto output = out_dir / ("workload-" + std::to_string(::getpid()) + "-line" +
                                      std::to_string(entries[i].line) + ".txt");
       running[spawn(args, output)] = {device, i, output, std::chrono::steady_clock::now()};

@@ -1,0 +1,76 @@
+#include "cli/search_options.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace ktune {
+
+void add_search_options(CLI::App* app, TuneOptions& opt) {
+  app->add_option("--top-k", opt.top_k, "finalists re-timed interleaved")->capture_default_str()->check(CLI::Range(1, 100));
+  app->add_option("--strategy", opt.strategy, "exhaustive | random | model (static-model ranked) | anneal")
+      ->capture_default_str()
+      ->check(CLI::IsMember(strategy_names()));
+  app->add_option("--budget-evals", opt.budget.evals, "stop after this many candidates (0: no limit)")
+      ->check(CLI::Range(0.0, 1e12));  // checked as text: "-1" must not wrap to a huge unsigned
+  const CLI::Validator seconds(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        return !text.empty() && !*end && std::isfinite(v) && v >= 0 ? "" : "must be a finite number of seconds >= 0";
+      },
+      "SECONDS");
+  app->add_option("--budget-seconds", opt.budget.seconds,
+                  "stop searching after this many seconds, compilation included (0: no limit)")
+      ->check(seconds);
+  app->add_option("--config-timeout", opt.config_timeout_s,
+                  "a config still verifying or timing after this many seconds hangs: logged, and the run goes on in "
+                  "a fresh process without it (0: no limit)")
+      ->capture_default_str()
+      ->check(seconds);
+  app->add_option("--seed", opt.seed, "seed of the random and anneal strategies")->capture_default_str();
+}
+
+SearchOverrides SearchOverrides::given(const CLI::App& app, const TuneOptions& parsed) {
+  const auto set = [&](const char* name) { return app.get_option(name)->count() > 0; };
+  SearchOverrides o;
+  if (set("--strategy")) o.strategy = parsed.strategy;
+  if (set("--budget-evals")) o.budget_evals = parsed.budget.evals;
+  if (set("--budget-seconds")) o.budget_seconds = parsed.budget.seconds;
+  if (set("--config-timeout")) o.config_timeout_s = parsed.config_timeout_s;
+  if (set("--seed")) o.seed = parsed.seed;
+  if (set("--top-k")) o.top_k = parsed.top_k;
+  return o;
+}
+
+TuneOptions SearchOverrides::applied_to(TuneOptions opt) const {
+  if (strategy) opt.strategy = *strategy;
+  if (budget_evals) opt.budget.evals = *budget_evals;
+  if (budget_seconds) opt.budget.seconds = *budget_seconds;
+  if (config_timeout_s) opt.config_timeout_s = *config_timeout_s;
+  if (seed) opt.seed = *seed;
+  if (top_k) opt.top_k = *top_k;
+  return opt;
+}
+
+bool SearchOverrides::empty() const {
+  return !strategy && !budget_evals && !budget_seconds && !config_timeout_s && !seed && !top_k;
+}
+
+std::string SearchOverrides::describe() const {
+  std::string s;
+  const auto number = [](double v) {
+    std::string t = std::to_string(v);
+    t.erase(t.find_last_not_of('0') + 1);
+    if (!t.empty() && t.back() == '.') t.pop_back();
+    return t;
+  };
+  if (strategy) s += " --strategy " + *strategy;
+  if (budget_evals) s += " --budget-evals " + std::to_string(*budget_evals);
+  if (budget_seconds) s += " --budget-seconds " + number(*budget_seconds);
+  if (config_timeout_s) s += " --config-timeout " + number(*config_timeout_s);
+  if (seed) s += " --seed " + std::to_string(*seed);
+  if (top_k) s += " --top-k " + std::to_string(*top_k);
+  return s;
+}
+
+}  // namespace ktune
