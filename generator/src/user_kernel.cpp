@@ -339,9 +339,11 @@ Work work_of(const UserKernel& k, const UserProblem& p) {
     } catch (const Error& e) {
       throw InvalidArgument(k.origin + ": line " + std::to_string(k.work_line) + " '// @work': " + e.what());
     }
-    if (!(*out > 0) || *out > 1e21)
-      throw InvalidArgument(k.origin + ": line " + std::to_string(k.work_line) + " '// @work " + (*expr)->text() +
-                            "' is " + std::to_string(*out) + " here: it must be positive (and at most 1e21)");
+    if (*out > 0 && *out <= 1e21) continue;
+    std::ostringstream value;
+    value << *out;
+    throw InvalidArgument(k.origin + ": line " + std::to_string(k.work_line) + " '// @work " + (*expr)->text() +
+                          "' is " + value.str() + " here: it must be positive (and at most 1e21)");
   }
   return w;
 }

@@ -93,7 +93,9 @@ bad tolerance_name '^// @verify  tolerance = exact' '// @verify  tolerance = abs
 bad tolerance_zero '^// @verify  tolerance = exact' '// @verify  tolerance = abs 1e-6 + rel 1 / (n - 5)' \
   "line 15 '// @verify tolerance': '1 / (n - 5)': division by zero"
 bad work_zero '^// @verify  tolerance = exact' '// @verify  tolerance = exact\n// @work    flops = 2 * (n - 5)' \
-  "line 16 '// @work 2 \\* (n - 5)' is 0.000000 here: it must be positive"
+  "line 16 '// @work 2 \\* (n - 5)' is 0 here: it must be positive"
+bad work_huge '^// @verify  tolerance = exact' '// @verify  tolerance = exact\n// @work    flops = 1e300 * n * n' \
+  "line 16 '// @work 1e300 \\* n \\* n' is 2.5e+301 here: it must be positive (and at most 1e21)"
 bad work_name '^// @verify  tolerance = exact' '// @verify  tolerance = exact\n// @work    bytes = 8 * m' \
   "line 16 '// @work': 'm' is no problem variable (declared: n)"
 bad work_kind '^// @verify  tolerance = exact' '// @verify  tolerance = exact\n// @work    speed = 3' \

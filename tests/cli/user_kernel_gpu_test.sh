@@ -79,6 +79,15 @@ grep -q "failures: none" "$dir/hist.txt" || fail "histogram configs failed: $(gr
 "$ktune" tune --kernel "$src/examples/softmax/softmax.cu" --problem rows=1001,cols=999 > "$dir/softmax.txt" 2>&1 \
   || fail "softmax: $(tail -8 "$dir/softmax.txt")"
 grep -q "failures: none" "$dir/softmax.txt" || fail "softmax configs failed: $(grep failures "$dir/softmax.txt")"
+# A broken reference is named and nothing is stored; a correct one tunes.
+"$ktune" tune --kernel "$data/bad_reference.cu" --problem n=1000,mode=1 > "$dir/ref1.txt" 2>&1 \
+  && fail "a reference writing out of bounds was accepted"
+grep -q "the reference copy_reference writes past the end of y" "$dir/ref1.txt" || fail "ref oob: $(tail -3 "$dir/ref1.txt")"
+"$ktune" tune --kernel "$data/bad_reference.cu" --problem n=1000,mode=2 > "$dir/ref2.txt" 2>&1 \
+  && fail "a faulting reference was accepted"
+grep -q "ktune: error: .*(the reference)" "$dir/ref2.txt" || fail "ref fault: $(tail -3 "$dir/ref2.txt")"
+! "$ktune" cache list | contains "bad_reference_test" || fail "a broken reference's problem stored a record"
+"$ktune" tune --kernel "$data/bad_reference.cu" --problem n=1000,mode=3 > "$dir/ref3.txt" 2>&1 || fail "ref ok: $(tail -5 "$dir/ref3.txt")"
 # Half precision (the toolkit's headers found by ktune), every config verified on the
 # device at odd sizes, at the largest alignment class and at 2 bytes (vec = 1 only).
 for t in f16 bf16; do

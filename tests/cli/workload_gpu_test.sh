@@ -17,7 +17,7 @@ cat > "$dir/work.txt" <<'WORK'
 transpose --dtype f32 --shape 1000x1537
 --kernel all_wrong.cu --problem n=5000     # every config wrong: reported, the rest go on
 reduce --dtype f32 --n 1000003 --op sum
---kernel scale.cu --problem n=1000
+--kernel scale.cu --problem n=1000 --strategy exhaustive --budget-evals 4   # its own options: the first 4 in order
 WORK
 
 "$ktune" tune --workload "$dir/work.txt" --strategy random --budget-evals 40 > "$dir/first.txt" 2>&1
@@ -30,6 +30,8 @@ cat "$dir/first.txt"
 [ $rc = 1 ] || fail "a workload with a failed problem must exit 1 (rc=$rc)"
 grep -q "^workload: 4 problems, 3 tuned, 0 already stored, 1 failed" "$dir/first.txt" || fail "first run totals"
 [ "$("$ktune" cache list | grep -cE 'transpose|reduce|scale_test')" = 3 ] || fail "three winners stored"
+# The scale line's own options won over the command line's 40 random evaluations.
+grep -q "scale_test .*: 4 of 9 configs evaluated" "$dir/first.txt" || fail "a line's own search options were not used"
 
 "$ktune" tune --workload "$dir/work.txt" --strategy random --budget-evals 40 > "$dir/second.txt" 2>&1
 cat "$dir/second.txt"
