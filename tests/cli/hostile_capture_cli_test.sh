@@ -80,4 +80,11 @@ rc=$?
 [ $rc = 1 ] || fail "a folder with a bad bundle: rc=$rc: $out"
 contains "cycle.ktcap: skipped: .*'d' reads itself" <<< "$out" || fail "the cycle: $out"
 contains "9 compiled" <<< "$out" || fail "the good bundle did not go on: $out"
+# The application's alignment class travels in the bundle; one that no pointer can have is refused.
+for a in 3 0 8 '"4"'; do
+  cp "$caps/aa_other.ktcap" "$dir/align.ktcap"
+  edit "$dir/align.ktcap" "h['align'] = $a"
+  out=$(timeout 60 "$ktune" tune --capture "$dir/align.ktcap" --dry-run 2>&1) && fail "align $a accepted: $out"
+  contains "corrupted" <<< "$out" || fail "align $a: $out"
+done
 echo "hostile capture bundles: all checks passed"
