@@ -19,8 +19,8 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 # The core's headers, and each built family's (templates/<family>/include/ktune/).
 families=$(sed -n 's/^KTUNE_FAMILIES:STRING=//p' "$build/CMakeCache.txt" | tr ';' ' ')
 config=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" | tr '[:upper:]' '[:lower:]')
-family_headers=$(for f in $families; do (cd "$here/templates/$f/include" && ls ktune/*.hpp); done | sed 's|^|include/|')
-expected="bin/ktune include/ktune/dtype.hpp include/ktune/error.hpp include/ktune/families.hpp include/ktune/ktune.hpp
+family_headers=$(for f in $families; do (cd "$here/templates/$f/include" && ls ktune/*.hpp ktune/*.h 2>/dev/null); done | sed 's|^|include/|')
+expected="bin/ktune include/ktune/c_api.h include/ktune/dtype.hpp include/ktune/error.hpp include/ktune/families.hpp include/ktune/ktune.hpp
 include/ktune/launch_info.hpp include/ktune/match_level.hpp $family_headers lib/cmake/ktune/ktune-config-version.cmake
 lib/cmake/ktune/ktune-config.cmake lib/cmake/ktune/ktune-targets-${config:-release}.cmake lib/cmake/ktune/ktune-targets.cmake
 lib/libktune.so lib/libktune.so.0 lib/libktune.so.0.1.0 lib/pkgconfig/ktune.pc"
@@ -34,6 +34,19 @@ for h in "$prefix"/include/ktune/*.hpp; do
     case "$inc" in
       ktune/*) [ -f "$prefix/include/$inc" ] || fail "$h includes $inc, which is not installed" ;;
       */*|*.h) fail "$h includes <$inc>: public headers use only the standard library and ktune/" ;;
+    esac
+  done < <(sed -n 's/^#include <\(.*\)>.*/\1/p' "$h")
+done
+
+# The C ABI's headers compile as C, and include only <stdint.h> and ktune/.
+for h in "$prefix"/include/ktune/*.h; do
+  echo "#include <ktune/$(basename "$h")>" | gcc -std=c99 -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" -x c - \
+    || fail "$h does not compile as C"
+  while read -r inc; do
+    case "$inc" in
+      stdint.h) ;;
+      ktune/*) [ -f "$prefix/include/$inc" ] || fail "$h includes $inc, which is not installed" ;;
+      *) fail "$h includes <$inc>: C headers use only <stdint.h> and ktune/" ;;
     esac
   done < <(sed -n 's/^#include <\(.*\)>.*/\1/p' "$h")
 done

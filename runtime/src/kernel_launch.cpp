@@ -67,7 +67,7 @@ struct Kernel::State {
   mutable PreparedMap<Key, KeyHash> prepared;
 
   [[noreturn]] void fail(const std::string& what) const { throw InvalidArgument(kernel->spec.family() + ": " + what); }
-  Key key_of(CUcontext ctx, ProblemValues problem, const LaunchArg* args) const;
+  Key key_of(CUcontext ctx, const ProblemValue* problem, std::size_t problem_count, const LaunchArg* args) const;
   void check_args(const LaunchArg* args, std::size_t count) const;
   bool capture_launch(const TuningProblem& tp, const UserProblem& up, const Prepared& p, Stream stream,
                       const LaunchArg* args, std::size_t count) const;
@@ -99,7 +99,8 @@ Kernel Runtime::kernel(const std::string& path_or_source, const std::string& ent
   return Kernel(std::move(state));
 }
 
-Kernel::State::Key Kernel::State::key_of(CUcontext ctx, ProblemValues problem, const LaunchArg* args) const {
+Kernel::State::Key Kernel::State::key_of(CUcontext ctx, const ProblemValue* problem, std::size_t problem_count,
+                                         const LaunchArg* args) const {
   const auto& vars = kernel->variables;
   Key key;
   key.ctx = ctx;
@@ -110,7 +111,8 @@ Kernel::State::Key Kernel::State::key_of(CUcontext ctx, ProblemValues problem, c
     if (kinds[i] == LaunchArg::Kind::pointer) addresses.push_back(reinterpret_cast<std::uintptr_t>(args[i].pointer));
   key.align = align_class_of(addresses, type);
   std::size_t given = 0;
-  for (const auto& [name, value] : problem) {
+  for (std::size_t p = 0; p < problem_count; ++p) {
+    const auto& [name, value] = problem[p];
     const auto it = std::find(vars.begin(), vars.end(), name);
     if (it == vars.end()) fail("no problem variable '" + std::string(name) + "'");
     auto& slot = key.values[static_cast<std::size_t>(it - vars.begin())];
@@ -259,10 +261,15 @@ bool Kernel::State::capture_launch(const TuningProblem& tp, const UserProblem& u
 }
 
 const LaunchInfo& Kernel::launch_args(Stream stream, ProblemValues problem, const LaunchArg* args, std::size_t count) const {
+  return launch_args(stream, problem.begin(), problem.size(), args, count);
+}
+
+const LaunchInfo& Kernel::launch_args(Stream stream, const ProblemValue* problem, std::size_t problem_count,
+                                      const LaunchArg* args, std::size_t count) const {
   const State& st = *state_;
   st.check_args(args, count);  // throws before anything launches
   const CUcontext ctx = st.runtime->current_context();
-  const State::Key key = st.key_of(ctx, problem, args);
+  const State::Key key = st.key_of(ctx, problem, problem_count, args);
   bool launched = false;
   const Prepared* p = &st.prepared.get(key, [&] {
     UserProblem up;
@@ -281,6 +288,7 @@ const LaunchInfo& Kernel::launch_args(Stream stream, ProblemValues problem, cons
 }
 
 const std::string& Kernel::name() const { return state_->kernel->spec.family(); }
+const std::vector<LaunchArg::Kind>& Kernel::argument_kinds() const { return state_->kinds; }
 const std::vector<std::string>& Kernel::problem_variables() const { return state_->kernel->variables; }
 
 }  // namespace ktune

@@ -69,9 +69,15 @@ class Kernel {
     return launch_args(stream, problem, list, sizeof...(Args));
   }
   const LaunchInfo& launch_args(Stream stream, ProblemValues problem, const LaunchArg* args, std::size_t count) const;
+  // The same with the problem as an array (bindings to other languages: ktune/c_api.h).
+  using ProblemValue = std::pair<std::string_view, std::int64_t>;
+  const LaunchInfo& launch_args(Stream stream, const ProblemValue* problem, std::size_t problem_count,
+                                const LaunchArg* args, std::size_t count) const;
 
   const std::string& name() const;                          // the `// @kernel` name
   const std::vector<std::string>& problem_variables() const;  // in declaration order
+  // What each argument must be, in declaration order (pointer, or a scalar's kind).
+  const std::vector<LaunchArg::Kind>& argument_kinds() const;
 
   struct State;
 

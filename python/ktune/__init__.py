@@ -1,0 +1,11 @@
+"""ktune from Python: launch the stored best kernels on PyTorch, CuPy or JAX arrays, and
+tune from Python (the `ktune` tuner in a child process). See docs/python.md."""
+from . import _lib
+from ._runtime import Kernel, Runtime, default_runtime, last_launch, transpose
+from ._tune import tune, tune_kernel
+from .errors import CompileError, CudaError, DatabaseError, Error, InvalidArgument, TuningError
+
+__version__ = _lib.lib.ktune_c_version().decode()
+
+__all__ = ["Kernel", "Runtime", "default_runtime", "last_launch", "transpose", "tune", "tune_kernel", "Error",
+           "InvalidArgument", "CudaError", "CompileError", "DatabaseError", "TuningError", "__version__"]

@@ -1,0 +1,132 @@
+"""Device arrays of any framework: __dlpack__ (PyTorch, CuPy, JAX) or
+__cuda_array_interface__; their framework's current stream; new arrays like them."""
+import ctypes
+import sys
+
+from .errors import InvalidArgument
+
+# DLPack's DLDataType (code, bits) -> ktune's dtype names, and back.
+_DL = {(2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16", (0, 8): "i8", (0, 16): "i16",
+       (0, 32): "i32", (0, 64): "i64", (1, 8): "u8"}
+_TYPESTR = {"<f2": "f16", "<f4": "f32", "<f8": "f64", "|i1": "i8", "<i2": "i16", "<i4": "i32", "<i8": "i64",
+            "|u1": "u8"}
+SIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "i32": 4, "i64": 8}
+_KDL_CPU, _KDL_CUDA, _KDL_CUDA_MANAGED = 1, 2, 13
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype, _get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+_is_valid = ctypes.pythonapi.PyCapsule_IsValid
+_is_valid.restype, _is_valid.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
+
+
+class DeviceArray:
+    """A device array's address, shape, strides (in elements), dtype and device; holds
+    what keeps the memory alive (the array, and its DLPack capsule) while it is used."""
+
+    def __init__(self, obj, address, shape, strides, dtype, device, keep=None):
+        self.obj, self.address, self.shape, self.strides = obj, address, tuple(shape), tuple(strides)
+        self.dtype, self.device, self._keep = dtype, device, keep
+
+    @property
+    def framework(self):
+        return type(self.obj).__module__.split(".")[0]
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _from_dlpack(x, name, stream):
+    try:
+        capsule = x.__dlpack__(stream=stream) if stream is not None else x.__dlpack__()
+    except TypeError:
+        capsule = x.__dlpack__()
+    if not _is_valid(capsule, b"dltensor"):
+        raise InvalidArgument(f"{name}: its DLPack capsule was already used (a released array)")
+    t = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
+    if t.device_type not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
+        raise InvalidArgument(f"{name} is not on a CUDA device (DLPack device type {t.device_type}): "
+                              "ktune takes device arrays")
+    if t.lanes != 1 or (t.code, t.bits) not in _DL:
+        raise TypeError(f"{name}: dtype (code {t.code}, {t.bits} bits, {t.lanes} lanes) is not one ktune takes "
+                        f"({', '.join(sorted(SIZE))})")
+    shape = [t.shape[i] for i in range(t.ndim)]
+    strides = [t.strides[i] for i in range(t.ndim)] if t.strides else _contiguous_strides(shape)
+    return DeviceArray(x, (t.data or 0) + t.byte_offset, shape, strides, _DL[(t.code, t.bits)], t.device_id,
+                       keep=capsule)
+
+
+def _from_cai(x, name):
+    cai = x.__cuda_array_interface__
+    dtype = _TYPESTR.get(cai["typestr"])
+    if dtype is None:
+        raise TypeError(f"{name}: dtype {cai['typestr']} is not one ktune takes ({', '.join(sorted(SIZE))})")
+    shape = cai["shape"]
+    strides = cai.get("strides")
+    strides = _contiguous_strides(shape) if strides is None else tuple(s // SIZE[dtype] for s in strides)
+    device = getattr(getattr(x, "device", None), "index", None)
+    if device is None:
+        device = getattr(getattr(x, "device", None), "id", 0)
+    return DeviceArray(x, cai["data"][0], shape, strides, dtype, device or 0)
+
+
+def as_device_array(x, name="array", stream=None):
+    """Reads a framework's array; a CPU array, an unknown dtype or a non-array is a clear
+    ValueError/TypeError before anything is launched."""
+    if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        kind, _ = x.__dlpack_device__()
+        if int(kind) == _KDL_CPU:
+            raise InvalidArgument(f"{name} is on the CPU: ktune takes device arrays (move it to the GPU first)")
+        return _from_dlpack(x, name, stream)
+    if hasattr(x, "__cuda_array_interface__"):
+        return _from_cai(x, name)
+    raise TypeError(f"{name}: a {type(x).__name__} is no device array (__dlpack__ or __cuda_array_interface__)")
+
+
+def stream_handle(stream, like=None):
+    """The CUstream to launch on: `stream` (an int, a framework stream, or anything with
+    __cuda_stream__), else the current stream of `like`'s framework (PyTorch, CuPy), else 0."""
+    if stream is not None:
+        if isinstance(stream, int):
+            return stream
+        if hasattr(stream, "__cuda_stream__"):
+            return int(stream.__cuda_stream__()[1])
+        for attr in ("cuda_stream", "ptr", "handle"):
+            if hasattr(stream, attr):
+                return int(getattr(stream, attr))
+        raise TypeError(f"stream: a {type(stream).__name__} is no CUDA stream")
+    framework = type(like).__module__.split(".")[0] if like is not None else ""
+    if framework == "torch":
+        return int(sys.modules["torch"].cuda.current_stream().cuda_stream)
+    if framework == "cupy":
+        return int(sys.modules["cupy"].cuda.get_current_stream().ptr)
+    return 0
+
+
+def dlpack_stream(handle):
+    """DLPack's name for a stream: 1 is the legacy default stream (0 is reserved)."""
+    return 1 if handle == 0 else handle
+
+
+def empty_like(a, shape):
+    """A new contiguous array of `shape` in a's framework, dtype and device."""
+    if a.framework == "torch":
+        torch = sys.modules["torch"]
+        return torch.empty(shape, dtype=a.obj.dtype, device=a.obj.device)
+    if a.framework == "cupy":
+        cupy = sys.modules["cupy"]
+        with cupy.cuda.Device(a.device):
+            return cupy.empty(shape, dtype=a.obj.dtype)
+    raise InvalidArgument(f"out=None needs a PyTorch or CuPy array to allocate like; give out= for a {a.framework} array")

@@ -1,0 +1,127 @@
+"""The runtime's calls on framework arrays: Runtime, transpose, Kernel."""
+import threading
+
+from . import _lib
+from ._arrays import as_device_array, dlpack_stream, empty_like, stream_handle
+from .errors import InvalidArgument
+
+_lib_ = _lib.lib
+
+
+class Runtime:
+    """ktune's runtime: the tuning database (default: $KTUNE_CACHE_DIR/tuning.db, as the
+    CLI and C++ use), the compiled winners and their launches. Thread-safe."""
+
+    def __init__(self, database=None, read_only=False):
+        handle = _lib_.ktune_c_runtime_new(database.encode() if database else None, 1 if read_only else 0)
+        self._handle = _lib.check(handle)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            _lib_.ktune_c_runtime_free(self._handle)
+            self._handle = None
+
+    def transpose(self, x, out=None, *, stream=None):
+        """out (cols x rows) = x (rows x cols) transposed, on the caller's stream. x and out
+        are row-major with unit column stride and any row pitch (a slice of a larger
+        matrix is a pitch, not a copy); a transposed view is refused (its transpose is a
+        plain copy: `x.t().contiguous()`). Returns out."""
+        if not _lib.HAS_TRANSPOSE:
+            raise InvalidArgument("this libktune was built without the transpose family")
+        s = stream_handle(stream, like=x)
+        a = as_device_array(x, "x", dlpack_stream(s))
+        _rows_and_pitch(a, "x")
+        rows, cols = a.shape
+        if out is None:
+            out = empty_like(a, (cols, rows))
+        o = as_device_array(out, "out", dlpack_stream(s))
+        _rows_and_pitch(o, "out")
+        if o.shape != (cols, rows) or o.dtype != a.dtype or o.device != a.device:
+            raise InvalidArgument(f"out must be {cols}x{rows} {a.dtype} on device {a.device}, not "
+                                  f"{'x'.join(map(str, o.shape))} {o.dtype} on device {o.device}")
+        _lib.check(_lib_.ktune_c_transpose(self._handle, o.address, a.address, rows, cols, o.strides[0],
+                                           a.strides[0], a.dtype.encode(), s))
+        return out
+
+    def kernel(self, path_or_source, entry, type=None):
+        return Kernel(path_or_source, entry, type, runtime=self)
+
+
+def _rows_and_pitch(a, name):
+    if len(a.shape) != 2:
+        raise InvalidArgument(f"{name} must be 2-D, not {len(a.shape)}-D")
+    if a.shape[1] > 1 and a.strides[1] != 1:
+        raise InvalidArgument(f"{name} must have unit column stride (strides (pitch, 1)), not {a.strides}: "
+                              "a transposed view's transpose is a copy (.contiguous() / .copy())")
+    if a.shape[0] > 1 and a.strides[0] < a.shape[1]:
+        raise InvalidArgument(f"{name}: its row pitch {a.strides[0]} is less than its {a.shape[1]} columns")
+
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def default_runtime():
+    """The process's runtime (the default database), made at first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Runtime()
+        return _default
+
+
+def transpose(x, out=None, *, stream=None):
+    return default_runtime().transpose(x, out, stream=stream)
+
+
+def last_launch():
+    """This thread's last launch: {"match": exact | nearest | same_arch | fallback,
+    "config": the config that ran, "tuned_shape": the tuned problem it came from}."""
+    return _lib.last_launch()
+
+
+class Kernel:
+    """A user's kernel (a .cu file with a `// @` description, or its text), launched with
+    its stored winner: k(y, x, n, problem={"n": n}). Arguments in declaration order:
+    device arrays for pointers, Python numbers for scalars."""
+
+    def __init__(self, path_or_source, entry, type=None, runtime=None):
+        self._runtime = runtime or default_runtime()
+        handle = _lib_.ktune_c_kernel_new(self._runtime._handle, str(path_or_source).encode(), entry.encode(),
+                                          type.encode() if type else None)
+        self._handle = _lib.check(handle)
+        self.variables = [v for v in _lib_.ktune_c_kernel_variables(self._handle).decode().split(",") if v]
+        self.kinds = [_lib_.ktune_c_kernel_arg_kind(self._handle, i)
+                      for i in range(_lib_.ktune_c_kernel_arg_count(self._handle))]
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            _lib_.ktune_c_kernel_free(self._handle)
+            self._handle = None
+
+    def __call__(self, *args, problem, stream=None):
+        if len(args) != len(self.kinds):
+            raise InvalidArgument(f"takes {len(self.kinds)} arguments, not {len(args)}")
+        like = next((a for a, k in zip(args, self.kinds) if k == _lib.POINTER), None)
+        s = stream_handle(stream, like=like)
+        c_args = (_lib.Arg * max(1, len(args)))()
+        keep = []
+        for i, (a, kind) in enumerate(zip(args, self.kinds)):
+            c_args[i].kind = kind
+            if kind == _lib.POINTER:
+                arr = as_device_array(a, f"argument {i}", dlpack_stream(s))
+                keep.append(arr)
+                c_args[i].value.pointer = arr.address
+            elif isinstance(a, bool) or not isinstance(a, (int, float)):
+                raise TypeError(f"argument {i} is a scalar: a Python int or float, not a {type(a).__name__}")
+            elif kind in (_lib.F32, _lib.F64):
+                setattr(c_args[i].value, "f32" if kind == _lib.F32 else "f64", float(a))
+            elif isinstance(a, float):
+                raise TypeError(f"argument {i} is an integer scalar, not a float")
+            else:
+                setattr(c_args[i].value, "i32" if kind == _lib.I32 else "i64", int(a))
+        names = (_lib.ctypes.c_char_p * max(1, len(problem)))(*[str(k).encode() for k in problem])
+        values = (_lib.ctypes.c_int64 * max(1, len(problem)))(*[int(v) for v in problem.values()])
+        _lib.check(_lib_.ktune_c_kernel_launch(self._handle, s, names, values, len(problem), c_args, len(args)))
+        del keep  # the arrays and their DLPack capsules lived through the launch
+        return last_launch()

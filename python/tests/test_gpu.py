@@ -1,0 +1,171 @@
+"""The Python package on the GPU: every call on PyTorch (and CuPy, JAX where installed)
+arrays against a reference, strides and offsets, streams, graph capture, threads, a
+released array, tuning from Python. Skips loudly without a GPU or PyTorch."""
+import sys
+import tempfile
+import threading
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import ktune  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "user_kernels"
+
+try:
+    import torch
+    HAVE_GPU = torch.cuda.is_available()
+except ImportError:
+    torch, HAVE_GPU = None, False
+if not HAVE_GPU:
+    print("*** ktune: SKIPPING Python GPU tests: " + ("no CUDA device" if torch else "PyTorch is not installed"),
+          file=sys.stderr)
+
+
+def random(shape, dtype):
+    if dtype in (torch.uint8, torch.int32):
+        return torch.randint(0, 100, shape, device="cuda", dtype=dtype)
+    return torch.randn(shape, device="cuda").to(dtype)
+
+
+@unittest.skipUnless(HAVE_GPU, "no GPU (or no PyTorch)")
+class TorchTest(unittest.TestCase):
+    def test_transpose_every_dtype_at_odd_shapes(self):
+        for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.uint8, torch.float64):
+            for shape in ((1001, 777), (64, 4097), (1, 5)):
+                x = random(shape, dtype)
+                y = ktune.transpose(x)
+                self.assertTrue(torch.equal(y, x.t()), f"{dtype} {shape}")
+                self.assertIn(ktune.last_launch()["match"], ("exact", "nearest", "same_arch", "fallback"))
+
+    def test_pitches_are_layouts_not_copies(self):
+        big = random((600, 900), torch.float32)
+        x = big[100:500, 50:751]  # a slice: row pitch 900, offset
+        out_big = torch.full((800, 500), -1.0, device="cuda")
+        out = out_big[:701, :400]
+        ktune.transpose(x, out=out)
+        self.assertTrue(torch.equal(out, x.t()))
+        self.assertTrue(torch.all(out_big[:701, 400:] == -1) and torch.all(out_big[701:] == -1), "wrote outside out")
+        with self.assertRaisesRegex(ValueError, "unit column stride"):
+            ktune.transpose(x.t())
+
+    def test_streams(self):
+        x = random((2048, 1024), torch.float32)
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):  # the current stream
+            y = ktune.transpose(x)
+        s.synchronize()
+        self.assertTrue(torch.equal(y, x.t()))
+        out = torch.empty(1024, 2048, device="cuda")
+        ktune.transpose(x, out=out, stream=s)  # an explicit framework stream
+        ktune.transpose(x, out=out, stream=s.cuda_stream)  # or its handle
+        s.synchronize()
+        self.assertTrue(torch.equal(out, x.t()))
+
+    def test_graph_capture_after_the_first_call(self):
+        x = random((512, 768), torch.float16)
+        out = torch.empty(768, 512, device="cuda", dtype=torch.float16)
+        ktune.transpose(x, out=out)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            with torch.cuda.graph(g, stream=s):
+                ktune.transpose(x, out=out)
+        x.copy_(random((512, 768), torch.float16))
+        g.replay()
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(out, x.t()))
+
+    def test_threads(self):
+        xs = [random((300 + i, 200 + i), torch.float32) for i in range(8)]
+        outs, errors = [None] * 8, []
+
+        def work(i):
+            try:
+                for _ in range(20):
+                    outs[i] = ktune.transpose(xs[i])
+                torch.cuda.current_stream().synchronize()
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        for x, y in zip(xs, outs):
+            self.assertTrue(torch.equal(y, x.t()))
+
+    def test_bad_input(self):
+        with self.assertRaisesRegex(ValueError, "is on the CPU"):
+            ktune.transpose(torch.zeros(4, 4))
+        with self.assertRaisesRegex(TypeError, "is not one ktune takes"):
+            ktune.transpose(torch.zeros(4, 4, device="cuda", dtype=torch.complex64))
+
+        class Released:  # an array whose DLPack capsule was already consumed
+            def __init__(self, t):
+                self.capsule = t.__dlpack__()
+                torch.utils.dlpack.from_dlpack(self.capsule)
+
+            def __dlpack__(self, stream=None):
+                return self.capsule
+
+            def __dlpack_device__(self):
+                return (2, 0)
+        with self.assertRaisesRegex(ValueError, "already used"):
+            ktune.transpose(Released(torch.zeros(4, 4, device="cuda")))
+
+    def test_users_kernel_tuned_from_python_then_called(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            db = str(Path(tmp) / "tuning.db")
+            summary = ktune.tune_kernel(DATA / "scale.cu", {"n": 100003}, database=db, quiet=True)
+            self.assertIn("bug=0", summary["winner"]["config"])
+            k = ktune.Kernel(DATA / "scale.cu", "scale", runtime=ktune.Runtime(database=db))
+            x = random((100003,), torch.float32)
+            y = torch.empty_like(x)
+            info = k(y, x, 100003, problem={"n": 100003})
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(y, 2 * x))
+            self.assertEqual(info["match"], "exact")
+            with self.assertRaisesRegex(ValueError, "problem variable 'n' not given"):
+                k(y, x, 100003, problem={})
+            with self.assertRaises(ktune.TuningError):  # a failing run: a clear error, this process unharmed
+                ktune.tune_kernel(DATA / "all_wrong.cu", {"n": 5000}, database=db, quiet=True)
+            self.assertTrue(torch.equal(ktune.transpose(x.view(1, -1)).view(-1), x))
+
+
+@unittest.skipUnless(HAVE_GPU, "no GPU")
+class OtherFrameworksTest(unittest.TestCase):
+    def test_cupy(self):
+        try:
+            import cupy
+        except ImportError:
+            self.skipTest("CuPy is not installed")
+        x = cupy.random.standard_normal((777, 1001)).astype(cupy.float32)
+        y = ktune.transpose(x)
+        self.assertTrue(bool((y == x.T).all()))
+        s = cupy.cuda.Stream()
+        with s:
+            z = ktune.transpose(x[:, 1:])
+        s.synchronize()
+        self.assertTrue(bool((z == x[:, 1:].T).all()))
+
+    def test_jax(self):
+        try:
+            import jax
+            import jax.numpy as jnp
+        except ImportError:
+            self.skipTest("JAX is not installed")
+        if not any(d.platform == "gpu" for d in jax.devices()):
+            self.skipTest("JAX sees no GPU")
+        x = jnp.arange(300 * 200, dtype=jnp.float32).reshape(300, 200)
+        out = torch.empty(200, 300, device="cuda")
+        ktune.transpose(x, out=out)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(out.cpu(), torch.arange(300 * 200, dtype=torch.float32).view(300, 200).t()))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,70 @@
+/* ktune's runtime behind a C ABI, exported by libktune.so: what other languages bind (the
+ * Python package python/ktune loads it with ctypes, so one build serves every Python
+ * version). Streams are CUstream / cudaStream_t values (0: the legacy default stream).
+ * Every call returns 0 (or a non-null handle) on success; on failure -1 (or NULL), and
+ * ktune_c_error_kind() / ktune_c_error() say why on this thread. Handles are
+ * thread-safe like the C++ objects they hold. */
+#ifndef KTUNE_C_API_H
+#define KTUNE_C_API_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ktune_c_runtime ktune_c_runtime;
+typedef struct ktune_c_kernel ktune_c_kernel;
+
+/* The failure of this thread's last call: its kind and message. */
+enum ktune_c_error_kind { KTUNE_C_OK = 0, KTUNE_C_INVALID_ARGUMENT, KTUNE_C_CUDA, KTUNE_C_COMPILE, KTUNE_C_DATABASE,
+                          KTUNE_C_CAPTURE, KTUNE_C_OTHER };
+int ktune_c_error_kind(void);
+const char* ktune_c_error(void);
+int ktune_c_error_cuda_result(void); /* the CUresult of a KTUNE_C_CUDA failure */
+
+const char* ktune_c_version(void);
+
+/* database: NULL or "" for the default; read_only: nonzero for a shipped database. */
+ktune_c_runtime* ktune_c_runtime_new(const char* database, int read_only);
+void ktune_c_runtime_free(ktune_c_runtime* rt);
+
+/* This thread's last successful launch: match level (exact, nearest, same_arch,
+ * fallback), the config that ran, and the tuned problem it came from. */
+const char* ktune_c_last_match(void);
+const char* ktune_c_last_config(void);
+const char* ktune_c_last_tuned_shape(void);
+
+/* Each built family's calls are declared in its own header, e.g. <ktune/transpose_c.h>. */
+
+/* A user's kernel: a file or its source text; type: the type argument or NULL. */
+ktune_c_kernel* ktune_c_kernel_new(ktune_c_runtime* rt, const char* path_or_source, const char* entry,
+                                   const char* type);
+void ktune_c_kernel_free(ktune_c_kernel* k);
+/* The kernel's problem variables (names joined by ',') and its arguments' kinds. */
+const char* ktune_c_kernel_variables(ktune_c_kernel* k);
+int ktune_c_kernel_arg_count(ktune_c_kernel* k);
+int ktune_c_kernel_arg_kind(ktune_c_kernel* k, int i); /* enum ktune_c_arg_kind, or -1 */
+
+enum ktune_c_arg_kind { KTUNE_C_POINTER = 0, KTUNE_C_F32, KTUNE_C_F64, KTUNE_C_I32, KTUNE_C_I64 };
+typedef struct {
+  int32_t kind; /* enum ktune_c_arg_kind */
+  union {
+    uintptr_t pointer;
+    float f32;
+    double f64;
+    int32_t i32;
+    int64_t i64;
+  } value;
+} ktune_c_arg;
+
+/* Launches with the problem's variables (names[i] = values[i]) and the arguments in
+ * declaration order; nothing launches on a mismatch. */
+int ktune_c_kernel_launch(ktune_c_kernel* k, uintptr_t stream, const char* const* names, const int64_t* values,
+                          int problem_count, const ktune_c_arg* args, int arg_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,27 @@
+#pragma once
+// What the C ABI's files share (runtime/src/c_api.cpp and each family's *_c_api.cpp):
+// the runtime handle, and running a C++ call with its exception kept as this thread's
+// error. Not installed.
+#include <ktune/c_api.h>
+#include <ktune/ktune.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+struct ktune_c_runtime {
+  std::unique_ptr<ktune::Runtime> rt;
+};
+
+namespace ktune::c_api {
+
+// Runs `call`: 0, or -1 with the exception's kind and message as this thread's error.
+int guarded(const std::function<void()>& call);
+// -1 with an invalid-argument error.
+int invalid(const char* what);
+// Keeps a successful launch's match level, config and tuned problem for the caller.
+void keep(const LaunchInfo& info);
+DType dtype_of(const char* name);  // throws InvalidArgument
+inline Stream stream_of(std::uintptr_t s) { return reinterpret_cast<Stream>(s); }
+
+}  // namespace ktune::c_api
