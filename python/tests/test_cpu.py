@@ -39,6 +39,7 @@ class PackageTest(unittest.TestCase):
         for cls in (ktune.InvalidArgument, ktune.CudaError, ktune.CompileError, ktune.DatabaseError, ktune.TuningError):
             self.assertTrue(issubclass(cls, ktune.Error))
 
+    @unittest.skipUnless(ktune._lib.HAS_TRANSPOSE, "built without the transpose family")
     def test_arrays_are_checked_before_anything_launches(self):
         with self.assertRaisesRegex(TypeError, "a list is no device array"):
             ktune.transpose([[1, 2]])
@@ -82,13 +83,19 @@ class PackageTest(unittest.TestCase):
     def test_tuning_from_python(self):
         out = ktune.tune_kernel(DATA / "scale.cu", {"n": 1000, "T": "i32"}, dry_run=True)
         self.assertIn("9 compiled for sm_90", out["output"])
+        with self.assertRaises(ktune.TuningError) as e:
+            ktune.tune_kernel(DATA / "scale.cu", {"n": 0}, dry_run=True)
+        self.assertIn("a problem variable is an integer from 1 to 2^31-1", str(e.exception))
+        with self.assertRaisesRegex(ValueError, "a dict of the kernel's problem variables"):
+            ktune.tune_kernel(DATA / "scale.cu", [1000])
+
+    @unittest.skipUnless(ktune._lib.HAS_TRANSPOSE, "built without the transpose family")
+    def test_tuning_a_family_from_python(self):
         out = ktune.tune("transpose", dtype="f32", shape=(100, 37), dry_run=True, budget_evals=3)
         self.assertIn("3 compiled for sm_90", out["output"])
         with self.assertRaises(ktune.TuningError) as e:
             ktune.tune("transpose", shape="64xx", dry_run=True)
         self.assertIn("bad --shape '64xx'", str(e.exception))
-        with self.assertRaisesRegex(ValueError, "a dict of the kernel's problem variables"):
-            ktune.tune_kernel(DATA / "scale.cu", [1000])
 
 
 if __name__ == "__main__":
