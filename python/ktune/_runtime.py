@@ -6,6 +6,7 @@ from ._arrays import as_device_array, dlpack_stream, empty_like, stream_handle
 from .errors import InvalidArgument
 
 _lib_ = _lib.lib
+_DTYPE_BYTES = {name: name.encode() for name in ("f16", "bf16", "f32", "f64", "i8", "u8", "i16", "i32", "i64")}
 
 
 class Runtime:
@@ -40,7 +41,7 @@ class Runtime:
             raise InvalidArgument(f"out must be {cols}x{rows} {a.dtype} on device {a.device}, not "
                                   f"{'x'.join(map(str, o.shape))} {o.dtype} on device {o.device}")
         _lib.check(_lib_.ktune_c_transpose(self._handle, o.address, a.address, rows, cols, o.strides[0],
-                                           a.strides[0], a.dtype.encode(), s))
+                                           a.strides[0], _DTYPE_BYTES[a.dtype], s))
         return out
 
     def kernel(self, path_or_source, entry, type=None):
