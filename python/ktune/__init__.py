@@ -7,5 +7,10 @@ from .errors import CompileError, CudaError, DatabaseError, Error, InvalidArgume
 
 __version__ = _lib.lib.ktune_c_version().decode()
 
+if "torch" in __import__("sys").modules:  # torch first: its custom ops now, before any torch.compile
+    from ._runtime import _torch_ops as _register
+
+    _register(__import__("torch").empty(0))
+
 __all__ = ["Kernel", "Runtime", "default_runtime", "last_launch", "transpose", "tune", "tune_kernel", "Error",
            "InvalidArgument", "CudaError", "CompileError", "DatabaseError", "TuningError", "__version__"]

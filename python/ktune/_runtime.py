@@ -1,5 +1,8 @@
 """The runtime's calls on framework arrays: Runtime, transpose, Kernel."""
+import itertools
+import sys
 import threading
+import weakref
 
 from . import _lib
 from ._arrays import as_device_array, dlpack_stream, empty_like, stream_handle
@@ -60,6 +63,8 @@ def _rows_and_pitch(a, name):
 
 _default = None
 _default_lock = threading.Lock()
+kernels = weakref.WeakValueDictionary()  # id -> Kernel: what the torch.library op launches
+_kernel_ids = itertools.count(1)
 
 
 def default_runtime():
@@ -71,7 +76,27 @@ def default_runtime():
         return _default
 
 
+_torch_module = None
+
+
+def _torch_ops(x):
+    """The torch.library ops when x is a PyTorch tensor inside torch.compile, else None
+    (they are registered at the first call with a PyTorch tensor, or at `import ktune`
+    after `import torch`)."""
+    global _torch_module
+    if not type(x).__module__.startswith("torch"):
+        return None
+    if _torch_module is None:
+        from . import _torch
+        _torch_module = _torch
+    return _torch_module if _torch_module.compiling() else None
+
+
 def transpose(x, out=None, *, stream=None):
+    """out (cols x rows) = x (rows x cols) transposed on the default runtime (Runtime.transpose)."""
+    ops = _torch_ops(x) if stream is None else None
+    if ops is not None:
+        return ops.transpose(x) if out is None else (ops.transpose_out(x, out), out)[1]
     return default_runtime().transpose(x, out, stream=stream)
 
 
@@ -94,6 +119,9 @@ class Kernel:
         self.variables = [v for v in _lib_.ktune_c_kernel_variables(self._handle).decode().split(",") if v]
         self.kinds = [_lib_.ktune_c_kernel_arg_kind(self._handle, i)
                       for i in range(_lib_.ktune_c_kernel_arg_count(self._handle))]
+        with _default_lock:  # an id the torch.library op can name it by
+            self._id = next(_kernel_ids)
+            kernels[self._id] = self
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -101,8 +129,29 @@ class Kernel:
             self._handle = None
 
     def __call__(self, *args, problem, stream=None):
+        """Launches with the stored winner; returns the launch information (last_launch())."""
         if len(args) != len(self.kinds):
             raise InvalidArgument(f"takes {len(self.kinds)} arguments, not {len(args)}")
+        if not isinstance(problem, dict):
+            raise TypeError("problem: a dict of the kernel's problem variables, e.g. {'n': 4096}")
+        like = next((a for a, k in zip(args, self.kinds) if k == _lib.POINTER), None)
+        ops = _torch_ops(like) if stream is None else None
+        if ops is not None:
+            return self._call_op(ops, args, problem)
+        return self.launch(args, problem, stream)
+
+    def _call_op(self, ops, args, problem):
+        arrays = [a for a, k in zip(args, self.kinds) if k == _lib.POINTER]
+        ints = [int(a) for a, k in zip(args, self.kinds) if k in (_lib.I32, _lib.I64)]
+        floats = [float(a) for a, k in zip(args, self.kinds) if k in (_lib.F32, _lib.F64)]
+        missing = [v for v in self.variables if v not in problem]
+        if missing or len(problem) != len(self.variables):
+            raise InvalidArgument(f"problem: give exactly the variables {self.variables}")
+        ops.kernel(self._id, arrays, ints, floats, [int(problem[v]) for v in self.variables])
+        return None  # under torch.compile the launch information stays with the op
+
+    def launch(self, args, problem, stream):
+        """The launch itself (no torch.compile routing): args a sequence, problem a dict."""
         like = next((a for a, k in zip(args, self.kinds) if k == _lib.POINTER), None)
         s = stream_handle(stream, like=like)
         c_args = (_lib.Arg * max(1, len(args)))()

@@ -136,6 +136,30 @@ class TorchTest(unittest.TestCase):
             self.assertTrue(torch.equal(ktune.transpose(x.view(1, -1)).view(-1), x))
 
 
+@unittest.skipUnless(HAVE_GPU, "no GPU (or no PyTorch)")
+class TorchCompileTest(unittest.TestCase):
+    def test_fullgraph_with_transpose_and_a_users_kernel(self):
+        k = ktune.Kernel(DATA / "scale.cu", "scale")
+
+        def f(x):
+            y = ktune.transpose(x)
+            z = torch.empty_like(x)
+            ktune.transpose(y, out=z)
+            w = torch.empty(x.numel(), device=x.device)
+            k(w, x.reshape(-1), x.numel(), problem={"n": x.numel()})
+            return y * 2, z, w
+
+        compiled = torch.compile(f, fullgraph=True)
+        x = random((300, 200), torch.float32)
+        y2, z, w = compiled(x)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(y2, 2 * x.t()))
+        self.assertTrue(torch.equal(z, x))
+        self.assertTrue(torch.equal(w, 2 * x.reshape(-1)))
+        e2, ez, ew = f(x)  # eager: the same results
+        self.assertTrue(torch.equal(e2, y2) and torch.equal(ez, z) and torch.equal(ew, w))
+
+
 @unittest.skipUnless(HAVE_GPU, "no GPU")
 class OtherFrameworksTest(unittest.TestCase):
     def test_cupy(self):

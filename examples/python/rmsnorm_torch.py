@@ -1,0 +1,59 @@
+"""A user's kernel from PyTorch: tune examples/rmsnorm/rmsnorm.cu for a problem (the
+ktune tuner in a child process), then call the stored winner on torch tensors inside a
+torch.compile(fullgraph=True) function, checked against F.rms_norm and timed beside it.
+
+    python3 examples/python/rmsnorm_torch.py [ROWS COLS [DTYPE]]     (16384 4096 bf16)
+
+From a checkout with a build: PYTHONPATH=python (libktune.so and the tuner are found in
+build/); after `pip install .`, as it is."""
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+import ktune
+
+KERNEL = Path(__file__).resolve().parents[1] / "rmsnorm" / "rmsnorm.cu"
+rows, cols = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (16384, 4096)
+dtype = sys.argv[3] if len(sys.argv) > 3 else "bf16"
+torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[dtype]
+
+summary = ktune.tune_kernel(KERNEL, {"rows": rows, "cols": cols, "T": dtype}, quiet=True)
+print(f"tuned: {summary['winner']['config']}, {summary['winner']['median_us']:.1f} us, "
+      f"{100 * summary['winner']['ceiling_fraction']:.1f}% of memcpy")
+
+rmsnorm = ktune.Kernel(KERNEL, "rmsnorm", dtype)
+
+
+@torch.compile(fullgraph=True)
+def normalized(x, w):
+    y = torch.empty_like(x)
+    rmsnorm(y, x, w, x.shape[0], x.shape[1], 1e-6, problem={"rows": x.shape[0], "cols": x.shape[1]})
+    return y
+
+
+x = (torch.rand(rows, cols, device="cuda") * 4 - 2).to(torch_dtype)
+w = (torch.rand(cols, device="cuda") + 0.5).to(torch_dtype)
+y = normalized(x, w)
+want = F.rms_norm(x.float(), (cols,), w.float(), 1e-6)
+print(f"max |ktune - F.rms_norm in f32| = {(y.float() - want).abs().max().item():.3g}")
+
+
+def median_us(fn, reps=50):
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
+for _ in range(10):
+    normalized(x, w), F.rms_norm(x, (cols,), w, 1e-6)
+ours, theirs = median_us(lambda: normalized(x, w)), median_us(lambda: F.rms_norm(x, (cols,), w, 1e-6))
+print(f"{dtype} {rows}x{cols}: ktune {ours:.1f} us, F.rms_norm {theirs:.1f} us ({theirs / ours:.2f}x), "
+      "warm L2, one process")
