@@ -55,6 +55,7 @@ _sigs = {
     "ktune_c_kernel_variables": (ctypes.c_char_p, [ctypes.c_void_p]),
     "ktune_c_kernel_arg_count": (ctypes.c_int, [ctypes.c_void_p]),
     "ktune_c_kernel_arg_kind": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+    "ktune_c_kernel_arg_role": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     "ktune_c_kernel_launch": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64, ctypes.POINTER(ctypes.c_char_p),
                                              ctypes.POINTER(ctypes.c_int64), ctypes.c_int, ctypes.POINTER(Arg),
                                              ctypes.c_int]),

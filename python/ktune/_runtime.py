@@ -20,9 +20,9 @@ class Runtime:
         handle = _lib_.ktune_c_runtime_new(database.encode() if database else None, 1 if read_only else 0)
         self._handle = _lib.check(handle)
 
-    def __del__(self):
+    def __del__(self, _free=_lib_.ktune_c_runtime_free):  # (bound now: at exit, module globals are gone)
         if getattr(self, "_handle", None):
-            _lib_.ktune_c_runtime_free(self._handle)
+            _free(self._handle)
             self._handle = None
 
     def transpose(self, x, out=None, *, stream=None):
@@ -117,15 +117,16 @@ class Kernel:
                                           type.encode() if type else None)
         self._handle = _lib.check(handle)
         self.variables = [v for v in _lib_.ktune_c_kernel_variables(self._handle).decode().split(",") if v]
-        self.kinds = [_lib_.ktune_c_kernel_arg_kind(self._handle, i)
-                      for i in range(_lib_.ktune_c_kernel_arg_count(self._handle))]
+        count = _lib_.ktune_c_kernel_arg_count(self._handle)
+        self.kinds = [_lib_.ktune_c_kernel_arg_kind(self._handle, i) for i in range(count)]
+        self.writes = [_lib_.ktune_c_kernel_arg_role(self._handle, i) in (1, 2) for i in range(count)]  # out, inout
         with _default_lock:  # an id the torch.library op can name it by
             self._id = next(_kernel_ids)
             kernels[self._id] = self
 
-    def __del__(self):
+    def __del__(self, _free=_lib_.ktune_c_kernel_free):
         if getattr(self, "_handle", None):
-            _lib_.ktune_c_kernel_free(self._handle)
+            _free(self._handle)
             self._handle = None
 
     def __call__(self, *args, problem, stream=None):
@@ -141,13 +142,14 @@ class Kernel:
         return self.launch(args, problem, stream)
 
     def _call_op(self, ops, args, problem):
-        arrays = [a for a, k in zip(args, self.kinds) if k == _lib.POINTER]
+        pointers = [(a, w) for a, k, w in zip(args, self.kinds, self.writes) if k == _lib.POINTER]
+        inputs, outputs = [a for a, w in pointers if not w], [a for a, w in pointers if w]
         ints = [int(a) for a, k in zip(args, self.kinds) if k in (_lib.I32, _lib.I64)]
         floats = [float(a) for a, k in zip(args, self.kinds) if k in (_lib.F32, _lib.F64)]
         missing = [v for v in self.variables if v not in problem]
         if missing or len(problem) != len(self.variables):
             raise InvalidArgument(f"problem: give exactly the variables {self.variables}")
-        ops.kernel(self._id, arrays, ints, floats, [int(problem[v]) for v in self.variables])
+        ops.kernel(self._id, inputs, outputs, ints, floats, [int(problem[v]) for v in self.variables])
         return None  # under torch.compile the launch information stays with the op
 
     def launch(self, args, problem, stream):

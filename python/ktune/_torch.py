@@ -33,21 +33,22 @@ def _(x, out):
     return None
 
 
-# Every array argument is declared mutated: the description's roles are not in the
-# schema, and a kernel may write any of them.
-@torch.library.custom_op("ktune::kernel", mutates_args=("arrays",))
-def kernel(kernel_id: int, arrays: list[torch.Tensor], ints: list[int], floats: list[float],
-           problem: list[int]) -> None:
+# The arrays the description declares out or inout are the mutated ones; in arrays are
+# only read (so torch.compile never copies them).
+@torch.library.custom_op("ktune::kernel", mutates_args=("outputs",))
+def kernel(kernel_id: int, inputs: list[torch.Tensor], outputs: list[torch.Tensor], ints: list[int],
+           floats: list[float], problem: list[int]) -> None:
     from ._runtime import kernels
     k = kernels.get(kernel_id)
     if k is None:
         raise RuntimeError(f"ktune: the Kernel this compiled function launches (id {kernel_id}) was released")
-    arrays_, ints_, floats_ = iter(arrays), iter(ints), iter(floats)
-    args = [next(arrays_) if kind == _lib.POINTER else next(floats_) if kind in (_lib.F32, _lib.F64) else next(ints_)
-            for kind in k.kinds]
+    inputs_, outputs_, ints_, floats_ = iter(inputs), iter(outputs), iter(ints), iter(floats)
+    args = [(next(outputs_) if writes else next(inputs_)) if kind == _lib.POINTER
+            else next(floats_) if kind in (_lib.F32, _lib.F64) else next(ints_)
+            for kind, writes in zip(k.kinds, k.writes)]
     k.launch(args, dict(zip(k.variables, problem)), None)
 
 
 @kernel.register_fake
-def _(kernel_id, arrays, ints, floats, problem):
+def _(kernel_id, inputs, outputs, ints, floats, problem):
     return None

@@ -123,6 +123,12 @@ int ktune_c_kernel_arg_kind(ktune_c_kernel* k, int i) {
   return -1;
 }
 
+int ktune_c_kernel_arg_role(ktune_c_kernel* k, int i) {
+  if (!k || i < 0) return -1;
+  const auto roles = k->kernel.argument_roles();
+  return static_cast<std::size_t>(i) < roles.size() ? static_cast<int>(roles[static_cast<std::size_t>(i)]) : -1;
+}
+
 int ktune_c_kernel_launch(ktune_c_kernel* k, uintptr_t stream, const char* const* names, const int64_t* values,
                           int problem_count, const ktune_c_arg* args, int arg_count) {
   if (!k || problem_count < 0 || arg_count < 0 || (problem_count && (!names || !values)) || (arg_count && !args))

@@ -289,6 +289,16 @@ const LaunchInfo& Kernel::launch_args(Stream stream, const ProblemValue* problem
 
 const std::string& Kernel::name() const { return state_->kernel->spec.family(); }
 const std::vector<LaunchArg::Kind>& Kernel::argument_kinds() const { return state_->kinds; }
+
+std::vector<Kernel::Role> Kernel::argument_roles() const {
+  std::vector<Role> out;
+  for (const auto& a : state_->kernel->args)
+    out.push_back(a.role == KernelArg::Role::in    ? Role::in
+                  : a.role == KernelArg::Role::out ? Role::out
+                  : a.role == KernelArg::Role::inout ? Role::inout
+                                                     : Role::scalar);
+  return out;
+}
 const std::vector<std::string>& Kernel::problem_variables() const { return state_->kernel->variables; }
 
 }  // namespace ktune

@@ -45,6 +45,9 @@ void ktune_c_kernel_free(ktune_c_kernel* k);
 const char* ktune_c_kernel_variables(ktune_c_kernel* k);
 int ktune_c_kernel_arg_count(ktune_c_kernel* k);
 int ktune_c_kernel_arg_kind(ktune_c_kernel* k, int i); /* enum ktune_c_arg_kind, or -1 */
+/* What the kernel does with argument i: 0 reads it (in), 1 writes it (out), 2 both
+ * (inout), 3 a scalar; -1 for no such argument. */
+int ktune_c_kernel_arg_role(ktune_c_kernel* k, int i);
 
 enum ktune_c_arg_kind { KTUNE_C_POINTER = 0, KTUNE_C_F32, KTUNE_C_F64, KTUNE_C_I32, KTUNE_C_I64 };
 typedef struct {

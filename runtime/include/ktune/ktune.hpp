@@ -76,8 +76,11 @@ class Kernel {
 
   const std::string& name() const;                          // the `// @kernel` name
   const std::vector<std::string>& problem_variables() const;  // in declaration order
-  // What each argument must be, in declaration order (pointer, or a scalar's kind).
+  // What each argument must be, in declaration order (pointer, or a scalar's kind), and
+  // what the kernel does with it (its `// @arg` role).
   const std::vector<LaunchArg::Kind>& argument_kinds() const;
+  enum class Role { in, out, inout, scalar };
+  std::vector<Role> argument_roles() const;
 
   struct State;
 
