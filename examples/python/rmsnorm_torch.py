@@ -7,6 +7,7 @@ torch.compile(fullgraph=True) function, checked against F.rms_norm and timed bes
 From a checkout with a build: PYTHONPATH=python (libktune.so and the tuner are found in
 build/); after `pip install .`, as it is."""
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -41,9 +42,12 @@ print(f"max |ktune - F.rms_norm in f32| = {(y.float() - want).abs().max().item()
 
 
 def median_us(fn, reps=50):
+    """GPU time between events around fn, the host's launch work hidden behind a spin
+    kernel queued first (as bench/peer_timing.py's hide_launch)."""
     times = []
     for _ in range(reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(2_000_000)
         a.record()
         fn()
         b.record()
@@ -63,5 +67,24 @@ for _ in range(10):
     normalized(x, w), eager(), F.rms_norm(x, (cols,), w, 1e-6)
 compiled, direct = median_us(lambda: normalized(x, w)), median_us(eager)
 theirs = median_us(lambda: F.rms_norm(x, (cols,), w, 1e-6))
-print(f"{dtype} {rows}x{cols} (warm L2, one process): ktune in torch.compile {compiled:.1f} us, ktune called "
-      f"directly {direct:.1f} us, F.rms_norm {theirs:.1f} us ({theirs / compiled:.2f}x and {theirs / direct:.2f}x)")
+print(f"{dtype} {rows}x{cols} (GPU time, warm L2, one process): ktune in torch.compile {compiled:.1f} us, ktune "
+      f"called directly {direct:.1f} us, F.rms_norm {theirs:.1f} us ({theirs / compiled:.2f}x and {theirs / direct:.2f}x)")
+
+
+def host_us(fn, calls=2000):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    elapsed = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return elapsed / calls * 1e6
+
+
+small = (torch.rand(64, cols, device="cuda")).to(torch_dtype)
+small_out = torch.empty_like(small)
+normalized(small, w)
+rmsnorm(small_out, small, w, 64, cols, 1e-6, problem={"rows": 64, "cols": cols})
+print(f"host time per call at 64x{cols}: torch.compile'd {host_us(lambda: normalized(small, w)):.1f} us, direct "
+      f"{host_us(lambda: rmsnorm(small_out, small, w, 64, cols, 1e-6, problem={'rows': 64, 'cols': cols})):.1f} us, "
+      f"F.rms_norm {host_us(lambda: F.rms_norm(small, (cols,), w, 1e-6)):.1f} us")
