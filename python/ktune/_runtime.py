@@ -120,6 +120,9 @@ class Kernel:
         count = _lib_.ktune_c_kernel_arg_count(self._handle)
         self.kinds = [_lib_.ktune_c_kernel_arg_kind(self._handle, i) for i in range(count)]
         self.writes = [_lib_.ktune_c_kernel_arg_role(self._handle, i) in (1, 2) for i in range(count)]  # out, inout
+        # Built once: the variables' names as the C call takes them, and argument labels.
+        self._names = (_lib.ctypes.c_char_p * max(1, len(self.variables)))(*[v.encode() for v in self.variables])
+        self._labels = [f"argument {i}" for i in range(count)]
         with _default_lock:  # an id the torch.library op can name it by
             self._id = next(_kernel_ids)
             kernels[self._id] = self
@@ -130,7 +133,7 @@ class Kernel:
             self._handle = None
 
     def __call__(self, *args, problem, stream=None):
-        """Launches with the stored winner; returns the launch information (last_launch())."""
+        """Launches with the stored winner (ktune.last_launch() tells which config ran)."""
         if len(args) != len(self.kinds):
             raise InvalidArgument(f"takes {len(self.kinds)} arguments, not {len(args)}")
         if not isinstance(problem, dict):
@@ -161,7 +164,7 @@ class Kernel:
         for i, (a, kind) in enumerate(zip(args, self.kinds)):
             c_args[i].kind = kind
             if kind == _lib.POINTER:
-                arr = as_device_array(a, f"argument {i}", dlpack_stream(s))
+                arr = as_device_array(a, self._labels[i], dlpack_stream(s))
                 keep.append(arr)
                 c_args[i].value.pointer = arr.address
             elif isinstance(a, bool) or not isinstance(a, (int, float)):
@@ -172,8 +175,11 @@ class Kernel:
                 raise TypeError(f"argument {i} is an integer scalar, not a float")
             else:
                 setattr(c_args[i].value, "i32" if kind == _lib.I32 else "i64", int(a))
-        names = (_lib.ctypes.c_char_p * max(1, len(problem)))(*[str(k).encode() for k in problem])
-        values = (_lib.ctypes.c_int64 * max(1, len(problem)))(*[int(v) for v in problem.values()])
-        _lib.check(_lib_.ktune_c_kernel_launch(self._handle, s, names, values, len(problem), c_args, len(args)))
+        if len(problem) == len(self.variables) and all(v in problem for v in self.variables):
+            names, ordered = self._names, [problem[v] for v in self.variables]
+        else:  # the library names what is missing or unknown
+            names, ordered = (_lib.ctypes.c_char_p * max(1, len(problem)))(*[str(k).encode() for k in problem]), \
+                list(problem.values())
+        values = (_lib.ctypes.c_int64 * max(1, len(ordered)))(*[int(v) for v in ordered])
+        _lib.check(_lib_.ktune_c_kernel_launch(self._handle, s, names, values, len(ordered), c_args, len(args)))
         del keep  # the arrays and their DLPack capsules lived through the launch
-        return last_launch()
