@@ -6,7 +6,9 @@ import sys
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The package of this checkout, or with KTUNE_TEST_INSTALLED=1 the installed one (pip install .).
+if not os.environ.get("KTUNE_TEST_INSTALLED"):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import ktune  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "user_kernels"

@@ -1,13 +1,16 @@
 """The Python package on the GPU: every call on PyTorch (and CuPy, JAX where installed)
 arrays against a reference, strides and offsets, streams, graph capture, threads, a
 released array, tuning from Python. Skips loudly without a GPU or PyTorch."""
+import os
 import sys
 import tempfile
 import threading
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The package of this checkout, or with KTUNE_TEST_INSTALLED=1 the installed one (pip install .).
+if not os.environ.get("KTUNE_TEST_INSTALLED"):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import ktune  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "user_kernels"
