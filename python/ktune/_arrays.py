@@ -149,13 +149,16 @@ def dlpack_stream(handle):
     return 1 if handle == 0 else handle
 
 
-def empty_like(a, shape):
-    """A new contiguous array of `shape` in a's framework, dtype and device."""
+def empty_like(a, shape, dtype=None):
+    """A new contiguous array of `shape` in a's framework and device, of a's dtype or
+    `dtype` (a ktune dtype name)."""
     if a.framework == "torch":
         torch = sys.modules["torch"]
-        return torch.empty(shape, dtype=a.obj.dtype, device=a.obj.device)
+        kind = a.obj.dtype if dtype is None else {v: k for k, v in _torch_dtypes.items()}[dtype]
+        return torch.empty(shape, dtype=kind, device=a.obj.device)
     if a.framework == "cupy":
         cupy = sys.modules["cupy"]
+        kind = a.obj.dtype if dtype is None else {v: k for k, v in _TYPESTR.items()}[dtype]
         with cupy.cuda.Device(a.device):
-            return cupy.empty(shape, dtype=a.obj.dtype)
+            return cupy.empty(shape, dtype=kind)
     raise InvalidArgument(f"out=None needs a PyTorch or CuPy array to allocate like; give out= for a {a.framework} array")

@@ -71,6 +71,13 @@ if HAS_TRANSPOSE:
     lib.ktune_c_transpose.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int64,
                                       ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_uint64]
 
+HAS_GEMM = hasattr(lib, "ktune_c_gemm")
+if HAS_GEMM:
+    lib.ktune_c_gemm.restype = ctypes.c_int
+    lib.ktune_c_gemm.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64] + \
+        [ctypes.c_int64] * 6 + [ctypes.c_double, ctypes.c_double, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                ctypes.c_char_p, ctypes.c_uint64]
+
 _KINDS = {1: InvalidArgument, 3: CompileError, 4: DatabaseError}
 
 

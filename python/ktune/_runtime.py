@@ -47,8 +47,57 @@ class Runtime:
                                            a.strides[0], _DTYPE_BYTES[a.dtype], s))
         return out
 
+    def gemm(self, a, b, out=None, *, c=None, alpha=1.0, beta=0.0, math="auto", out_dtype=None, stream=None):
+        """alpha * a @ b + beta * c, with a (m x k) and b (k x n) each row-major or a
+        transposed view (the layout is read from the strides: nn, nt, tn, tt). C is
+        written in place: `c` (read when beta != 0) or `out`, not both; neither allocates
+        a new (m x n) array. f32, f64, f16, bf16; out_dtype="f32" keeps halves' f32
+        accumulators; math "auto", "simt" or "tf32" (an opt-in for f32). Returns C."""
+        if not _lib.HAS_GEMM:
+            raise InvalidArgument("this libktune was built without the gemm family")
+        if c is not None and out is not None:
+            raise InvalidArgument("give c or out, not both: C is read and written in place")
+        s = stream_handle(stream, like=a)
+        A, B = as_device_array(a, "a", dlpack_stream(s)), as_device_array(b, "b", dlpack_stream(s))
+        if len(A.shape) != 2 or len(B.shape) != 2 or A.shape[1] != B.shape[0]:
+            raise InvalidArgument(f"a ({'x'.join(map(str, A.shape))}) and b ({'x'.join(map(str, B.shape))}) are not "
+                                  "m x k and k x n matrices")
+        if A.dtype != B.dtype:
+            raise TypeError(f"a is {A.dtype} and b is {B.dtype}: one dtype for both")
+        m, k = A.shape
+        n = B.shape[1]
+        ta, lda = _operand_layout(A, "a")
+        tb, ldb = _operand_layout(B, "b")
+        target = c if c is not None else out
+        if target is None:
+            if beta != 0:
+                raise InvalidArgument("beta != 0 reads C: give c")
+            target = empty_like(A, (m, n), out_dtype)
+        C = as_device_array(target, "c" if c is not None else "out", dlpack_stream(s))
+        _rows_and_pitch(C, "c" if c is not None else "out")
+        want = out_dtype or A.dtype
+        if C.shape != (m, n) or C.dtype != want or C.device != A.device:
+            raise InvalidArgument(f"C must be {m}x{n} {want} on device {A.device}, not {'x'.join(map(str, C.shape))} "
+                                  f"{C.dtype} on device {C.device}")
+        _lib.check(_lib_.ktune_c_gemm(self._handle, C.address, A.address, B.address, m, n, k, lda, ldb,
+                                      max(C.strides[0], n), float(alpha), float(beta), _DTYPE_BYTES[A.dtype],
+                                      (ta + tb).encode(), str(math).encode(),
+                                      _DTYPE_BYTES[out_dtype] if out_dtype else None, s))
+        return target
+
     def kernel(self, path_or_source, entry, type=None):
         return Kernel(path_or_source, entry, type, runtime=self)
+
+
+def _operand_layout(x, name):
+    """("n", pitch) for a row-major operand, ("t", pitch) for a transposed view of one."""
+    rows, cols = x.shape
+    if cols == 1 or x.strides[1] == 1:
+        return "n", max(x.strides[0], cols)
+    if rows == 1 or x.strides[0] == 1:
+        return "t", max(x.strides[1], rows)
+    raise InvalidArgument(f"{name} has strides {x.strides}: neither row-major nor a transposed view of a row-major "
+                          "matrix (copy it with .contiguous())")
 
 
 def _rows_and_pitch(a, name):
@@ -98,6 +147,21 @@ def transpose(x, out=None, *, stream=None):
     if ops is not None:
         return ops.transpose(x) if out is None else (ops.transpose_out(x, out), out)[1]
     return default_runtime().transpose(x, out, stream=stream)
+
+
+def gemm(a, b, out=None, *, c=None, alpha=1.0, beta=0.0, math="auto", out_dtype=None, stream=None):
+    """alpha * a @ b + beta * c on the default runtime (Runtime.gemm)."""
+    if c is None and out is None and beta != 0:
+        raise InvalidArgument("beta != 0 reads C: give c")
+    ops = _torch_ops(a) if stream is None else None
+    if ops is not None and c is None and out is None:
+        return ops.gemm(a, b, float(alpha), str(math), out_dtype)
+    if ops is not None:
+        target = c if c is not None else out
+        ops.gemm_out(a, b, target, float(alpha), float(beta), str(math), out_dtype)
+        return target
+    return default_runtime().gemm(a, b, out, c=c, alpha=alpha, beta=beta, math=math, out_dtype=out_dtype,
+                                  stream=stream)
 
 
 def last_launch():

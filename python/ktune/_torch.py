@@ -2,6 +2,8 @@
 implementations, so torch.compile(fullgraph=True) of a function calling ktune.transpose
 or a user Kernel compiles without graph breaks. Eager calls skip the dispatcher (it would
 add its cost to every call); under torch.compile the calls go through these ops."""
+from typing import Optional
+
 import torch
 
 from . import _lib
@@ -30,6 +32,32 @@ def transpose_out(x: torch.Tensor, out: torch.Tensor) -> None:
 
 @transpose_out.register_fake
 def _(x, out):
+    return None
+
+
+_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16}
+
+
+@torch.library.custom_op("ktune::gemm", mutates_args=())
+def gemm(a: torch.Tensor, b: torch.Tensor, alpha: float, math: str, out_dtype: Optional[str]) -> torch.Tensor:
+    from ._runtime import default_runtime
+    return default_runtime().gemm(a, b, alpha=alpha, math=math, out_dtype=out_dtype)
+
+
+@gemm.register_fake
+def _(a, b, alpha, math, out_dtype):
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=_DTYPES[out_dtype] if out_dtype else a.dtype)
+
+
+@torch.library.custom_op("ktune::gemm_out", mutates_args=("c",))
+def gemm_out(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, alpha: float, beta: float, math: str,
+             out_dtype: Optional[str]) -> None:
+    from ._runtime import default_runtime
+    default_runtime().gemm(a, b, c=c, alpha=alpha, beta=beta, math=math, out_dtype=out_dtype)
+
+
+@gemm_out.register_fake
+def _(a, b, c, alpha, beta, math, out_dtype):
     return None
 
 
