@@ -24,6 +24,10 @@ import ktune  # noqa: E402
 from peer_timing import l2_flush_buffer, timed  # noqa: E402
 
 shim = ctypes.CDLL(str(build / "bench" / "libktune_bench_shim.so"))
+shim.ktune_bench_gemm.restype = ctypes.c_int
+shim.ktune_bench_gemm.argtypes = [ctypes.c_uint64] * 3 + [ctypes.c_int64] * 6 + [ctypes.c_double, ctypes.c_double,
+                                                                                 ctypes.c_char_p, ctypes.c_char_p,
+                                                                                 ctypes.c_int, ctypes.c_uint64]
 shim.ktune_bench_transpose.restype = ctypes.c_int
 shim.ktune_bench_transpose.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                                        ctypes.c_int64, ctypes.c_char_p, ctypes.c_uint64]
@@ -63,6 +67,30 @@ for shape in sys.argv[2:] or ["8192x2048", "8191x4097"]:
     print(json.dumps({"shape": shape, "device": device, "python_us": min(py, py2), "cpp_us": cpp,
                       "python_over_cpp": min(py, py2) / cpp, "torch_us": torch_us, "torch_over_python": torch_us / min(py, py2),
                       "match": info["match"], "config": info["config"]}))
+
+# GEMM (KTUNE_BENCH_GEMM="MxNxK ...", bf16 nn; tune them first): ktune.gemm, the C++
+# call, torch.mm on the same tensors.
+for shape in os.environ.get("KTUNE_BENCH_GEMM", "").split():
+    m, n, k = map(int, shape.split("x"))
+    a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
+    b = torch.randn(k, n, device="cuda").to(torch.bfloat16)
+    c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+
+    def cpp_gemm():
+        s = torch.cuda.current_stream().cuda_stream
+        if shim.ktune_bench_gemm(c.data_ptr(), a.data_ptr(), b.data_ptr(), m, n, k, k, n, n, 1.0, 0.0, b"bf16", b"nn",
+                                 0, s) != 0:
+            raise RuntimeError("shim gemm failed")
+
+    py = timed(lambda: ktune.gemm(a, b, out=c), flush)
+    info = ktune.last_launch()
+    cpp = timed(cpp_gemm, flush)
+    py2 = timed(lambda: ktune.gemm(a, b, out=c), flush)
+    mm = timed(lambda: torch.mm(a, b), flush)
+    err = ((c.float() - a.float() @ b.float()).abs().max() / (a.float() @ b.float()).abs().max()).item()
+    print(json.dumps({"gemm": shape, "dtype": "bf16", "device": device, "python_us": min(py, py2), "cpp_us": cpp,
+                      "python_over_cpp": min(py, py2) / cpp, "torch_mm_us": mm, "torch_over_python": mm / min(py, py2),
+                      "max_rel_err": err, "match": info["match"], "config": info["config"]}))
 
 x = torch.randn(64, 64, device="cuda")
 y = torch.empty(64, 64, device="cuda")
