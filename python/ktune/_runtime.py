@@ -187,6 +187,7 @@ class Kernel:
         # Built once: the variables' names as the C call takes them, and argument labels.
         self._names = (_lib.ctypes.c_char_p * max(1, len(self.variables)))(*[v.encode() for v in self.variables])
         self._labels = [f"argument {i}" for i in range(count)]
+        self._buffers = threading.local()  # each thread's ctypes argument arrays, made at its first call
         with _default_lock:  # an id the torch.library op can name it by
             self._id = next(_kernel_ids)
             kernels[self._id] = self
@@ -223,27 +224,47 @@ class Kernel:
         """The launch itself (no torch.compile routing): args a sequence, problem a dict."""
         like = next((a for a, k in zip(args, self.kinds) if k == _lib.POINTER), None)
         s = stream_handle(stream, like=like)
-        c_args = (_lib.Arg * max(1, len(args)))()
+        c_args, slots, values = self._thread_buffers()
         keep = []
         for i, (a, kind) in enumerate(zip(args, self.kinds)):
-            c_args[i].kind = kind
+            slot = slots[i]
             if kind == _lib.POINTER:
                 arr = as_device_array(a, self._labels[i], dlpack_stream(s))
                 keep.append(arr)
-                c_args[i].value.pointer = arr.address
+                slot.pointer = arr.address
             elif isinstance(a, bool) or not isinstance(a, (int, float)):
                 raise TypeError(f"argument {i} is a scalar: a Python int or float, not a {type(a).__name__}")
-            elif kind in (_lib.F32, _lib.F64):
-                setattr(c_args[i].value, "f32" if kind == _lib.F32 else "f64", float(a))
+            elif kind == _lib.F32:
+                slot.f32 = a
+            elif kind == _lib.F64:
+                slot.f64 = a
             elif isinstance(a, float):
                 raise TypeError(f"argument {i} is an integer scalar, not a float")
+            elif kind == _lib.I32:
+                if not -2**31 <= a < 2**31:
+                    raise InvalidArgument(f"argument {i} = {a} does not fit its i32")
+                slot.i32 = a
             else:
-                setattr(c_args[i].value, "i32" if kind == _lib.I32 else "i64", int(a))
+                slot.i64 = a
         if len(problem) == len(self.variables) and all(v in problem for v in self.variables):
-            names, ordered = self._names, [problem[v] for v in self.variables]
+            names = self._names
+            for j, v in enumerate(self.variables):
+                values[j] = problem[v]
+            count = len(self.variables)
         else:  # the library names what is missing or unknown
-            names, ordered = (_lib.ctypes.c_char_p * max(1, len(problem)))(*[str(k).encode() for k in problem]), \
-                list(problem.values())
-        values = (_lib.ctypes.c_int64 * max(1, len(ordered)))(*[int(v) for v in ordered])
-        _lib.check(_lib_.ktune_c_kernel_launch(self._handle, s, names, values, len(ordered), c_args, len(args)))
+            names = (_lib.ctypes.c_char_p * max(1, len(problem)))(*[str(k).encode() for k in problem])
+            values = (_lib.ctypes.c_int64 * max(1, len(problem)))(*[int(v) for v in problem.values()])
+            count = len(problem)
+        _lib.check(_lib_.ktune_c_kernel_launch(self._handle, s, names, values, count, c_args, len(args)))
         del keep  # the arrays and their DLPack capsules lived through the launch
+
+    def _thread_buffers(self):
+        """This thread's argument array (kinds set once), its value slots, the values array."""
+        b = self._buffers
+        if not hasattr(b, "args"):
+            b.args = (_lib.Arg * max(1, len(self.kinds)))()
+            for i, kind in enumerate(self.kinds):
+                b.args[i].kind = kind
+            b.slots = [b.args[i].value for i in range(len(self.kinds))]
+            b.values = (_lib.ctypes.c_int64 * max(1, len(self.variables)))()
+        return b.args, b.slots, b.values

@@ -86,6 +86,9 @@ class PackageTest(unittest.TestCase):
             ktune.Kernel(DATA / "missing.cu", "scale")
         with self.assertRaisesRegex(ValueError, "takes 3 arguments, not 2"):
             k(FakeDeviceArray((8,)), FakeDeviceArray((8,)), problem={"n": 8})
+        jacobi = ktune.Kernel(Path(__file__).resolve().parents[2] / "examples" / "stencil" / "jacobi.cu", "jacobi_step")
+        with self.assertRaisesRegex(ValueError, "argument 2 = 4294967296 does not fit its i32"):
+            jacobi(FakeDeviceArray((8,)), FakeDeviceArray((8,)), 2**32, 8, problem={"nx": 8, "ny": 1})
         with self.assertRaisesRegex(TypeError, "argument 2 is a scalar"):
             k(FakeDeviceArray((8,)), FakeDeviceArray((8,)), "8", problem={"n": 8})
         source = (DATA / "scale.cu").read_text()
