@@ -78,6 +78,16 @@ if HAS_GEMM:
         [ctypes.c_int64] * 6 + [ctypes.c_double, ctypes.c_double, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                 ctypes.c_char_p, ctypes.c_uint64]
 
+HAS_REDUCE = hasattr(lib, "ktune_c_reduce")
+if HAS_REDUCE:
+    lib.ktune_c_reduce.restype = ctypes.c_int
+    lib.ktune_c_reduce.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_char_p,
+                                   ctypes.c_char_p, ctypes.c_uint64]
+    for _f in (lib.ktune_c_reduce_rows, lib.ktune_c_reduce_cols):
+        _f.restype = ctypes.c_int
+        _f.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64] + [ctypes.c_int64] * 3 + \
+            [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64]
+
 _KINDS = {1: InvalidArgument, 3: CompileError, 4: DatabaseError}
 
 

@@ -85,8 +85,56 @@ class Runtime:
                                       _DTYPE_BYTES[out_dtype] if out_dtype else None, s))
         return target
 
+    def reduce(self, x, op, dim=None, *, out=None, stream=None):
+        """op ("sum", "max", "min", "mean") over every element of x (dim=None: a contiguous
+        array), or over one dimension of a matrix (dim 0 or 1, -1, -2): rows or columns,
+        row-major with a pitch or a transposed view. Results in f32 (f64 for f64 input):
+        a 0-d array, or one per kept row or column. Returns it."""
+        if not _lib.HAS_REDUCE:
+            raise InvalidArgument("this libktune was built without the reduction families")
+        if op not in ("sum", "max", "min", "mean"):
+            raise InvalidArgument(f"op '{op}': sum, max, min or mean")
+        s = stream_handle(stream, like=x)
+        a = as_device_array(x, "x", dlpack_stream(s))
+        if a.dtype not in ("f32", "f16", "bf16", "f64"):
+            raise TypeError(f"x is {a.dtype}: reductions take f32, f16, bf16 or f64")
+        result = "f64" if a.dtype == "f64" else "f32"
+        if dim is None:
+            n = 1
+            for size in a.shape:
+                n *= size
+            if a.strides != _contiguous(a.shape):
+                raise InvalidArgument(f"x with strides {a.strides} is not contiguous: reduce over a dim, or copy it")
+            target = out if out is not None else empty_like(a, (), result)
+            call = lambda o: _lib_.ktune_c_reduce(self._handle, o, a.address, n, op.encode(), _DTYPE_BYTES[a.dtype], s)
+            kept = ()
+        else:
+            if len(a.shape) != 2 or dim not in (0, 1, -1, -2):
+                raise InvalidArgument(f"dim={dim}: x must be a matrix and dim 0 or 1 (x is {len(a.shape)}-D)")
+            dim %= 2
+            layout, ld = _operand_layout(a, "x")
+            rows, cols = a.shape if layout == "n" else a.shape[::-1]  # the row-major matrix in memory
+            along_rows = (dim == 1) == (layout == "n")  # reduce each stored row (else each stored column)
+            kept = (a.shape[0],) if dim == 1 else (a.shape[1],)
+            target = out if out is not None else empty_like(a, kept, result)
+            fn = _lib_.ktune_c_reduce_rows if along_rows else _lib_.ktune_c_reduce_cols
+            call = lambda o: fn(self._handle, o, a.address, rows, cols, ld, op.encode(), _DTYPE_BYTES[a.dtype], s)
+        o = as_device_array(target, "out", dlpack_stream(s))
+        if o.shape != kept or o.dtype != result or (kept and o.strides != (1,)):
+            raise InvalidArgument(f"out must be a contiguous {result} array of shape {kept}, not {o.shape} {o.dtype}")
+        _lib.check(call(o.address))
+        return target
+
     def kernel(self, path_or_source, entry, type=None):
         return Kernel(path_or_source, entry, type, runtime=self)
+
+
+def _contiguous(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step if size > 1 else strides[-1] if strides else 1)
+        step *= size
+    return tuple(reversed(strides))
 
 
 def _operand_layout(x, name):
@@ -162,6 +210,18 @@ def gemm(a, b, out=None, *, c=None, alpha=1.0, beta=0.0, math="auto", out_dtype=
         return target
     return default_runtime().gemm(a, b, out, c=c, alpha=alpha, beta=beta, math=math, out_dtype=out_dtype,
                                   stream=stream)
+
+
+def _reduction(op):
+    def call(x, dim=None, *, out=None, stream=None):
+        ops = _torch_ops(x) if stream is None and out is None else None
+        if ops is not None:
+            return ops.reduce(x, op, dim)
+        return default_runtime().reduce(x, op, dim, out=out, stream=stream)
+
+    call.__name__ = op
+    call.__doc__ = f"{op} over x, or over one dim of a matrix, on the default runtime (Runtime.reduce)."
+    return call
 
 
 def last_launch():

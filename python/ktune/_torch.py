@@ -61,6 +61,20 @@ def _(a, b, c, alpha, beta, math, out_dtype):
     return None
 
 
+@torch.library.custom_op("ktune::reduce", mutates_args=())
+def reduce(x: torch.Tensor, op: str, dim: Optional[int]) -> torch.Tensor:
+    from ._runtime import default_runtime
+    return default_runtime().reduce(x, op, dim)
+
+
+@reduce.register_fake
+def _(x, op, dim):
+    kind = torch.float64 if x.dtype == torch.float64 else torch.float32
+    if dim is None:
+        return x.new_empty((), dtype=kind)
+    return x.new_empty((x.shape[0],) if dim % 2 == 1 else (x.shape[1],), dtype=kind)
+
+
 # The arrays the description declares out or inout are the mutated ones; in arrays are
 # only read (so torch.compile never copies them).
 @torch.library.custom_op("ktune::kernel", mutates_args=("outputs",))

@@ -76,6 +76,22 @@ class PackageTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "neither row-major nor a transposed view"):
             ktune.gemm(FakeDeviceArray((64, 32), "<f4", (256, 8)), b, out=FakeDeviceArray((64, 16)))
 
+    @unittest.skipUnless(ktune._lib.HAS_REDUCE, "built without the reduction families")
+    def test_reduction_arguments(self):
+        x = FakeDeviceArray((64, 32))
+        with self.assertRaisesRegex(ValueError, "op 'prod'"):
+            ktune.default_runtime().reduce(x, "prod")
+        with self.assertRaisesRegex(TypeError, "reductions take f32, f16, bf16 or f64"):
+            ktune.sum(FakeDeviceArray((64,), "<i4"), out=FakeDeviceArray(()))
+        with self.assertRaisesRegex(ValueError, "is not contiguous"):
+            ktune.sum(FakeDeviceArray((64, 32), "<f4", (256, 8)), out=FakeDeviceArray(()))
+        with self.assertRaisesRegex(ValueError, "dim=2: x must be a matrix"):
+            ktune.max(x, dim=2, out=FakeDeviceArray((64,)))
+        with self.assertRaisesRegex(ValueError, r"out must be a contiguous f32 array of shape \(64,\)"):
+            ktune.mean(x, dim=1, out=FakeDeviceArray((32,)))
+        with self.assertRaisesRegex(ValueError, "needs a PyTorch or CuPy array"):
+            ktune.min(x, dim=0)
+
     def test_kernel_from_a_description(self):
         k = ktune.Kernel(DATA / "scale.cu", "scale")
         self.assertEqual(k.variables, ["n"])
