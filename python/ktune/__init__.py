@@ -1,7 +1,8 @@
 """ktune from Python: launch the stored best kernels on PyTorch, CuPy or JAX arrays, and
 tune from Python (the `ktune` tuner in a child process). See docs/python.md."""
 from . import _lib
-from ._runtime import Kernel, Runtime, _reduction, default_runtime, gemm, last_launch, transpose
+from ._runtime import (Elementwise, Kernel, Runtime, _reduction, default_runtime, elementwise, gemm, last_launch,
+                       transpose)
 from ._tune import tune, tune_kernel
 from .errors import CompileError, CudaError, DatabaseError, Error, InvalidArgument, TuningError
 
@@ -19,5 +20,5 @@ if "torch" in __import__("sys").modules:  # torch first: its custom ops now, bef
 
     _register(__import__("torch").empty(0))
 
-__all__ = ["Kernel", "Runtime", "default_runtime", "gemm", "last_launch", "max", "mean", "min", "sum", "transpose", "tune", "tune_kernel", "Error",
+__all__ = ["Elementwise", "Kernel", "Runtime", "default_runtime", "elementwise", "gemm", "last_launch", "max", "mean", "min", "sum", "transpose", "tune", "tune_kernel", "Error",
            "InvalidArgument", "CudaError", "CompileError", "DatabaseError", "TuningError", "__version__"]

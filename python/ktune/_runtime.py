@@ -128,6 +128,9 @@ class Runtime:
     def kernel(self, path_or_source, entry, type=None):
         return Kernel(path_or_source, entry, type, runtime=self)
 
+    def elementwise(self, expression, dtype, out_dtype=None, scalars=()):
+        return Elementwise(expression, dtype, out_dtype, scalars, runtime=self)
+
 
 def _contiguous(shape):
     strides, step = [], 1
@@ -228,6 +231,79 @@ def last_launch():
     """This thread's last launch: {"match": exact | nearest | same_arch | fallback,
     "config": the config that ran, "tuned_shape": the tuned problem it came from}."""
     return _lib.last_launch()
+
+
+class Elementwise:
+    """An elementwise expression, e.g. ktune.elementwise("out = a * b + c", "f16"); call it
+    with its inputs (in .inputs order; contiguous arrays of one size) and its scalars by
+    name: op(a, b, c) returns the output (a tuple for two), op(a, b, c, out=y) writes y."""
+
+    def __init__(self, expression, dtype, out_dtype=None, scalars=(), runtime=None):
+        if not _lib.HAS_ELEMENTWISE:
+            raise InvalidArgument("this libktune was built without the elementwise family")
+        self._runtime = runtime or default_runtime()
+        handle = _lib_.ktune_c_elementwise_new(self._runtime._handle, expression.encode(), str(dtype).encode(),
+                                               str(out_dtype).encode() if out_dtype else None,
+                                               ",".join(scalars).encode() if scalars else None)
+        self._handle = _lib.check(handle)
+        names = lambda f: [v for v in f(self._handle).decode().split(",") if v]
+        self.inputs = names(_lib_.ktune_c_elementwise_inputs)
+        self.outputs = names(_lib_.ktune_c_elementwise_outputs)
+        self.scalars = names(_lib_.ktune_c_elementwise_scalars)
+        self.dtype, self.out_dtype = str(dtype), str(out_dtype or dtype)
+        with _default_lock:  # an id the torch.library op can name it by
+            self._id = next(_kernel_ids)
+            kernels[self._id] = self
+
+    def __del__(self, _free=_lib_.ktune_c_elementwise_free if _lib.HAS_ELEMENTWISE else None):
+        if getattr(self, "_handle", None):
+            _free(self._handle)
+            self._handle = None
+
+    def __call__(self, *arrays, out=None, stream=None, **scalars):
+        if len(arrays) != len(self.inputs):
+            raise InvalidArgument(f"takes {len(self.inputs)} inputs ({', '.join(self.inputs)}), not {len(arrays)}")
+        if set(scalars) != set(self.scalars):
+            raise InvalidArgument(f"scalars: give {self.scalars}, not {sorted(scalars)}")
+        values = [float(scalars[name]) for name in self.scalars]
+        ops = _torch_ops(arrays[0]) if stream is None and out is None and arrays else None
+        if ops is not None:
+            results = ops.elementwise(self._id, list(arrays), values)
+            return results[0] if len(results) == 1 else tuple(results)
+        return self.launch(arrays, values, out, stream)
+
+    def launch(self, arrays, values, out=None, stream=None):
+        """The launch itself: returns the output(s)."""
+        if not arrays:
+            raise InvalidArgument("an elementwise call needs its inputs")
+        s = stream_handle(stream, like=arrays[0])
+        ins = [as_device_array(a, name, dlpack_stream(s)) for a, name in zip(arrays, self.inputs)]
+        first = ins[0]
+        for a, name in zip(ins, self.inputs):
+            if a.shape != first.shape or a.strides != _contiguous(a.shape) or a.dtype != self.dtype:
+                raise InvalidArgument(f"input {name} must be a contiguous {self.dtype} array of shape {first.shape}")
+        outs = list(out) if isinstance(out, (tuple, list)) else [out] if out is not None else \
+            [empty_like(first, first.shape, self.out_dtype) for _ in self.outputs]
+        if len(outs) != len(self.outputs):
+            raise InvalidArgument(f"out: {len(self.outputs)} arrays ({', '.join(self.outputs)})")
+        out_arrays = [as_device_array(o, name, dlpack_stream(s)) for o, name in zip(outs, self.outputs)]
+        for o, name in zip(out_arrays, self.outputs):
+            if o.shape != first.shape or o.strides != _contiguous(o.shape) or o.dtype != self.out_dtype:
+                raise InvalidArgument(f"output {name} must be a contiguous {self.out_dtype} array of shape {first.shape}")
+        n = 1
+        for size in first.shape:
+            n *= size
+        u64 = _lib.ctypes.c_uint64
+        _lib.check(_lib_.ktune_c_elementwise_call(
+            self._handle, (u64 * max(1, len(out_arrays)))(*[o.address for o in out_arrays]), len(out_arrays),
+            (u64 * len(ins))(*[a.address for a in ins]), len(ins), n,
+            (_lib.ctypes.c_double * max(1, len(values)))(*values), len(values), s))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def elementwise(expression, dtype, out_dtype=None, scalars=()):
+    """An elementwise operation on the default runtime (Elementwise)."""
+    return default_runtime().elementwise(expression, dtype, out_dtype, scalars)
 
 
 class Kernel:

@@ -75,6 +75,21 @@ def _(x, op, dim):
     return x.new_empty((x.shape[0],) if dim % 2 == 1 else (x.shape[1],), dtype=kind)
 
 
+@torch.library.custom_op("ktune::elementwise", mutates_args=())
+def elementwise(op_id: int, inputs: list[torch.Tensor], scalars: list[float]) -> list[torch.Tensor]:
+    from ._runtime import kernels
+    op = kernels[op_id]
+    result = op.launch(inputs, scalars)
+    return list(result) if isinstance(result, tuple) else [result]
+
+
+@elementwise.register_fake
+def _(op_id, inputs, scalars):
+    from ._runtime import kernels
+    op = kernels[op_id]
+    return [inputs[0].new_empty(inputs[0].shape, dtype=_DTYPES[op.out_dtype]) for _ in op.outputs]
+
+
 # The arrays the description declares out or inout are the mutated ones; in arrays are
 # only read (so torch.compile never copies them).
 @torch.library.custom_op("ktune::kernel", mutates_args=("outputs",))

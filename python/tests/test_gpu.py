@@ -159,6 +159,24 @@ class TorchTest(unittest.TestCase):
         x = random((300, 200), torch.float32)
         self.assertTrue(torch.equal(compiled(x), x.max(dim=1).values + 1))
 
+    def test_elementwise(self):
+        for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"), (torch.bfloat16, "bf16")):
+            fma = ktune.elementwise("out = a * b + c", name)
+            a, b, c = (random((1000003,), dtype) for _ in range(3))
+            got = fma(a, b, c)
+            want = (a.float() * b.float() + c.float()).to(dtype)
+            tol = 0 if dtype == torch.float32 else 1e-2
+            self.assertTrue(torch.allclose(got.float(), want.float(), rtol=tol, atol=tol * 4 + 1e-6), name)
+        axpy = ktune.elementwise("y = alpha * x + y", "f32", scalars=["alpha"])
+        x, y = random((4097,), torch.float32), random((4097,), torch.float32)
+        y0 = y.clone()
+        axpy(x, y, out=y, alpha=2.5)  # in place
+        self.assertTrue(torch.allclose(y, 2.5 * x + y0))
+        fma = ktune.elementwise("out = a * b + c", "f32")
+        compiled = torch.compile(lambda p, q, r: fma(p, q, r) * 2, fullgraph=True)
+        a, b, c = (random((5000,), torch.float32) for _ in range(3))
+        self.assertTrue(torch.allclose(compiled(a, b, c), 2 * (a * b + c)))
+
     def test_users_kernel_tuned_from_python_then_called(self):
         with tempfile.TemporaryDirectory() as tmp:
             db = str(Path(tmp) / "tuning.db")

@@ -43,24 +43,24 @@ Elementwise ElementwiseCalls::elementwise(const std::string& expression, DType d
 
 const LaunchInfo& Elementwise::operator()(std::initializer_list<void*> outputs, std::initializer_list<const void*> inputs,
                                           std::int64_t n, Stream stream, std::initializer_list<double> scalars) const {
+  return call(outputs.begin(), outputs.size(), inputs.begin(), inputs.size(), n, stream, scalars.begin(), scalars.size());
+}
+
+const LaunchInfo& Elementwise::call(void* const* outputs, std::size_t output_count, const void* const* inputs,
+                                    std::size_t input_count, std::int64_t n, Stream stream, const double* scalars,
+                                    std::size_t scalar_count) const {
   const State& st = *state_;
   ElementwiseArgs args;
   args.n = n;
   const auto too_many = [&](const char* what) {
     throw InvalidArgument("elementwise '" + st.op.expr.normalized() + "': too many " + what);
   };
-  for (const void* p : inputs) {
-    if (args.inputs.size() == 6) too_many("input pointers");
-    args.inputs.push_back(reinterpret_cast<std::uintptr_t>(p));
-  }
-  for (void* p : outputs) {
-    if (args.outputs.size() == 2) too_many("output pointers");
-    args.outputs.push_back(reinterpret_cast<std::uintptr_t>(p));
-  }
-  for (double v : scalars) {
-    if (args.scalars.size() == 6) too_many("scalars");
-    args.scalars.push_back(v);
-  }
+  if (input_count > 6) too_many("input pointers");
+  if (output_count > 2) too_many("output pointers");
+  if (scalar_count > 6) too_many("scalars");
+  for (std::size_t i = 0; i < input_count; ++i) args.inputs.push_back(reinterpret_cast<std::uintptr_t>(inputs[i]));
+  for (std::size_t i = 0; i < output_count; ++i) args.outputs.push_back(reinterpret_cast<std::uintptr_t>(outputs[i]));
+  for (std::size_t i = 0; i < scalar_count; ++i) args.scalars.push_back(scalars[i]);
   validate_elementwise(st.op, args);  // throws before anything launches
   const CUcontext ctx = st.runtime->current_context();
   const State::Key key{ctx, n, elementwise_alignment(st.op, args)};

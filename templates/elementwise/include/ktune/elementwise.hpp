@@ -24,6 +24,10 @@ class Elementwise {
   // bytes get a config valid for them (narrower vectors).
   const LaunchInfo& operator()(std::initializer_list<void*> outputs, std::initializer_list<const void*> inputs,
                                std::int64_t n, Stream stream = nullptr, std::initializer_list<double> scalars = {}) const;
+  // The same with arrays and counts (bindings to other languages: ktune/elementwise_c.h).
+  const LaunchInfo& call(void* const* outputs, std::size_t output_count, const void* const* inputs,
+                         std::size_t input_count, std::int64_t n, Stream stream, const double* scalars,
+                         std::size_t scalar_count) const;
   const std::vector<std::string>& inputs() const;
   const std::vector<std::string>& outputs() const;
   const std::vector<std::string>& scalars() const;
