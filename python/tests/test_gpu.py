@@ -175,7 +175,8 @@ class TorchTest(unittest.TestCase):
         fma = ktune.elementwise("out = a * b + c", "f32")
         compiled = torch.compile(lambda p, q, r: fma(p, q, r) * 2, fullgraph=True)
         a, b, c = (random((5000,), torch.float32) for _ in range(3))
-        self.assertTrue(torch.allclose(compiled(a, b, c), 2 * (a * b + c)))
+        # (ktune fuses a * b + c into one rounding; PyTorch rounds twice: near zero they differ by an ulp)
+        self.assertTrue(torch.allclose(compiled(a, b, c), 2 * (a * b + c), rtol=1e-6, atol=1e-5))
 
     def test_users_kernel_tuned_from_python_then_called(self):
         with tempfile.TemporaryDirectory() as tmp:
