@@ -19,7 +19,8 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 # The core's headers, and each built family's (templates/<family>/include/ktune/).
 families=$(sed -n 's/^KTUNE_FAMILIES:STRING=//p' "$build/CMakeCache.txt" | tr ';' ' ')
 config=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" | tr '[:upper:]' '[:lower:]')
-family_headers=$(for f in $families; do (cd "$here/templates/$f/include" && ls ktune/*.hpp ktune/*.h 2>/dev/null); done | sed 's|^|include/|')
+family_headers=$(for f in $families; do (cd "$here/templates/$f/include" && find ktune -name '*.hpp' -o -name '*.h'); done \
+  | sed 's|^|include/|')
 expected="bin/ktune include/ktune/c_api.h include/ktune/dtype.hpp include/ktune/error.hpp include/ktune/families.hpp include/ktune/ktune.hpp
 include/ktune/launch_info.hpp include/ktune/match_level.hpp $family_headers lib/cmake/ktune/ktune-config-version.cmake
 lib/cmake/ktune/ktune-config.cmake lib/cmake/ktune/ktune-targets-${config:-release}.cmake lib/cmake/ktune/ktune-targets.cmake
