@@ -1,6 +1,5 @@
 """The runtime's calls on framework arrays: Runtime, transpose, Kernel."""
 import itertools
-import sys
 import threading
 import weakref
 
