@@ -1,4 +1,5 @@
-"""The runtime's calls on framework arrays: Runtime, transpose, Kernel."""
+"""The runtime's calls on framework arrays: Runtime, transpose, gemm, the reductions,
+Elementwise and Kernel, and their routing through torch.library ops under torch.compile."""
 import itertools
 import threading
 import weakref
