@@ -99,7 +99,12 @@ def _from_torch(x, name):
     dtype = _torch_dtypes.get(x.dtype)
     if dtype is None:
         raise TypeError(f"{name}: dtype {x.dtype} is not one ktune takes ({', '.join(sorted(SIZE))})")
-    return DeviceArray(x, x.data_ptr(), x.shape, x.stride(), dtype, x.get_device())
+    device = x.get_device()
+    current = sys.modules["torch"]._C._cuda_getDevice()
+    if device != current:  # ktune launches in the current device's context
+        raise InvalidArgument(f"{name} is on cuda:{device}, but the current device is cuda:{current}: call within "
+                              f"torch.cuda.device({device})")
+    return DeviceArray(x, x.data_ptr(), x.shape, x.stride(), dtype, device)
 
 
 def as_device_array(x, name="array", stream=None):

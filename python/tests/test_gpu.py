@@ -101,6 +101,14 @@ class TorchTest(unittest.TestCase):
         for x, y in zip(xs, outs):
             self.assertTrue(torch.equal(y, x.t()))
 
+    @unittest.skipUnless(HAVE_GPU and torch.cuda.device_count() > 1, "one GPU")
+    def test_a_tensor_on_another_gpu(self):
+        x = random((64, 64), torch.float32).to("cuda:1")
+        with self.assertRaisesRegex(ValueError, "x is on cuda:1, but the current device is cuda:0"):
+            ktune.transpose(x)
+        with torch.cuda.device(1):
+            self.assertTrue(torch.equal(ktune.transpose(x), x.t()))
+
     def test_bad_input(self):
         with self.assertRaisesRegex(ValueError, "is on the CPU"):
             ktune.transpose(torch.zeros(4, 4))
