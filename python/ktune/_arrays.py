@@ -41,6 +41,11 @@ class DeviceArray:
     def framework(self):
         return type(self.obj).__module__.split(".")[0]
 
+    @property
+    def contiguous(self):
+        """Dense row-major (a dimension of size 1 may have any stride)."""
+        return all(n == 1 or s == want for n, s, want in zip(self.shape, self.strides, _contiguous_strides(self.shape)))
+
 
 def _contiguous_strides(shape):
     strides, step = [], 1

@@ -103,7 +103,7 @@ class Runtime:
             n = 1
             for size in a.shape:
                 n *= size
-            if a.strides != _contiguous(a.shape):
+            if not a.contiguous:
                 raise InvalidArgument(f"x with strides {a.strides} is not contiguous: reduce over a dim, or copy it")
             target = out if out is not None else empty_like(a, (), result)
             call = lambda o: _lib_.ktune_c_reduce(self._handle, o, a.address, n, op.encode(), _DTYPE_BYTES[a.dtype], s)
@@ -130,14 +130,6 @@ class Runtime:
 
     def elementwise(self, expression, dtype, out_dtype=None, scalars=()):
         return Elementwise(expression, dtype, out_dtype, scalars, runtime=self)
-
-
-def _contiguous(shape):
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step if size > 1 else strides[-1] if strides else 1)
-        step *= size
-    return tuple(reversed(strides))
 
 
 def _operand_layout(x, name):
@@ -280,7 +272,7 @@ class Elementwise:
         ins = [as_device_array(a, name, dlpack_stream(s)) for a, name in zip(arrays, self.inputs)]
         first = ins[0]
         for a, name in zip(ins, self.inputs):
-            if a.shape != first.shape or a.strides != _contiguous(a.shape) or a.dtype != self.dtype:
+            if a.shape != first.shape or not a.contiguous or a.dtype != self.dtype:
                 raise InvalidArgument(f"input {name} must be a contiguous {self.dtype} array of shape {first.shape}")
         outs = list(out) if isinstance(out, (tuple, list)) else [out] if out is not None else \
             [empty_like(first, first.shape, self.out_dtype) for _ in self.outputs]
@@ -288,7 +280,7 @@ class Elementwise:
             raise InvalidArgument(f"out: {len(self.outputs)} arrays ({', '.join(self.outputs)})")
         out_arrays = [as_device_array(o, name, dlpack_stream(s)) for o, name in zip(outs, self.outputs)]
         for o, name in zip(out_arrays, self.outputs):
-            if o.shape != first.shape or o.strides != _contiguous(o.shape) or o.dtype != self.out_dtype:
+            if o.shape != first.shape or not o.contiguous or o.dtype != self.out_dtype:
                 raise InvalidArgument(f"output {name} must be a contiguous {self.out_dtype} array of shape {first.shape}")
         n = 1
         for size in first.shape:
