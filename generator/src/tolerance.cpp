@@ -113,12 +113,6 @@ class Parser {
   std::size_t pos_ = 0;
 };
 
-std::string list_of(const std::vector<std::pair<std::string, double>>& names) {
-  std::string s;
-  for (const auto& [n, v] : names) s += (s.empty() ? "" : ", ") + n;
-  return s.empty() ? "none" : s;
-}
-
 }  // namespace
 
 FloatExpr FloatExpr::parse(std::string_view text) {
@@ -141,7 +135,11 @@ double FloatExpr::eval(const std::vector<std::pair<std::string, double>>& names)
     }
     if (n.op == Op::name) {
       const auto it = std::find_if(names.begin(), names.end(), [&](const auto& p) { return p.first == n.name; });
-      if (it == names.end()) fail("unknown name '" + n.name + "' (known: " + list_of(names) + ")");
+      if (it == names.end()) {
+        std::vector<std::string> known;
+        for (const auto& [name, value] : names) known.push_back(name);
+        fail("unknown name '" + n.name + "' (known: " + description::join(known) + ")");
+      }
       stack.push_back(it->second);
       continue;
     }

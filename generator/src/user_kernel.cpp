@@ -89,7 +89,7 @@ void read_work(UserKernel& k, const std::string& text) {
   slot = FloatExpr::parse(trim(text.substr(eq + 1)));
 }
 
-void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool& have_grid) {
+void read_verify(UserKernel& k, const std::string& text, int line, bool& have_block, bool& have_grid) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos) throw InvalidArgument("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");
   const std::string what = trim(text.substr(0, eq)), value = trim(text.substr(eq + 1));
@@ -106,6 +106,7 @@ void read_verify(UserKernel& k, const std::string& text, bool& have_block, bool&
     k.trusted = config_from_string(k.spec, spaced);
   } else if (what == "tolerance") {
     k.tolerance = Tolerance::parse(value);
+    k.tolerance_line = line;
   } else {
     throw InvalidArgument("unknown @verify '" + what + "' (reference, block, grid, config, tolerance)");
   }
@@ -119,6 +120,15 @@ void check_names(const Expr& e, const std::vector<std::string>& variables, const
       throw InvalidArgument(what + " refers to '" + n + "', which is no problem variable (declared: " +
                             (variables.empty() ? std::string("none; add '// @problem NAME'") : description::join(variables)) +
                             ")");
+}
+
+// The same for a floating-point expression (a tolerance's scale, a @work count), naming its line.
+void check_scale_names(const FloatExpr& e, const std::vector<std::string>& variables, int line,
+                       const std::string& directive) {
+  for (const auto& n : e.names())
+    if (std::find(variables.begin(), variables.end(), n) == variables.end())
+      throw InvalidArgument("line " + std::to_string(line) + " '// " + directive + "': '" + n +
+                            "' is no problem variable (declared: " + description::join(variables) + ")");
 }
 
 void check_arg(const UserKernel& k, const KernelArg& a) {
@@ -179,8 +189,7 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
           k->args.push_back(parse_arg(d.text));
           k->args.back().line = d.line;
         } else {
-          read_verify(*k, d.text, have_block, have_grid);
-          if (d.text.rfind("tolerance", 0) == 0) k->tolerance_line = d.line;
+          read_verify(*k, d.text, d.line, have_block, have_grid);
         }
       } catch (const Error& e) {
         throw InvalidArgument("line " + std::to_string(d.line) + " '// @" + d.key + " " + d.text + "': " + e.what());
@@ -202,15 +211,8 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
     outside.insert(outside.end(), DeviceLimits::names().begin(), DeviceLimits::names().end());
     k->spec.check_names(outside);
     for (const auto* work : {&k->work_flops, &k->work_bytes})
-      for (const auto& name : *work ? (*work)->names() : std::vector<std::string>{})
-        if (std::find(k->variables.begin(), k->variables.end(), name) == k->variables.end())
-          throw InvalidArgument("line " + std::to_string(k->work_line) + " '// @work': '" + name +
-                                "' is no problem variable (declared: " + description::join(k->variables) + ")");
-    for (const auto& term : k->tolerance.terms)
-      for (const auto& name : term.scale.names())
-        if (std::find(k->variables.begin(), k->variables.end(), name) == k->variables.end())
-          throw InvalidArgument("line " + std::to_string(k->tolerance_line) + " '// @verify tolerance': '" + name +
-                                "' is no problem variable (declared: " + description::join(k->variables) + ")");
+      if (*work) check_scale_names(**work, k->variables, k->work_line, "@work");
+    for (const auto& term : k->tolerance.terms) check_scale_names(term.scale, k->variables, k->tolerance_line, "@verify tolerance");
     return k;
   } catch (const Error& e) {
     throw InvalidArgument(origin + ": " + e.what());
@@ -318,19 +320,27 @@ std::string user_type_name(DType d) {
   return "float";
 }
 
-ToleranceBounds tolerance_bounds(const UserKernel& k, const UserProblem& p) {
+namespace {
+
+// The problem variables by name with their values, as floating-point expressions read them.
+std::vector<std::pair<std::string, double>> variable_values(const UserKernel& k, const UserProblem& p) {
   std::vector<std::pair<std::string, double>> names;
   for (std::size_t i = 0; i < k.variables.size(); ++i) names.emplace_back(k.variables[i], static_cast<double>(p.values[i]));
+  return names;
+}
+
+}  // namespace
+
+ToleranceBounds tolerance_bounds(const UserKernel& k, const UserProblem& p) {
   try {
-    return evaluate(k.tolerance, names);
+    return evaluate(k.tolerance, variable_values(k, p));
   } catch (const Error& e) {
     throw InvalidArgument(k.origin + ": line " + std::to_string(k.tolerance_line) + " '// @verify tolerance': " + e.what());
   }
 }
 
 Work work_of(const UserKernel& k, const UserProblem& p) {
-  std::vector<std::pair<std::string, double>> names;
-  for (std::size_t i = 0; i < k.variables.size(); ++i) names.emplace_back(k.variables[i], static_cast<double>(p.values[i]));
+  const auto names = variable_values(k, p);
   Work w;
   for (const auto& [expr, out] : {std::make_pair(&k.work_flops, &w.flops), std::make_pair(&k.work_bytes, &w.bytes)}) {
     if (!*expr) continue;
