@@ -257,28 +257,31 @@ TimingStats UserKernelHarness::time_ceiling() {
   });
 }
 
-TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
-  const UserProblem problem = bind_user_problem(*kernel, assignments);
-  arg_values(*kernel, problem);  // sizes, tolerance, work and headers are checked before a GPU is taken
-  tolerance_bounds(*kernel, problem);
-  work_of(*kernel, problem);
-  TuningProblem tuning = user_tuning_problem(*kernel, problem);
-  if (needs_toolkit_headers(tuning.source)) cuda_include_dir();
-  tuning.owner = kernel;
-  return {std::move(tuning), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
-            return std::make_unique<UserKernelHarness>(dev, kernel, problem, t);
-          }};
-}
+namespace {
 
-TuneTarget captured_kernel_target(std::shared_ptr<const UserKernel> kernel, UserProblem problem,
-                                  std::filesystem::path bundle) {
+// The problem's keys, with its sizes, tolerance, work and headers checked before a GPU is taken.
+TuningProblem checked_tuning_problem(const std::shared_ptr<const UserKernel>& kernel, const UserProblem& problem) {
   arg_values(*kernel, problem);
   tolerance_bounds(*kernel, problem);
   work_of(*kernel, problem);
   TuningProblem tuning = user_tuning_problem(*kernel, problem);
   if (needs_toolkit_headers(tuning.source)) cuda_include_dir();
   tuning.owner = kernel;
-  return {std::move(tuning), [kernel, problem, bundle](const DeviceInfo& dev, const TimingProtocol& t) {
+  return tuning;
+}
+
+}  // namespace
+
+TuneTarget user_kernel_target(std::shared_ptr<const UserKernel> kernel, const std::vector<std::string>& assignments) {
+  const UserProblem problem = bind_user_problem(*kernel, assignments);
+  return {checked_tuning_problem(kernel, problem), [kernel, problem](const DeviceInfo& dev, const TimingProtocol& t) {
+            return std::make_unique<UserKernelHarness>(dev, kernel, problem, t);
+          }};
+}
+
+TuneTarget captured_kernel_target(std::shared_ptr<const UserKernel> kernel, UserProblem problem,
+                                  std::filesystem::path bundle) {
+  return {checked_tuning_problem(kernel, problem), [kernel, problem, bundle](const DeviceInfo& dev, const TimingProtocol& t) {
             auto data = std::make_shared<const CaptureBundle>(read_capture(bundle));
             return std::make_unique<UserKernelHarness>(dev, kernel, problem, t, std::move(data));
           }};
