@@ -294,10 +294,10 @@ std::int64_t align_class(const UserProblem& p) {
   return p.align ? p.align : std::max<std::int64_t>(1, 16 / size_of(p.type));
 }
 
-std::int64_t align_class_of(const std::vector<std::uintptr_t>& addresses, DType type) {
+std::int64_t align_class_of(const std::uintptr_t* addresses, std::size_t count, DType type) {
   std::uintptr_t bytes = 16;
-  for (const std::uintptr_t a : addresses)
-    if (a) bytes = std::min<std::uintptr_t>(bytes, a & (~a + 1));  // the lowest set bit
+  for (std::size_t i = 0; i < count; ++i)
+    if (const std::uintptr_t a = addresses[i]) bytes = std::min<std::uintptr_t>(bytes, a & (~a + 1));  // the lowest set bit
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes) / size_of(type));
 }
 

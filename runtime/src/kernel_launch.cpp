@@ -106,10 +106,12 @@ Kernel::State::Key Kernel::State::key_of(CUcontext ctx, const ProblemValue* prob
   key.ctx = ctx;
   // The pointers' alignment class: a stored config that needs more is never launched on
   // them (the lookup checks each config's @require lines against it).
-  std::vector<std::uintptr_t> addresses;
+  // (On the stack: this runs at every launch.)
+  std::array<std::uintptr_t, k_max_args> addresses{};
+  std::size_t pointers = 0;
   for (std::size_t i = 0; i < kinds.size(); ++i)
-    if (kinds[i] == LaunchArg::Kind::pointer) addresses.push_back(reinterpret_cast<std::uintptr_t>(args[i].pointer));
-  key.align = align_class_of(addresses, type);
+    if (kinds[i] == LaunchArg::Kind::pointer) addresses[pointers++] = reinterpret_cast<std::uintptr_t>(args[i].pointer);
+  key.align = align_class_of(addresses.data(), pointers, type);
   std::size_t given = 0;
   for (std::size_t p = 0; p < problem_count; ++p) {
     const auto& [name, value] = problem[p];

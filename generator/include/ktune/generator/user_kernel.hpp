@@ -86,7 +86,10 @@ struct UserProblem {
 // A problem's alignment class resolved: p.align, or 16 bytes' worth of elements.
 std::int64_t align_class(const UserProblem& p);
 // The class of a call's pointer addresses (nullptr counts as aligned), for `type`.
-std::int64_t align_class_of(const std::vector<std::uintptr_t>& addresses, DType type);
+std::int64_t align_class_of(const std::uintptr_t* addresses, std::size_t count, DType type);
+inline std::int64_t align_class_of(const std::vector<std::uintptr_t>& addresses, DType type) {
+  return align_class_of(addresses.data(), addresses.size(), type);
+}
 
 // The first dtype the @type line lists; without a type parameter, the first pointer
 // argument's dtype. It is the dtype key of the stored results and `elem_bytes` in the
