@@ -99,7 +99,7 @@ ktune_c_kernel* ktune_c_kernel_new(ktune_c_runtime* rt, const char* path_or_sour
         std::vector<std::string> args;
         if (type && *type) args.emplace_back(type);
         out = std::make_unique<ktune_c_kernel>(ktune_c_kernel{rt->rt->kernel(path_or_source, entry, args), {}});
-        for (const auto& v : out->kernel.problem_variables()) out->variables += (out->variables.empty() ? "" : ",") + v;
+        out->variables = joined(out->kernel.problem_variables());
       }) != 0)
     return nullptr;
   return out.release();

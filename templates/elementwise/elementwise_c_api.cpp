@@ -13,16 +13,6 @@ struct ktune_c_elementwise {
   std::string inputs, outputs, scalars;
 };
 
-namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
-  return out;
-}
-
-}  // namespace
-
 extern "C" {
 
 ktune_c_elementwise* ktune_c_elementwise_new(ktune_c_runtime* rt, const char* expression, const char* dtype,

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 struct ktune_c_runtime {
   std::unique_ptr<ktune::Runtime> rt;
@@ -23,5 +25,11 @@ int invalid(const char* what);
 void keep(const LaunchInfo& info);
 DType dtype_of(const char* name);  // throws InvalidArgument
 inline Stream stream_of(std::uintptr_t s) { return reinterpret_cast<Stream>(s); }
+// Names joined by ',', as the ABI hands lists back ("" for none).
+inline std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
 
 }  // namespace ktune::c_api
