@@ -335,7 +335,7 @@ class Kernel:
         ops = _torch_ops(like) if stream is None else None
         if ops is not None:
             return self._call_op(ops, args, problem)
-        return self.launch(args, problem, stream)
+        return self.launch(args, problem, stream, like)
 
     def _call_op(self, ops, args, problem):
         pointers = [(a, w) for a, k, w in zip(args, self.kinds, self.writes) if k == _lib.POINTER]
@@ -348,9 +348,11 @@ class Kernel:
         ops.kernel(self._id, inputs, outputs, ints, floats, [int(problem[v]) for v in self.variables])
         return None  # under torch.compile the launch information stays with the op
 
-    def launch(self, args, problem, stream):
-        """The launch itself (no torch.compile routing): args a sequence, problem a dict."""
-        like = next((a for a, k in zip(args, self.kinds) if k == _lib.POINTER), None)
+    def launch(self, args, problem, stream, like=None):
+        """The launch itself (no torch.compile routing): args a sequence, problem a dict;
+        `like`: the first array argument, when the caller has found it."""
+        if like is None:
+            like = next((a for a, k in zip(args, self.kinds) if k == _lib.POINTER), None)
         s = stream_handle(stream, like=like)
         c_args, slots, values = self._thread_buffers()
         keep = []
