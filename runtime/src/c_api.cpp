@@ -27,11 +27,14 @@ int fail(int kind, const char* what, int cuda_result = 0) {
 
 }  // namespace
 
-int guarded(const std::function<void()>& call) {
+int succeeded() {
+  state.kind = KTUNE_C_OK;
+  return 0;
+}
+
+int failed() {
   try {
-    call();
-    state.kind = KTUNE_C_OK;
-    return 0;
+    throw;  // the exception being handled, caught by its type
   } catch (const InvalidArgument& e) {
     return fail(KTUNE_C_INVALID_ARGUMENT, e.what());
   } catch (const CudaError& e) {

@@ -6,7 +6,6 @@
 #include <ktune/ktune.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,8 +16,20 @@ struct ktune_c_runtime {
 
 namespace ktune::c_api {
 
+// Within a catch block: the exception's kind and message as this thread's error; -1.
+int failed();
+// This thread's last call succeeded: 0.
+int succeeded();
 // Runs `call`: 0, or -1 with the exception's kind and message as this thread's error.
-int guarded(const std::function<void()>& call);
+// (A template, not a std::function: the Python package calls through here at every launch.)
+template <class Call> int guarded(Call&& call) {
+  try {
+    call();
+    return succeeded();
+  } catch (...) {
+    return failed();
+  }
+}
 // -1 with an invalid-argument error.
 int invalid(const char* what);
 // Keeps a successful launch's match level, config and tuned problem for the caller.
