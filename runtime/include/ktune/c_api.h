@@ -35,7 +35,7 @@ const char* ktune_c_last_match(void);
 const char* ktune_c_last_config(void);
 const char* ktune_c_last_tuned_shape(void);
 
-/* Each built family's calls are declared in its own header, e.g. <ktune/transpose_c.h>. */
+/* Each built family that binds its calls here declares them in its own <ktune/FAMILY_c.h>. */
 
 /* A user's kernel: a file or its source text; type: the type argument or NULL. */
 ktune_c_kernel* ktune_c_kernel_new(ktune_c_runtime* rt, const char* path_or_source, const char* entry,
