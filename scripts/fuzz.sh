@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the tuning-database loader and importer, the search-log reader, the `// @`
+# Fuzzes the tuning-database loader and importer, the search-log reader, the CUBIN reader, the `// @`
 # description parser and expression evaluator, and the capture-bundle reader, each for a
 # bounded time with libFuzzer (Debian's clang):
 #   bash scripts/fuzz.sh [SECONDS] [SEED_DB]
@@ -14,7 +14,7 @@ if ! command -v clang++ > /dev/null; then echo "fuzz.sh: clang++ is required (ap
 # in CI), and crash reports still name file and line.
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None -DKTUNE_BUILD_TESTS=OFF \
   -DKTUNE_FUZZ=ON -DKTUNE_WERROR=OFF -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fsanitize=fuzzer-no-link,address" > /dev/null
-cmake --build build-fuzz --target database_fuzz log_fuzz description_fuzz capture_fuzz -j "$(nproc)" > /dev/null
+cmake --build build-fuzz --target database_fuzz log_fuzz description_fuzz capture_fuzz cubin_fuzz -j "$(nproc)" > /dev/null
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 printf '{"ktune_schema": 1, "records": [{"device_key": "d", "family": "transpose", "dtype": "f32", "shape": [8, 8], "align": 4, "median_us": 1.0, "template_hash": "0", "config": {"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0}}]}' > "$corpus/seed.json"
@@ -40,3 +40,22 @@ python3 tests/cli/make_capture.py kernel tests/data/user_kernels/scale.cu 100 "$
 python3 tests/cli/make_capture.py problem '{"family":"transpose","variant":"","dtype":"f32","shape":[10,15]}' \
   "$bundles/transpose.ktcap"
 ./build-fuzz/tests/fuzz/capture_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$bundles" 2>&1 | tail -5
+cubins=$(mktemp -d)
+trap 'rm -rf "$corpus" "$logs" "$descriptions" "$bundles" "$cubins"' EXIT
+# A real CUBIN to start from (NVRTC through ctypes; without it the fuzzer starts from nothing).
+python3 - "$cubins/k.cubin" <<'PY' || echo "fuzz.sh: no seed CUBIN (NVRTC not loadable)"
+import ctypes, sys
+nv = ctypes.CDLL("libnvrtc.so.13")
+src = b"template <int n> __global__ void k(float* y, const float* x, int m) { float t[64]; for (int i = 0; i < 64; ++i) t[i] = x[(i * n) % m]; y[threadIdx.x] = t[m & 63]; }"
+p = ctypes.c_void_p()
+assert nv.nvrtcCreateProgram(ctypes.byref(p), src, b"k.cu", 0, None, None) == 0
+assert nv.nvrtcAddNameExpression(p, b"k<1>") == 0
+opts = (ctypes.c_char_p * 1)(b"--gpu-architecture=sm_90a")
+assert nv.nvrtcCompileProgram(p, 1, opts) == 0
+size = ctypes.c_size_t()
+nv.nvrtcGetCUBINSize(p, ctypes.byref(size))
+buf = ctypes.create_string_buffer(size.value)
+nv.nvrtcGetCUBIN(p, buf)
+open(sys.argv[1], "wb").write(buf.raw)
+PY
+./build-fuzz/tests/fuzz/cubin_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$cubins" 2>&1 | tail -5

@@ -44,6 +44,7 @@ void user_kernel(const std::string& text) {
   const UserProblem p = bind_user_problem(*k, assignments);
   (void)arg_values(*k, p);
   (void)tolerance_bounds(*k, p);
+  (void)work_of(*k, p);
   evaluate(k->spec);
 }
 
