@@ -14,6 +14,7 @@
 # The folder's kernels (*.cuh) are embedded by templates/CMakeLists.txt; its public
 # headers (include/ktune/*.hpp) are installed beside ktune.hpp, which includes the
 # family's own header <ktune/<family>.hpp> through the generated <ktune/families.hpp>.
+# Its Python calls (python/<family>.py, over its C ABI) join the Python package.
 function(ktune_family name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "API" "GENERATOR;RUNTIME;TUNER;PARTS;LEGACY")
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
@@ -38,6 +39,11 @@ function(ktune_family name)
   if(arg_API)
     set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_API_HEADERS ${name})
     set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_API_CLASSES ${arg_API})
+  endif()
+  # Its Python calls (python/<name>.py), into the package's families/ when the Python
+  # package is built (pyproject.toml sets KTUNE_PYTHON_FAMILIES_DIR).
+  if(KTUNE_PYTHON_FAMILIES_DIR AND EXISTS ${dir}/python/${name}.py)
+    install(FILES ${dir}/python/${name}.py DESTINATION ${KTUNE_PYTHON_FAMILIES_DIR})
   endif()
   file(GLOB kernels CONFIGURE_DEPENDS ${dir}/*.cuh)
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_KERNELS ${kernels})

@@ -1,24 +1,25 @@
 """ktune from Python: launch the stored best kernels on PyTorch, CuPy or JAX arrays, and
 tune from Python (the `ktune` tuner in a child process). See docs/python.md."""
+import sys as _sys
+
 from . import _lib
-from ._runtime import (Elementwise, Kernel, Runtime, _reduction, default_runtime, elementwise, gemm, last_launch,
-                       transpose)
+from . import families as _families
+from ._runtime import Kernel, Runtime, default_runtime, last_launch
+from ._torch_ops import TorchOps as _TorchOps
 from ._tune import tune, tune_kernel
 from .errors import CompileError, CudaError, DatabaseError, Error, InvalidArgument, TuningError
 
 __version__ = _lib.lib.ktune_c_version().decode()
+__all__ = ["Kernel", "Runtime", "default_runtime", "last_launch", "tune", "tune_kernel", "Error", "InvalidArgument",
+           "CudaError", "CompileError", "DatabaseError", "TuningError", "__version__"]
 
-# ktune.sum(x), ktune.max(x, dim=1), ...: named as PyTorch's (they shadow the builtins
-# only as attributes of this package).
-sum = _reduction("sum")  # noqa: A001
-max = _reduction("max")  # noqa: A001
-min = _reduction("min")  # noqa: A001
-mean = _reduction("mean")
+# Each family's calls (ktune.transpose, ktune.gemm, ktune.sum, ...), from its folder.
+for _module in _families.load():
+    for _name in _module.__all__:
+        if _name in globals():
+            raise ImportError(f"ktune: {_module.__name__} exports '{_name}', which ktune already has")
+        globals()[_name] = getattr(_module, _name)
+        __all__.append(_name)
 
-if "torch" in __import__("sys").modules:  # torch first: its custom ops now, before any torch.compile
-    from ._runtime import _torch_ops as _register
-
-    _register(__import__("torch").empty(0))
-
-__all__ = ["Elementwise", "Kernel", "Runtime", "default_runtime", "elementwise", "gemm", "last_launch", "max", "mean", "min", "sum", "transpose", "tune", "tune_kernel", "Error",
-           "InvalidArgument", "CudaError", "CompileError", "DatabaseError", "TuningError", "__version__"]
+if "torch" in _sys.modules:  # torch first: its custom ops now, before any torch.compile traces a call
+    _TorchOps.build_all()

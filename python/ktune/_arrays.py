@@ -92,13 +92,23 @@ def _from_cai(x, name):
 _torch_dtypes = {}
 
 
-def _from_torch(x, name):
-    """PyTorch's tensors read directly: a DLPack export costs tens of microseconds."""
+def _torch_table():
     if not _torch_dtypes:
         torch = sys.modules["torch"]
         _torch_dtypes.update({torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64",
                               torch.int8: "i8", torch.uint8: "u8", torch.int16: "i16", torch.int32: "i32",
                               torch.int64: "i64"})
+    return _torch_dtypes
+
+
+def torch_dtype(name):
+    """PyTorch's dtype for a ktune dtype name ("bf16" -> torch.bfloat16)."""
+    return next(k for k, v in _torch_table().items() if v == name)
+
+
+def _from_torch(x, name):
+    """PyTorch's tensors read directly: a DLPack export costs tens of microseconds."""
+    _torch_table()
     if not x.is_cuda:
         raise InvalidArgument(f"{name} is on the {x.device.type.upper()}: ktune takes CUDA tensors (move it with .cuda())")
     dtype = _torch_dtypes.get(x.dtype)
@@ -164,7 +174,7 @@ def empty_like(a, shape, dtype=None):
     `dtype` (a ktune dtype name)."""
     if a.framework == "torch":
         torch = sys.modules["torch"]
-        kind = a.obj.dtype if dtype is None else {v: k for k, v in _torch_dtypes.items()}[dtype]
+        kind = a.obj.dtype if dtype is None else torch_dtype(dtype)
         return torch.empty(shape, dtype=kind, device=a.obj.device)
     if a.framework == "cupy":
         cupy = sys.modules["cupy"]

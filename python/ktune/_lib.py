@@ -64,42 +64,6 @@ for _name, (_res, _args) in _sigs.items():
     _f = getattr(lib, _name)
     _f.restype, _f.argtypes = _res, _args
 
-# A family's calls exist only where the family was built.
-HAS_TRANSPOSE = hasattr(lib, "ktune_c_transpose")
-if HAS_TRANSPOSE:
-    lib.ktune_c_transpose.restype = ctypes.c_int
-    lib.ktune_c_transpose.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int64,
-                                      ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_uint64]
-
-HAS_GEMM = hasattr(lib, "ktune_c_gemm")
-if HAS_GEMM:
-    lib.ktune_c_gemm.restype = ctypes.c_int
-    lib.ktune_c_gemm.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64] + \
-        [ctypes.c_int64] * 6 + [ctypes.c_double, ctypes.c_double, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
-                                ctypes.c_char_p, ctypes.c_uint64]
-
-HAS_REDUCE = hasattr(lib, "ktune_c_reduce")
-if HAS_REDUCE:
-    lib.ktune_c_reduce.restype = ctypes.c_int
-    lib.ktune_c_reduce.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_char_p,
-                                   ctypes.c_char_p, ctypes.c_uint64]
-    for _f in (lib.ktune_c_reduce_rows, lib.ktune_c_reduce_cols):
-        _f.restype = ctypes.c_int
-        _f.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64] + [ctypes.c_int64] * 3 + \
-            [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64]
-
-HAS_ELEMENTWISE = hasattr(lib, "ktune_c_elementwise_new")
-if HAS_ELEMENTWISE:
-    lib.ktune_c_elementwise_new.restype = ctypes.c_void_p
-    lib.ktune_c_elementwise_new.argtypes = [ctypes.c_void_p] + [ctypes.c_char_p] * 4
-    lib.ktune_c_elementwise_free.restype, lib.ktune_c_elementwise_free.argtypes = None, [ctypes.c_void_p]
-    for _f in (lib.ktune_c_elementwise_inputs, lib.ktune_c_elementwise_outputs, lib.ktune_c_elementwise_scalars):
-        _f.restype, _f.argtypes = ctypes.c_char_p, [ctypes.c_void_p]
-    lib.ktune_c_elementwise_call.restype = ctypes.c_int
-    lib.ktune_c_elementwise_call.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64), ctypes.c_int,
-                                             ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_int64,
-                                             ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_uint64]
-
 _KINDS = {1: InvalidArgument, 3: CompileError, 4: DatabaseError}
 
 

@@ -1,35 +1,11 @@
-"""The Python package without a GPU (CI): import, argument checks, errors, building a
-Kernel from a description, the tuner's dry run from Python. Run from the repository with
-the build's library: python3 -m unittest discover -s python/tests (ctest: python_test)."""
+"""The package without a GPU (CI): import, the families' modules, argument checks,
+errors, building a Kernel from a description, the tuner's dry run from Python. Each
+family's own tests are in its folder (templates/<family>/python/test_*_cpu.py).
+Run: python3 python/tests/run.py cpu (ctest: python_cpu_test)."""
 import os
-import sys
 import unittest
-from pathlib import Path
 
-# The package of this checkout, or with KTUNE_TEST_INSTALLED=1 the installed one (pip install .).
-if not os.environ.get("KTUNE_TEST_INSTALLED"):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import ktune  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "user_kernels"
-
-
-class CpuArray:
-    """An array that says it is on the CPU (DLPack device type 1), as numpy's do."""
-
-    def __dlpack__(self, stream=None):
-        raise AssertionError("a CPU array must be refused before its data are read")
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-
-class FakeDeviceArray:
-    """A device array by __cuda_array_interface__, at an address nothing may touch."""
-
-    def __init__(self, shape, typestr="<f4", strides=None):
-        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0x1000, False),
-                                         "strides": strides, "version": 3}
+from support import DATA, ROOT, CpuArray, FakeDeviceArray, ktune
 
 
 class PackageTest(unittest.TestCase):
@@ -41,72 +17,28 @@ class PackageTest(unittest.TestCase):
         for cls in (ktune.InvalidArgument, ktune.CudaError, ktune.CompileError, ktune.DatabaseError, ktune.TuningError):
             self.assertTrue(issubclass(cls, ktune.Error))
 
-    @unittest.skipUnless(ktune._lib.HAS_TRANSPOSE, "built without the transpose family")
+    def test_each_family_folder_s_module_is_loaded_and_exported(self):
+        modules = ktune.families.load()
+        if not os.environ.get("KTUNE_TEST_INSTALLED"):  # a checkout: every folder with a python/<family>.py
+            want = sorted(p.parent.name for p in (ROOT / "templates").glob("*/python") if (p / f"{p.parent.name}.py").exists())
+            self.assertEqual([m.__name__.rsplit(".", 1)[1] for m in modules], want)
+        self.assertTrue(modules, "no family module found")
+        for module in modules:
+            for name in module.__all__:
+                self.assertIs(getattr(ktune, name), getattr(module, name), f"{module.__name__}.{name}")
+                self.assertIn(name, ktune.__all__)
+
     def test_arrays_are_checked_before_anything_launches(self):
+        k = ktune.Kernel(DATA / "scale.cu", "scale")
+        y = FakeDeviceArray((8,))
         with self.assertRaisesRegex(TypeError, "a list is no device array"):
-            ktune.transpose([[1, 2]])
-        with self.assertRaisesRegex(ValueError, "is on the CPU"):
-            ktune.transpose(CpuArray())
+            k(y, [1, 2], 8, problem={"n": 8})
+        with self.assertRaisesRegex(ValueError, "argument 1 is on the CPU"):
+            k(y, CpuArray(), 8, problem={"n": 8})
         with self.assertRaisesRegex(TypeError, "dtype <c8 is not one ktune takes"):
-            ktune.transpose(FakeDeviceArray((4, 4), "<c8"))
-        with self.assertRaisesRegex(ValueError, "must be 2-D"):
-            ktune.transpose(FakeDeviceArray((4, 4, 4)), out=FakeDeviceArray((4, 4)))
-        with self.assertRaisesRegex(ValueError, "unit column stride"):
-            ktune.transpose(FakeDeviceArray((4, 8), "<f4", (4, 32)), out=FakeDeviceArray((8, 4)))
-        with self.assertRaisesRegex(ValueError, "out must be 8x4 f32"):
-            ktune.transpose(FakeDeviceArray((4, 8)), out=FakeDeviceArray((4, 8)))
-        with self.assertRaisesRegex(ValueError, "needs a PyTorch or CuPy array"):
-            ktune.transpose(FakeDeviceArray((4, 8)))
+            k(y, FakeDeviceArray((8,), "<c8"), 8, problem={"n": 8})
         with self.assertRaisesRegex(TypeError, "is no CUDA stream"):
-            ktune.transpose(FakeDeviceArray((4, 8)), out=FakeDeviceArray((8, 4)), stream="fast")
-
-    @unittest.skipUnless(ktune._lib.HAS_GEMM, "built without the gemm family")
-    def test_gemm_arguments(self):
-        a, b = FakeDeviceArray((64, 32)), FakeDeviceArray((32, 16))
-        with self.assertRaisesRegex(ValueError, "are not m x k and k x n matrices"):
-            ktune.gemm(a, FakeDeviceArray((31, 16)), out=FakeDeviceArray((64, 16)))
-        with self.assertRaisesRegex(TypeError, "a is f32 and b is f16"):
-            ktune.gemm(a, FakeDeviceArray((32, 16), "<f2"), out=FakeDeviceArray((64, 16)))
-        with self.assertRaisesRegex(ValueError, "give c or out, not both"):
-            ktune.gemm(a, b, FakeDeviceArray((64, 16)), c=FakeDeviceArray((64, 16)))
-        with self.assertRaisesRegex(ValueError, "beta != 0 reads C: give c"):
-            ktune.gemm(a, b, beta=0.5)
-        with self.assertRaisesRegex(ValueError, "C must be 64x16 f32"):
-            ktune.gemm(a, b, out=FakeDeviceArray((16, 64)))
-        with self.assertRaisesRegex(ValueError, "neither row-major nor a transposed view"):
-            ktune.gemm(FakeDeviceArray((64, 32), "<f4", (256, 8)), b, out=FakeDeviceArray((64, 16)))
-
-    @unittest.skipUnless(ktune._lib.HAS_REDUCE, "built without the reduction families")
-    def test_reduction_arguments(self):
-        x = FakeDeviceArray((64, 32))
-        with self.assertRaisesRegex(ValueError, "op 'prod'"):
-            ktune.default_runtime().reduce(x, "prod")
-        with self.assertRaisesRegex(TypeError, "reductions take f32, f16, bf16 or f64"):
-            ktune.sum(FakeDeviceArray((64,), "<i4"), out=FakeDeviceArray(()))
-        with self.assertRaisesRegex(ValueError, "is not contiguous"):
-            ktune.sum(FakeDeviceArray((64, 32), "<f4", (256, 8)), out=FakeDeviceArray(()))
-        with self.assertRaisesRegex(ValueError, "dim=2: x must be a matrix"):
-            ktune.max(x, dim=2, out=FakeDeviceArray((64,)))
-        with self.assertRaisesRegex(ValueError, r"out must be a contiguous f32 array of shape \(64,\)"):
-            ktune.mean(x, dim=1, out=FakeDeviceArray((32,)))
-        with self.assertRaisesRegex(ValueError, "needs a PyTorch or CuPy array"):
-            ktune.min(x, dim=0)
-
-    @unittest.skipUnless(ktune._lib.HAS_ELEMENTWISE, "built without the elementwise family")
-    def test_elementwise_arguments(self):
-        fma = ktune.elementwise("out = a * b + c", "f16")
-        self.assertEqual((fma.inputs, fma.outputs, fma.scalars), (["a", "b", "c"], ["out"], []))
-        axpy = ktune.elementwise("y = alpha * x + y", "f32", scalars=["alpha"])
-        self.assertEqual((axpy.inputs, axpy.outputs, axpy.scalars), (["x", "y"], ["y"], ["alpha"]))
-        with self.assertRaisesRegex(ValueError, "unexpected end of the expression"):
-            ktune.elementwise("out = a +", "f32")
-        with self.assertRaisesRegex(ValueError, "takes 3 inputs"):
-            fma(FakeDeviceArray((8,), "<f2"), FakeDeviceArray((8,), "<f2"))
-        with self.assertRaisesRegex(ValueError, "scalars: give"):
-            axpy(FakeDeviceArray((8,)), FakeDeviceArray((8,)), out=FakeDeviceArray((8,)))
-        with self.assertRaisesRegex(ValueError, "input b must be a contiguous f16 array of shape"):
-            fma(FakeDeviceArray((8,), "<f2"), FakeDeviceArray((9,), "<f2"), FakeDeviceArray((8,), "<f2"),
-                out=FakeDeviceArray((8,), "<f2"))
+            k(y, y, 8, problem={"n": 8}, stream="fast")
 
     def test_kernel_from_a_description(self):
         k = ktune.Kernel(DATA / "scale.cu", "scale")
@@ -118,7 +50,7 @@ class PackageTest(unittest.TestCase):
             ktune.Kernel(DATA / "missing.cu", "scale")
         with self.assertRaisesRegex(ValueError, "takes 3 arguments, not 2"):
             k(FakeDeviceArray((8,)), FakeDeviceArray((8,)), problem={"n": 8})
-        jacobi = ktune.Kernel(Path(__file__).resolve().parents[2] / "examples" / "stencil" / "jacobi.cu", "jacobi_step")
+        jacobi = ktune.Kernel(ROOT / "examples" / "stencil" / "jacobi.cu", "jacobi_step")
         with self.assertRaisesRegex(ValueError, "argument 2 = 4294967296 does not fit its i32"):
             jacobi(FakeDeviceArray((8,)), FakeDeviceArray((8,)), 2**32, 8, problem={"nx": 8, "ny": 1})
         with self.assertRaisesRegex(TypeError, "argument 2 is a scalar"):
@@ -141,14 +73,9 @@ class PackageTest(unittest.TestCase):
         self.assertIn("a problem variable is an integer from 1 to 2^31-1", str(e.exception))
         with self.assertRaisesRegex(ValueError, "a dict of the kernel's problem variables"):
             ktune.tune_kernel(DATA / "scale.cu", [1000])
-
-    @unittest.skipUnless(ktune._lib.HAS_TRANSPOSE, "built without the transpose family")
-    def test_tuning_a_family_from_python(self):
-        out = ktune.tune("transpose", dtype="f32", shape=(100, 37), dry_run=True, budget_evals=3)
-        self.assertIn("3 compiled for sm_90", out["output"])
         with self.assertRaises(ktune.TuningError) as e:
-            ktune.tune("transpose", shape="64xx", dry_run=True)
-        self.assertIn("bad --shape '64xx'", str(e.exception))
+            ktune.tune("no_such_family", dry_run=True)
+        self.assertIn("no_such_family", str(e.exception))
 
 
 if __name__ == "__main__":

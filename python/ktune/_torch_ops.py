@@ -1,0 +1,34 @@
+"""torch.library ops made once, when PyTorch is first seen."""
+import sys
+
+
+class TorchOps:
+    """A family's torch.library custom ops (with fake implementations), made by
+    `build(torch)` once: at `import ktune` after `import torch`, or at the first call with
+    a PyTorch tensor. Calls go through them only inside torch.compile; an eager call skips
+    the dispatcher, which would add its cost to every call."""
+
+    all = []  # every family's, built together when torch is first seen
+
+    def __init__(self, build):
+        self._build, self._ops = build, None
+        TorchOps.all.append(self)
+
+    def ops(self):
+        if self._ops is None:
+            TorchOps.build_all()  # all at once: none is then first made while torch.compile traces
+        return self._ops
+
+    def under_compile(self, x):
+        """The ops when x is a PyTorch tensor inside torch.compile, else None."""
+        if not type(x).__module__.startswith("torch"):
+            return None
+        ops = self.ops()
+        return ops if sys.modules["torch"].compiler.is_compiling() else None
+
+    @staticmethod
+    def build_all():
+        torch = sys.modules["torch"]
+        for ops in TorchOps.all:
+            if ops._ops is None:
+                ops._ops = ops._build(torch)

@@ -1,0 +1,72 @@
+"""What a family's Python module builds on (templates/<family>/python/<family>.py, see
+docs/adding-a-family.md): the library's C calls, arrays and streams, the runtimes, and
+torch.library ops made for torch.compile. The package imports each family's module and
+exports the names in its __all__; nothing else in the package names a family."""
+import ctypes
+
+from . import _lib
+from ._arrays import as_device_array, dlpack_stream, empty_like, stream_handle, torch_dtype
+from ._runtime import Runtime, callable_by_id, default_runtime, register_callable
+from ._torch_ops import TorchOps
+from .errors import InvalidArgument
+
+__all__ = ["C", "DTYPE_NAMES", "InvalidArgument", "Runtime", "TorchOps", "as_device_array", "c_function",
+           "callable_by_id", "check", "default_runtime", "dlpack_stream", "empty_like", "matrix_layout",
+           "register_callable", "require", "row_major", "runtime_method", "shape_text", "stream_handle", "torch_dtype"]
+
+C = ctypes
+check = _lib.check
+DTYPE_NAMES = {name: name.encode() for name in ("f16", "bf16", "f32", "f64", "i8", "u8", "i16", "i32", "i64")}
+
+
+def c_function(name, restype, argtypes):
+    """The library's C function `name` with its signature, or None where this libktune
+    was built without it (a build of some families: KTUNE_FAMILIES)."""
+    function = getattr(_lib.lib, name, None)
+    if function is not None:
+        function.restype, function.argtypes = restype, argtypes
+    return function
+
+
+def require(function, family):
+    """`function`, or a clear error when the library lacks the family."""
+    if function is None:
+        raise InvalidArgument(f"this libktune was built without the {family} family (KTUNE_FAMILIES)")
+    return function
+
+
+def runtime_method(name):
+    """Makes the decorated function(runtime, ...) the Runtime method `name`: rt.transpose(...)."""
+    def attach(function):
+        if hasattr(Runtime, name):
+            raise ImportError(f"ktune: two families define Runtime.{name}")
+        function.__name__ = function.__qualname__ = name
+        setattr(Runtime, name, function)
+        return function
+    return attach
+
+
+def shape_text(shape):
+    return "x".join(map(str, shape)) or "a scalar"
+
+
+def matrix_layout(x, name):
+    """("n", pitch) for a row-major matrix, ("t", pitch) for a transposed view of one."""
+    rows, cols = x.shape
+    if cols == 1 or x.strides[1] == 1:
+        return "n", max(x.strides[0], cols)
+    if rows == 1 or x.strides[0] == 1:
+        return "t", max(x.strides[1], rows)
+    raise InvalidArgument(f"{name} has strides {x.strides}: neither row-major nor a transposed view of a row-major "
+                          "matrix (copy it with .contiguous())")
+
+
+def row_major(a, name):
+    """Checks a row-major matrix with unit column stride and a row pitch of at least its width."""
+    if len(a.shape) != 2:
+        raise InvalidArgument(f"{name} must be 2-D, not {len(a.shape)}-D")
+    if a.shape[1] > 1 and a.strides[1] != 1:
+        raise InvalidArgument(f"{name} must have unit column stride (strides (pitch, 1)), not {a.strides}: "
+                              "a transposed view's transpose is a copy (.contiguous() / .copy())")
+    if a.shape[0] > 1 and a.strides[0] < a.shape[1]:
+        raise InvalidArgument(f"{name}: its row pitch {a.strides[0]} is less than its {a.shape[1]} columns")

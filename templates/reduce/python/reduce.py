@@ -1,0 +1,89 @@
+"""ktune.sum/max/min/mean from Python: the reduction families' runtime calls."""
+from typing import Optional
+
+from ktune import family
+from ktune.family import C
+
+__all__ = ["sum", "max", "min", "mean"]
+
+_whole = family.c_function("ktune_c_reduce", C.c_int, [C.c_void_p, C.c_uint64, C.c_uint64, C.c_int64, C.c_char_p,
+                                                       C.c_char_p, C.c_uint64])
+_lines = [family.c_function(name, C.c_int, [C.c_void_p, C.c_uint64, C.c_uint64] + [C.c_int64] * 3 +
+                            [C.c_char_p, C.c_char_p, C.c_uint64])
+          for name in ("ktune_c_reduce_rows", "ktune_c_reduce_cols")]
+_OPS = ("sum", "max", "min", "mean")
+
+
+@family.runtime_method("reduce")
+def _runtime_reduce(runtime, x, op, dim=None, *, out=None, stream=None):
+    """op ("sum", "max", "min", "mean") over every element of x (dim=None: a contiguous
+    array), or over one dimension of a matrix (dim 0 or 1, -1, -2): rows or columns,
+    row-major with a pitch or a transposed view. Results in f32 (f64 for f64 input):
+    a 0-d array, or one per kept row or column. Returns it."""
+    family.require(_whole, "reduce")
+    if op not in _OPS:
+        raise family.InvalidArgument(f"op '{op}': sum, max, min or mean")
+    s = family.stream_handle(stream, like=x)
+    a = family.as_device_array(x, "x", family.dlpack_stream(s))
+    if a.dtype not in ("f32", "f16", "bf16", "f64"):
+        raise TypeError(f"x is {a.dtype}: reductions take f32, f16, bf16 or f64")
+    result = "f64" if a.dtype == "f64" else "f32"
+    names = (runtime._handle, op.encode(), family.DTYPE_NAMES[a.dtype], s)
+    if dim is None:
+        if not a.contiguous:
+            raise family.InvalidArgument(f"x with strides {a.strides} is not contiguous: reduce over a dim, or copy it")
+        n = 1
+        for size in a.shape:
+            n *= size
+        kept = ()
+        call = lambda o: _whole(names[0], o, a.address, n, *names[1:])  # noqa: E731
+    else:
+        if len(a.shape) != 2 or dim not in (0, 1, -1, -2):
+            raise family.InvalidArgument(f"dim={dim}: x must be a matrix and dim 0 or 1 (x is {len(a.shape)}-D)")
+        dim %= 2
+        layout, ld = family.matrix_layout(a, "x")
+        rows, cols = a.shape if layout == "n" else a.shape[::-1]  # the row-major matrix in memory
+        along_rows = (dim == 1) == (layout == "n")  # reduce each stored row (else each stored column)
+        kept = (a.shape[0],) if dim == 1 else (a.shape[1],)
+        fn = _lines[0] if along_rows else _lines[1]
+        call = lambda o: fn(names[0], o, a.address, rows, cols, ld, *names[1:])  # noqa: E731
+    target = out if out is not None else family.empty_like(a, kept, result)
+    o = family.as_device_array(target, "out", family.dlpack_stream(s))
+    if o.shape != kept or o.dtype != result or (kept and o.strides != (1,)):
+        raise family.InvalidArgument(f"out must be a contiguous {result} array of shape {kept}, not {o.shape} {o.dtype}")
+    family.check(call(o.address))
+    return target
+
+
+def _build_ops(torch):
+    @torch.library.custom_op("ktune::reduce", mutates_args=())
+    def reduce_op(x: torch.Tensor, op: str, dim: Optional[int]) -> torch.Tensor:
+        return family.default_runtime().reduce(x, op, dim)
+
+    @reduce_op.register_fake
+    def _(x, op, dim):
+        kind = torch.float64 if x.dtype == torch.float64 else torch.float32
+        if dim is None:
+            return x.new_empty((), dtype=kind)
+        return x.new_empty((x.shape[0],) if dim % 2 == 1 else (x.shape[1],), dtype=kind)
+
+    return reduce_op
+
+
+_ops = family.TorchOps(_build_ops)
+
+
+def _reduction(op):
+    def call(x, dim=None, *, out=None, stream=None):
+        ops = _ops.under_compile(x) if stream is None and out is None else None
+        if ops is not None:
+            return ops(x, op, dim)
+        return family.default_runtime().reduce(x, op, dim, out=out, stream=stream)
+
+    call.__name__ = call.__qualname__ = op
+    call.__doc__ = f"{op} over x, or over one dim of a matrix, on the default runtime (Runtime.reduce)."
+    return call
+
+
+# Named as PyTorch's (they shadow the builtins only as attributes of the package).
+sum, max, min, mean = (_reduction(op) for op in _OPS)  # noqa: A001

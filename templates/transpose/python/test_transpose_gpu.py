@@ -1,0 +1,73 @@
+"""ktune.transpose on the GPU: every dtype at odd shapes against PyTorch, pitches and
+offsets, torch.compile, CuPy and JAX arrays."""
+import unittest
+
+from support import HAVE_GPU, ktune, random, torch
+
+
+@unittest.skipUnless(HAVE_GPU, "no GPU (or no PyTorch)")
+class TransposeTest(unittest.TestCase):
+    def test_every_dtype_at_odd_shapes(self):
+        for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.uint8, torch.float64):
+            for shape in ((1001, 777), (64, 4097), (1, 5)):
+                x = random(shape, dtype)
+                y = ktune.transpose(x)
+                self.assertTrue(torch.equal(y, x.t()), f"{dtype} {shape}")
+                self.assertIn(ktune.last_launch()["match"], ("exact", "nearest", "same_arch", "fallback"))
+
+    def test_pitches_are_layouts_not_copies(self):
+        big = random((600, 900), torch.float32)
+        x = big[100:500, 50:751]  # a slice: row pitch 900, offset
+        out_big = torch.full((800, 500), -1.0, device="cuda")
+        out = out_big[:701, :400]
+        ktune.transpose(x, out=out)
+        self.assertTrue(torch.equal(out, x.t()))
+        self.assertTrue(torch.all(out_big[:701, 400:] == -1) and torch.all(out_big[701:] == -1), "wrote outside out")
+        with self.assertRaisesRegex(ValueError, "unit column stride"):
+            ktune.transpose(x.t())
+
+    def test_torch_compile_fullgraph(self):
+        def f(x):
+            y = ktune.transpose(x)
+            z = torch.empty_like(x)
+            ktune.transpose(y, out=z)
+            return y * 2, z
+
+        compiled = torch.compile(f, fullgraph=True)
+        x = random((300, 200), torch.float32)
+        y2, z = compiled(x)
+        self.assertTrue(torch.equal(y2, 2 * x.t()))
+        self.assertTrue(torch.equal(z, x))
+
+    def test_cupy(self):
+        try:
+            import cupy
+        except ImportError:
+            self.skipTest("CuPy is not installed")
+        x = cupy.random.standard_normal((777, 1001)).astype(cupy.float32)
+        self.assertTrue(bool((ktune.transpose(x) == x.T).all()))
+        s = cupy.cuda.Stream()
+        with s:
+            z = ktune.transpose(x[:, 1:])
+        s.synchronize()
+        self.assertTrue(bool((z == x[:, 1:].T).all()))
+
+    def test_jax(self):
+        try:
+            import jax
+            import jax.numpy as jnp
+        except ImportError:
+            self.skipTest("JAX is not installed")
+        if not any(d.platform == "gpu" for d in jax.devices()):
+            self.skipTest("JAX sees no GPU")
+        x = jnp.arange(300 * 200, dtype=jnp.float32).reshape(300, 200)
+        out = torch.empty(200, 300, device="cuda")
+        ktune.transpose(x, out=out)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(out.cpu(), torch.arange(300 * 200, dtype=torch.float32).view(300, 200).t()))
+        with self.assertRaisesRegex(ValueError, "give out= for a jax"):
+            ktune.transpose(x)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,62 @@
+"""ktune.transpose from Python: the transpose family's runtime call on framework arrays."""
+from ktune import family
+from ktune.family import C
+
+__all__ = ["transpose"]
+
+_transpose = family.c_function("ktune_c_transpose", C.c_int, [C.c_void_p, C.c_uint64, C.c_uint64] + [C.c_int64] * 4 +
+                               [C.c_char_p, C.c_uint64])
+
+
+@family.runtime_method("transpose")
+def _runtime_transpose(runtime, x, out=None, *, stream=None):
+    """out (cols x rows) = x (rows x cols) transposed, on the caller's stream. x and out
+    are row-major with unit column stride and any row pitch (a slice of a larger
+    matrix is a pitch, not a copy); a transposed view is refused (its transpose is a
+    plain copy: `x.t().contiguous()`). Returns out."""
+    call = family.require(_transpose, "transpose")
+    s = family.stream_handle(stream, like=x)
+    a = family.as_device_array(x, "x", family.dlpack_stream(s))
+    family.row_major(a, "x")
+    rows, cols = a.shape
+    if out is None:
+        out = family.empty_like(a, (cols, rows))
+    o = family.as_device_array(out, "out", family.dlpack_stream(s))
+    family.row_major(o, "out")
+    if o.shape != (cols, rows) or o.dtype != a.dtype or o.device != a.device:
+        raise family.InvalidArgument(f"out must be {cols}x{rows} {a.dtype} on device {a.device}, not "
+                                     f"{family.shape_text(o.shape)} {o.dtype} on device {o.device}")
+    family.check(call(runtime._handle, o.address, a.address, rows, cols, o.strides[0], a.strides[0],
+                      family.DTYPE_NAMES[a.dtype], s))
+    return out
+
+
+def _build_ops(torch):
+    @torch.library.custom_op("ktune::transpose", mutates_args=())
+    def transpose_op(x: torch.Tensor) -> torch.Tensor:
+        return family.default_runtime().transpose(x)
+
+    @transpose_op.register_fake
+    def _(x):
+        return x.new_empty((x.shape[1], x.shape[0]))
+
+    @torch.library.custom_op("ktune::transpose_out", mutates_args=("out",))
+    def transpose_out(x: torch.Tensor, out: torch.Tensor) -> None:
+        family.default_runtime().transpose(x, out)
+
+    @transpose_out.register_fake
+    def _(x, out):
+        return None
+
+    return transpose_op, transpose_out
+
+
+_ops = family.TorchOps(_build_ops)
+
+
+def transpose(x, out=None, *, stream=None):
+    """out (cols x rows) = x (rows x cols) transposed on the default runtime (Runtime.transpose)."""
+    ops = _ops.under_compile(x) if stream is None else None
+    if ops is not None:
+        return ops[0](x) if out is None else (ops[1](x, out), out)[1]
+    return family.default_runtime().transpose(x, out, stream=stream)
