@@ -105,13 +105,31 @@ class Ktune:
         return self.lib.ktune_bench_message().decode()
 
 
+ktune_py = None  # the Python package, when it loads (main)
+
+
 def close(x, ref):
     return (x.float() - ref.float()).abs().max().item() <= 0.02 * ref.float().abs().max().item() + 0.05
 
 
+def python_package(shim):
+    """The Python package of this checkout over the shim's build, or None where it does not load."""
+    os.environ.setdefault("KTUNE_LIBRARY", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(shim))),
+                                                        "runtime", "libktune.so"))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+    try:
+        import ktune
+        return ktune
+    except ImportError as e:
+        print(f"torch_gemm: no Python package peer: {e}", file=sys.stderr)
+        return None
+
+
 def main():
+    global ktune_py
     args = sys.argv[1:]
     ktune = Ktune(args.pop(0)) if args and args[0].endswith(".so") else None
+    ktune_py = python_package(sys.argv[1]) if ktune else None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     props = torch.cuda.get_device_properties(0)
@@ -143,6 +161,10 @@ def main():
                 row["ktune_rt_mm_us"] = timed(lambda: ktune.gemm(dk, a, b, layout, name, 1.0, 0.0), flush,
                                               hide_launch=True)
                 row["ktune_rt"] = ktune.message()
+                if ktune_py:  # the Python package's call on the same tensors (C = A B)
+                    ktune_py.gemm(a, b, out=dk, math="tf32" if name == "tf32" else "auto")
+                    row["python_mm_us"] = timed(lambda: ktune_py.gemm(a, b, out=dk, math="tf32" if name == "tf32"
+                                                                      else "auto"), flush, hide_launch=True)
         if triton and name in ("f16", "bf16", "tf32"):
             ct = torch.empty_like(c)
             run_triton(a, b, c0, ct)  # autotunes at this shape and these strides

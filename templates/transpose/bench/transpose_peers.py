@@ -101,6 +101,9 @@ def record(results, name, each):
     results[name + "_us_each"] = [round(t, 2) for t in each]
 
 
+ktune_py = None  # the Python package, when it loads (main)
+
+
 def measure(ktune, flush, arg, count):
     name, rows, cols, ld_src, ld_dst = parse(arg)
     dtype = DTYPES[name]
@@ -109,11 +112,12 @@ def measure(ktune, flush, arg, count):
     dsts = [torch.empty(cols, ld_dst, device="cuda", dtype=dtype) for _ in range(count)]
     element_bytes = srcs[0].element_size()
     results = {"placements": count}
-    for peer in ("ktune", "triton", "torch"):
+    for peer in ("ktune", "python", "triton", "torch") if ktune_py else ("ktune", "triton", "torch"):
         each = []
         for src_buf, dst_buf in zip(srcs, dsts):
             src, dst = src_buf[:, :cols], dst_buf[:, :rows]
             op = {"ktune": lambda: ktune.transpose(dst_buf, src_buf, rows, cols, ld_dst, ld_src, name),
+                  "python": lambda: ktune_py.transpose(src, out=dst),
                   "triton": lambda: run_triton(dst_buf, src_buf, rows, cols, ld_dst, ld_src),
                   "torch": lambda: dst.copy_(src.t())}[peer]
             dst_buf.fill_(77)  # poisoned
@@ -141,9 +145,25 @@ def measure(ktune, flush, arg, count):
             "triton_version": triton.__version__}
 
 
+def python_package(shim):
+    """The Python package of this checkout over the shim's build (peer "python":
+    ktune.transpose on the same tensors), or None where it does not load."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(shim)))
+    os.environ.setdefault("KTUNE_LIBRARY", os.path.join(build, "runtime", "libktune.so"))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+    try:
+        import ktune
+        return ktune
+    except ImportError as e:
+        print(f"transpose_peers: no Python package peer: {e}", file=sys.stderr)
+        return None
+
+
 def main():
+    global ktune_py
     count = placements()  # a bad count fails before any GPU work
     ktune = Ktune(sys.argv[1])
+    ktune_py = python_package(sys.argv[1])
     flush = l2_flush_buffer()
     status = 0
     for arg in sys.argv[2:]:

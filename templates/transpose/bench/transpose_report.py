@@ -18,9 +18,10 @@ def main():
     # A pitched problem was tuned with --ld LD_SRC,LD_DST (its summary says so).
     tuned = {(r["dtype"], r["shape"], r.get("ld", "")): r for r in load(sys.argv[1])}
     print("| dtype | shape | ld src/dst | memcpy us | memcpy us per buffer set | ktune us | ktune % of memcpy | "
+          "ktune.transpose (Python) us | Python / C++ time | "
           "Triton us | Triton % of memcpy | ktune / Triton speed | torch us | ktune / torch speed | "
           "tuner's median us | tune s | configs | ktune launch | Triton winner |")
-    print("|" + "---|" * 17)
+    print("|" + "---|" * 19)
     for p in load(sys.argv[2]):
         copy, k, t = p["copy_us"], p["ktune_us"], p["triton_us"]
         dense = p["ld_src"] == int(p["shape"].split("x")[1]) and p["ld_dst"] == int(p["shape"].split("x")[0])
@@ -29,8 +30,10 @@ def main():
         seconds = f"{r['seconds']:.1f}" if r else "-"
         configs = str(r["configs"]) if r else "-"
         sets = " / ".join(f"{t:.1f}" for t in p.get("copy_us_each", []))
+        py = p.get("python_us")  # the Python package's call on the same tensors, when it loaded
+        python = f"{py:.1f} | {py / k:.3f}" if py else "- | -"
         print(f"| {p['dtype']} | {p['shape']} | {p['ld_src']}/{p['ld_dst']} | {copy:.1f} | {sets or '-'} | {k:.1f} | "
-              f"{100 * copy / k:.1f}% | {t:.1f} | {100 * copy / t:.1f}% | {t / k:.3f} | {p['torch_us']:.1f} | "
+              f"{100 * copy / k:.1f}% | {python} | {t:.1f} | {100 * copy / t:.1f}% | {t / k:.3f} | {p['torch_us']:.1f} | "
               f"{p['torch_us'] / k:.2f} | {tuner} | {seconds} | {configs} | `{p['ktune_launch']}` | "
               f"{p['triton_config']} |")
 
