@@ -92,9 +92,13 @@ def _from_cai(x, name):
 _torch_dtypes = {}
 
 
+_torch_tensor = [None]  # torch.Tensor, once PyTorch is seen
+
+
 def _torch_table():
     if not _torch_dtypes:
         torch = sys.modules["torch"]
+        _torch_tensor[0] = torch.Tensor
         _torch_dtypes.update({torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64",
                               torch.int8: "i8", torch.uint8: "u8", torch.int16: "i16", torch.int32: "i32",
                               torch.int64: "i64"})
@@ -120,6 +124,25 @@ def _from_torch(x, name):
         raise InvalidArgument(f"{name} is on cuda:{device}, but the current device is cuda:{current}: call within "
                               f"torch.cuda.device({device})")
     return DeviceArray(x, x.data_ptr(), x.shape, x.stride(), dtype, device)
+
+
+def current_device():
+    """PyTorch's current device where PyTorch is loaded (tensors on others are refused), else None."""
+    torch = sys.modules.get("torch")
+    return torch._C._cuda_getDevice() if torch is not None and _torch_tensor[0] is not None else None
+
+
+def address_of(x, name, stream, current, keep):
+    """x's data address, checked as as_device_array checks x (`current`: current_device());
+    what must stay alive through the launch is appended to `keep`. A plain PyTorch tensor
+    is read with three calls: a user's kernel takes only the address."""
+    if type(x) is _torch_tensor[0]:
+        if not x.is_cuda or x.dtype not in _torch_dtypes or x.get_device() != current:
+            return _from_torch(x, name).address  # raises the error that says which
+        return x.data_ptr()
+    a = as_device_array(x, name, stream)
+    keep.append(a)
+    return a.address
 
 
 def as_device_array(x, name="array", stream=None):

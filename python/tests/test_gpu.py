@@ -113,7 +113,7 @@ class TorchTest(unittest.TestCase):
             def __dlpack_device__(self):
                 return (2, 0)
         with self.assertRaisesRegex(ValueError, "already used"):
-            call(k, y, Released(torch.zeros(16, device="cuda")))
+            k(y, Released(torch.zeros(16, device="cuda")), 16, problem={"n": 16})
 
     def test_users_kernel_tuned_from_python_then_called(self):
         with tempfile.TemporaryDirectory() as tmp:
