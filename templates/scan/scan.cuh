@@ -1,0 +1,209 @@
+// @kernel  scan
+// @entry   ktune_scan
+// @type    Op = operation
+// @tune    block    = 128, 256, 512
+// @tune    items    = 4, 8, 12, 16, 24
+// @tune    vec      = 1, 2, 4
+// @tune    exchange = direct, smem
+// @tune    layout   = none, pad, xor
+// @tune    algo     = shuffle, kogge, brent
+// @tune    window   = 1, 8, 32
+// @derive  tile = block * items
+// @require items % vec == 0
+// @require vec * elem_bytes <= 16
+// @require align % vec == 0
+// @require exchange == "smem" || layout == "none"
+// @require tile * max(elem_bytes, 4) <= 40960
+// @require tile <= max(n, 512)
+// @launch  block = (block, 1, 1)
+// @launch  grid  = (ceil_div(n, tile), 1, 1)
+// @include common
+// @include scan_ops
+//
+// y[i] = x[0] op ... op x[i] (inclusive) or x[0] op ... op x[i-1] (exclusive), in one pass
+// with decoupled look-back (Merrill and Garland): tiles of block * items elements take
+// their index in scheduling order (an atomic ticket), so every tile's predecessors are
+// running or done. Each thread scans its `items` consecutive elements sequentially
+// (loaded directly, vec-wide, or through a shared-memory exchange in `layout` from
+// coalesced loads), the block scans the threads' totals (`algo`), and warp 0 finds the
+// tile's prefix: `window` lanes read the flags of as many predecessors at once, each
+// holding an aggregate (flag 1) or an inclusive prefix (flag 2), and combine back to the
+// nearest inclusive one. The workspace (ticket and flags) is zeroed before each launch.
+// Order of float additions: sequential within a thread, then the block scan's tree,
+// then the look-back's combination of tile aggregates (which depends on timing, so the
+// last bits of float sums may vary between runs; integer results never do).
+
+template <class Op, int block, int items, int vec, int exchange, int layout, int algo, int window>
+__global__ void __launch_bounds__(block)
+    ktune_scan(const typename Op::in_t* x, typename Op::out_t* y, long long n, int exclusive,
+               typename Op::acc_t* aggregates, typename Op::acc_t* prefixes, unsigned* flags, unsigned* ticket) {
+  using In = typename Op::in_t;
+  using Acc = typename Op::acc_t;
+  using Out = typename Op::out_t;
+  constexpr int tile = block * items;
+  constexpr int slots = exchange == exchange_smem ? ktune_scan_slots<layout>(tile) : 1;
+  __shared__ Acc exch[slots];
+  __shared__ Acc scratch[2 * block > 64 ? 2 * block : 64];
+  __shared__ long long tile_index;
+  __shared__ Acc tile_prefix;
+  const int t = threadIdx.x;
+  if (t == 0) tile_index = atomicAdd(ticket, 1u);
+  __syncthreads();
+  const long long index = tile_index;
+  const long long base = index * tile;
+  const bool full = n - base >= tile;
+
+  // Each thread's items consecutive elements, as Acc.
+  Acc v[items];
+  if (exchange == exchange_direct) {
+    if (full && vec > 1) {
+      using V = ktune_vec<In, vec>;
+      const V* src = reinterpret_cast<const V*>(x + base + static_cast<long long>(t) * items);
+#pragma unroll
+      for (int k = 0; k < items / vec; ++k) {
+        const V r = src[k];
+#pragma unroll
+        for (int e = 0; e < vec; ++e) v[k * vec + e] = ktune_io<In, Acc>::load(r.v[e]);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < items; ++j) {
+        const long long i = base + static_cast<long long>(t) * items + j;
+        v[j] = i < n ? ktune_io<In, Acc>::load(x[i]) : Op::identity();
+      }
+    }
+  } else {
+    if (full) {  // coalesced: vector k of the tile is read by thread k % block
+      using V = ktune_vec<In, vec>;
+      const V* src = reinterpret_cast<const V*>(x + base);
+#pragma unroll
+      for (int k = 0; k < items / vec; ++k) {
+        const int w = k * block + t;
+        const V r = src[w];
+#pragma unroll
+        for (int e = 0; e < vec; ++e) exch[ktune_scan_slot<layout>(w * vec + e)] = ktune_io<In, Acc>::load(r.v[e]);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < items; ++j) {
+        const int e = j * block + t;
+        exch[ktune_scan_slot<layout>(e)] = base + e < n ? ktune_io<In, Acc>::load(x[base + e]) : Op::identity();
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < items; ++j) v[j] = exch[ktune_scan_slot<layout>(t * items + j)];
+  }
+
+  // The thread's total, the block's exclusive scan of the totals.
+  Acc mine = v[0];
+#pragma unroll
+  for (int j = 1; j < items; ++j) mine = Op::combine(mine, v[j]);
+  Acc total;
+  const Acc before = ktune_block_exclusive_scan<Op, block, algo>(mine, scratch, total);
+
+  // The tile's prefix: publish the aggregate, look back, publish the inclusive prefix.
+  if (t < 32) {
+    volatile unsigned* flag = flags;
+    if (index == 0) {
+      if (t == 0) {
+        prefixes[0] = total;
+        __threadfence();
+        flag[0] = 2;
+        tile_prefix = Op::identity();
+      }
+    } else {
+      if (t == 0) {
+        aggregates[index] = total;
+        __threadfence();
+        flag[index] = 1;
+      }
+      Acc running = Op::identity();
+      long long p = index - 1;
+      for (;;) {
+        const long long q = p - t;
+        unsigned f = 0;
+        if (t < window && q >= 0) {
+          do {
+            f = flag[q];
+          } while (f == 0);
+        }
+        __threadfence();
+        Acc value = Op::identity();
+        if (f == 2) value = static_cast<volatile Acc*>(prefixes)[q];
+        if (f == 1) value = static_cast<volatile Acc*>(aggregates)[q];
+        const unsigned inclusive = __ballot_sync(0xffffffffu, f == 2);
+        const int stop = inclusive ? __ffs(inclusive) - 1 : 31;
+        if (t > stop) value = Op::identity();
+        // Lane l holds tile p - l: combine the window from its earliest tile on.
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+          const Acc u = __shfl_down_sync(0xffffffffu, value, o);
+          if (t + o < 32) value = Op::combine(u, value);
+        }
+        value = __shfl_sync(0xffffffffu, value, 0);
+        running = Op::combine(value, running);
+        if (inclusive) break;
+        p -= window;
+      }
+      if (t == 0) {
+        prefixes[index] = Op::combine(running, total);
+        __threadfence();
+        flag[index] = 2;
+        tile_prefix = running;
+      }
+    }
+  }
+  __syncthreads();
+
+  // Each element's result, from the tile's and the thread's prefixes.
+  Acc run = Op::combine(tile_prefix, before);
+#pragma unroll
+  for (int j = 0; j < items; ++j) {
+    const Acc next = Op::combine(run, v[j]);
+    v[j] = exclusive ? run : next;
+    run = next;
+  }
+  if (exchange == exchange_direct) {
+    if (full && vec > 1) {
+      using V = ktune_vec<Out, vec>;
+      V* dst = reinterpret_cast<V*>(y + base + static_cast<long long>(t) * items);
+#pragma unroll
+      for (int k = 0; k < items / vec; ++k) {
+        V r;
+#pragma unroll
+        for (int e = 0; e < vec; ++e) r.v[e] = ktune_io<Out, Acc>::store(v[k * vec + e]);
+        dst[k] = r;
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < items; ++j) {
+        const long long i = base + static_cast<long long>(t) * items + j;
+        if (i < n) y[i] = ktune_io<Out, Acc>::store(v[j]);
+      }
+    }
+    return;
+  }
+  __syncthreads();  // every thread has read its inputs from exch
+#pragma unroll
+  for (int j = 0; j < items; ++j) exch[ktune_scan_slot<layout>(t * items + j)] = v[j];
+  __syncthreads();
+  if (full) {
+    using V = ktune_vec<Out, vec>;
+    V* dst = reinterpret_cast<V*>(y + base);
+#pragma unroll
+    for (int k = 0; k < items / vec; ++k) {
+      const int w = k * block + t;
+      V r;
+#pragma unroll
+      for (int e = 0; e < vec; ++e) r.v[e] = ktune_io<Out, Acc>::store(exch[ktune_scan_slot<layout>(w * vec + e)]);
+      dst[w] = r;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const int e = j * block + t;
+      if (base + e < n) y[base + e] = ktune_io<Out, Acc>::store(exch[ktune_scan_slot<layout>(e)]);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+// Device code of the scan template (a fragment, not a family): the operations, the
+// tile's shared-memory exchange and the block-wide scans.
+
+enum ktune_scan_op { scan_sum, scan_max, scan_min };
+enum ktune_scan_exchange { exchange_direct, exchange_smem };
+enum ktune_scan_layout { layout_none, layout_pad, layout_xor };
+enum ktune_scan_algo { algo_shuffle, algo_kogge, algo_brent };
+
+template <class T> struct ktune_scan_limits;
+template <> struct ktune_scan_limits<float> {
+  static __device__ __forceinline__ float lowest() { return -__int_as_float(0x7f800000); }
+  static __device__ __forceinline__ float highest() { return __int_as_float(0x7f800000); }
+};
+template <> struct ktune_scan_limits<double> {
+  static __device__ __forceinline__ double lowest() { return -__longlong_as_double(0x7ff0000000000000LL); }
+  static __device__ __forceinline__ double highest() { return __longlong_as_double(0x7ff0000000000000LL); }
+};
+template <> struct ktune_scan_limits<int> {
+  static __device__ __forceinline__ int lowest() { return -2147483647 - 1; }
+  static __device__ __forceinline__ int highest() { return 2147483647; }
+};
+template <> struct ktune_scan_limits<long long> {
+  static __device__ __forceinline__ long long lowest() { return -9223372036854775807LL - 1; }
+  static __device__ __forceinline__ long long highest() { return 9223372036854775807LL; }
+};
+
+// In is read and converted to Acc (f16/bf16 to f32); results are written as Acc.
+// Integer sums wrap (two's complement); float max/min ignore NaN (fmax/fmin).
+template <class In, class Acc, int op> struct ktune_sop {
+  using in_t = In;
+  using acc_t = Acc;
+  using out_t = Acc;
+  static __device__ __forceinline__ Acc identity() {
+    return op == scan_max ? ktune_scan_limits<Acc>::lowest() : op == scan_min ? ktune_scan_limits<Acc>::highest() : Acc(0);
+  }
+  static __device__ __forceinline__ Acc combine(Acc a, Acc b) {
+    if (op == scan_sum) return a + b;
+    if (op == scan_max) return b > a || a != a ? b : a;
+    return b < a || a != a ? b : a;
+  }
+};
+
+// Where element e of a tile lies in the exchange buffer: as is, one pad element per 32,
+// or its column within each row of 32 XORed with the row (CuTe-style swizzle), so that
+// blocked reads (thread t: elements t * items ...) hit distinct banks.
+template <int layout> __device__ __forceinline__ int ktune_scan_slot(int e) {
+  if (layout == layout_pad) return e + (e >> 5);
+  if (layout == layout_xor) return (e & ~31) | ((e ^ (e >> 5)) & 31);
+  return e;
+}
+template <int layout> __host__ __device__ constexpr int ktune_scan_slots(int tile) {
+  return layout == layout_pad ? tile + tile / 32 + 1 : tile;
+}
+
+// Exclusive scan of one value per thread of a 1-D block: returns thread t's prefix (the
+// combination of threads 0..t-1) and sets `total`. `s` holds 2 * block values; the
+// caller syncs before reusing it.
+template <class Op, int block, int algo>
+__device__ __forceinline__ typename Op::acc_t ktune_block_exclusive_scan(typename Op::acc_t v, typename Op::acc_t* s,
+                                                                         typename Op::acc_t& total) {
+  using Acc = typename Op::acc_t;
+  const int t = threadIdx.x;
+  if (algo == algo_shuffle) {  // warp scans in registers, then one warp scans the warps' totals
+    const int lane = t & 31, warp = t >> 5;
+    Acc inc = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const Acc u = __shfl_up_sync(0xffffffffu, inc, o);
+      if (lane >= o) inc = Op::combine(u, inc);
+    }
+    if (lane == 31) s[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+      Acc w = lane < block / 32 ? s[lane] : Op::identity();
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const Acc u = __shfl_up_sync(0xffffffffu, w, o);
+        if (lane >= o) w = Op::combine(u, w);
+      }
+      s[32 + lane] = w;
+    }
+    __syncthreads();
+    total = s[32 + block / 32 - 1];
+    Acc ex = __shfl_up_sync(0xffffffffu, inc, 1);
+    if (lane == 0) ex = Op::identity();
+    return warp ? Op::combine(s[32 + warp - 1], ex) : ex;
+  }
+  if (algo == algo_kogge) {  // Kogge-Stone: log2(block) steps, double-buffered
+    Acc* a = s;
+    Acc* b = s + block;
+    a[t] = v;
+    __syncthreads();
+#pragma unroll
+    for (int o = 1; o < block; o <<= 1) {
+      Acc x = a[t];
+      if (t >= o) x = Op::combine(a[t - o], x);
+      b[t] = x;
+      __syncthreads();
+      Acc* c = a;
+      a = b;
+      b = c;
+    }
+    total = a[block - 1];
+    return t ? a[t - 1] : Op::identity();
+  }
+  // Brent-Kung: an up-sweep of partial combinations, then a down-sweep (work-efficient).
+  s[t] = v;
+  __syncthreads();
+#pragma unroll
+  for (int d = 1; d < block; d <<= 1) {
+    const int i = (t + 1) * 2 * d - 1;
+    if (i < block) s[i] = Op::combine(s[i - d], s[i]);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int d = block / 4; d >= 1; d >>= 1) {
+    const int i = (t + 1) * 2 * d - 1;
+    if (i + d < block) s[i + d] = Op::combine(s[i], s[i + d]);
+    __syncthreads();
+  }
+  total = s[block - 1];
+  return t ? s[t - 1] : Op::identity();
+}
