@@ -13,8 +13,8 @@
 // @require vec * elem_bytes <= 16
 // @require align % vec == 0
 // @require exchange == "smem" || layout == "none"
-// @require tile * max(elem_bytes, 4) <= 40960
-// @require tile <= max(n, 512)
+// @require exchange == "direct" || tile * max(elem_bytes, 4) <= 32768
+// @require tile <= max(2 * n, 4096)
 // @launch  block = (block, 1, 1)
 // @launch  grid  = (ceil_div(n, tile), 1, 1)
 // @include common

@@ -1,0 +1,171 @@
+#include <scan/scan_family.hpp>
+
+#include <ktune/error.hpp>
+#include <ktune/generator/dtype.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace ktune {
+
+std::optional<ScanOp> parse_scan_op(std::string_view name) {
+  if (name == "sum") return ScanOp::sum;
+  if (name == "max") return ScanOp::max;
+  if (name == "min") return ScanOp::min;
+  return std::nullopt;
+}
+
+std::string_view to_string(ScanOp op) {
+  switch (op) {
+    case ScanOp::sum: return "sum";
+    case ScanOp::max: return "max";
+    case ScanOp::min: return "min";
+  }
+  return "?";
+}
+
+namespace {
+
+[[noreturn]] void fail(const ScanArgs& a, const std::string& what) {
+  throw InvalidArgument("scan " + std::string(to_string(a.op)) + " " + std::string(to_string(a.dtype)) + " n=" +
+                        std::to_string(a.n) + ": " + what);
+}
+
+bool supported(DType d) {
+  return d == DType::f32 || d == DType::f16 || d == DType::bf16 || d == DType::f64 || d == DType::i32 ||
+         d == DType::i64;
+}
+
+bool integer(DType d) { return d == DType::i32 || d == DType::i64; }
+
+// The device type of an element (integers are scanned as themselves).
+std::string value_type(DType d) {
+  return d == DType::i32 ? "int" : d == DType::i64 ? "long long" : element_value_type(d);
+}
+
+}  // namespace
+
+DType scan_result_dtype(DType input) { return input == DType::f16 || input == DType::bf16 ? DType::f32 : input; }
+
+std::string scan_type_argument(ScanOp op, DType dtype) {
+  if (!supported(dtype)) throw InvalidArgument("scan: dtype " + std::string(to_string(dtype)) + " not supported");
+  return "ktune_sop<" + value_type(dtype) + ", " + value_type(scan_result_dtype(dtype)) + ", scan_" +
+         std::string(to_string(op)) + ">";
+}
+
+void validate(const ScanArgs& a) {
+  if (!supported(a.dtype)) fail(a, "dtype not supported (f32, f64, i32, i64, f16, bf16)");
+  if (a.n < 1) fail(a, "n must be positive");
+  if (a.n > (std::int64_t{1} << 40)) fail(a, "n is above 2^40");
+  if (!a.in || !a.out) fail(a, "null pointer");
+  const auto in_elem = static_cast<std::uintptr_t>(size_of(a.dtype));
+  const auto out_elem = static_cast<std::uintptr_t>(size_of(scan_result_dtype(a.dtype)));
+  if (a.in % in_elem) fail(a, "input pointer not aligned to its element size");
+  if (a.out % out_elem) fail(a, "output pointer not aligned to its element size");
+  const auto count = static_cast<std::uintptr_t>(a.n);
+  const bool in_place = a.out == a.in && in_elem == out_elem;
+  if (!in_place && a.out < a.in + count * in_elem && a.in < a.out + count * out_elem)
+    fail(a, "output overlaps the input (only out == in, in place, is allowed)");
+}
+
+ScanArgs scan_probe_args(ScanArgs a) {
+  a.in = 256;
+  const double bytes = static_cast<double>(std::max<std::int64_t>(a.n, 0)) * size_of(a.dtype);
+  a.out = bytes < 1e18 ? 512 + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256 : 256;
+  return a;
+}
+
+std::int64_t scan_alignment(const ScanArgs& a) {
+  const std::int64_t in = vector_width(a.dtype, {a.in}, {});
+  const std::int64_t out = vector_width(scan_result_dtype(a.dtype), {a.out}, {});
+  return std::min<std::int64_t>({in, out, 4});
+}
+
+Problem scan_problem(const ScanArgs& a) { return {a.dtype, {{"n", a.n}, {"align", scan_alignment(a)}}}; }
+
+std::string scan_variant(const ScanArgs& a) {
+  return std::string(to_string(a.op)) + (a.exclusive ? "_exclusive" : "");
+}
+
+double scan_bytes(const ScanArgs& a) {
+  return static_cast<double>(a.n) * (size_of(a.dtype) + size_of(scan_result_dtype(a.dtype)));
+}
+
+ScanReference scan_reference(const ScanArgs& a, const void* host) {
+  ScanReference r;
+  r.value.reserve(static_cast<std::size_t>(a.n));
+  r.tolerance.reserve(static_cast<std::size_t>(a.n));
+  const auto elem = static_cast<std::size_t>(size_of(a.dtype));
+  const auto* p = static_cast<const unsigned char*>(host);
+  const bool ints = integer(a.dtype);
+  const double limit = scan_result_dtype(a.dtype) == DType::f64 ? std::ldexp(1, 53) : std::ldexp(1, 24);
+  double run = a.op == ScanOp::sum ? 0 : a.op == ScanOp::max ? -INFINITY : INFINITY;
+  std::uint64_t wrap = 0;  // integer sums, two's complement
+  double magnitude = 0, largest = 0;
+  for (std::int64_t i = 0; i < a.n; ++i) {
+    const unsigned char* e = p + static_cast<std::size_t>(i) * elem;
+    double x = 0;
+    std::int64_t xi = 0;
+    if (a.dtype == DType::i32) {
+      std::int32_t v;
+      std::memcpy(&v, e, 4);
+      xi = v;
+    } else if (a.dtype == DType::i64) {
+      std::memcpy(&xi, e, 8);
+    } else {
+      x = element_to_double(a.dtype, e);
+    }
+    if (ints) x = static_cast<double>(xi);
+    const double before = ints && a.op == ScanOp::sum ? 0 : run;
+    const std::uint64_t wrap_before = wrap;
+    if (a.op == ScanOp::sum) {
+      run += x;
+      wrap += static_cast<std::uint64_t>(xi);
+    } else {
+      run = a.op == ScanOp::max ? std::fmax(run, x) : std::fmin(run, x);
+    }
+    magnitude += std::fabs(x);
+    largest = std::max(largest, std::fabs(run));
+    double value = a.exclusive ? before : run;
+    if (ints && a.op == ScanOp::sum) {
+      const std::uint64_t w = a.exclusive ? wrap_before : wrap;
+      value = a.dtype == DType::i32 ? static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(w)))
+                                    : static_cast<double>(static_cast<std::int64_t>(w));
+    }
+    if (ints && a.op != ScanOp::sum && a.exclusive && i == 0)  // the identity of max/min in the type
+      value = a.op == ScanOp::max ? (a.dtype == DType::i32 ? -2147483648.0 : -9223372036854775808.0)
+                                  : (a.dtype == DType::i32 ? 2147483647.0 : 9223372036854775807.0);
+    r.value.push_back(value);
+    r.tolerance.push_back(ints || a.op != ScanOp::sum || largest < limit ? 0 : std::ldexp(magnitude, -20));
+  }
+  return r;
+}
+
+const KernelSpec& scan_spec() { return KernelSpec::builtin("scan"); }
+
+TuningProblem scan_tuning_problem(const ScanArgs& a) {
+  validate(a);
+  const KernelSpec& spec = scan_spec();
+  return TuningProblem{&spec,
+                       scan_variant(a),
+                       dtype_key(a.dtype, scan_result_dtype(a.dtype)),
+                       {a.n},
+                       scan_problem(a),
+                       spec.source(),
+                       scan_type_argument(a.op, a.dtype),
+                       scan_default_config(spec),
+                       {}};
+}
+
+Config scan_default_config(const KernelSpec& spec) {
+  return config_from_json(spec, {{"block", 256},
+                                 {"items", 8},
+                                 {"vec", 1},
+                                 {"exchange", "direct"},
+                                 {"layout", "none"},
+                                 {"algo", "shuffle"},
+                                 {"window", 32}});
+}
+
+}  // namespace ktune

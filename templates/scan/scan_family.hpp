@@ -1,0 +1,56 @@
+#pragma once
+// The C++ part of the scan family: arguments, validation, the problem and its reference.
+#include <ktune/generator/tuning_problem.hpp>
+#include <ktune/dtype.hpp>
+#include <ktune/scan_op.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+struct ScanArgs {
+  ScanOp op = ScanOp::sum;
+  DType dtype = DType::f32;
+  std::int64_t n = 0;
+  bool exclusive = false;
+  std::uintptr_t out = 0, in = 0;
+};
+
+// The scan's (and the output's) type: f32 for f16 and bf16 input, else the input's.
+DType scan_result_dtype(DType input);
+// The template's Op argument, e.g. "ktune_sop<ktune_half, float, scan_sum>".
+std::string scan_type_argument(ScanOp op, DType dtype);
+
+// Throws ktune::Error (nothing launched) on unsupported dtypes, n < 1 or above 2^40,
+// null or element-misaligned pointers, and an output that overlaps the input other
+// than exactly (in place, same element size).
+void validate(const ScanArgs& args);
+// Stand-in pointers as cuMemAlloc gives them: the problem a tuning run sees.
+ScanArgs scan_probe_args(ScanArgs args);
+// Largest vector width in elements (1, 2, 4; at most 16 bytes) that both pointers allow.
+std::int64_t scan_alignment(const ScanArgs& args);
+// {n, align} as constraints see them; the record's variant is "<op>" or "<op>_exclusive".
+Problem scan_problem(const ScanArgs& args);
+std::string scan_variant(const ScanArgs& args);
+// Bytes a scan must move: n read, n written.
+double scan_bytes(const ScanArgs& args);
+
+// The reference on the host, in double for floats and wrapping int64 arithmetic for
+// integers (i32 results wrap at 32 bits). Float sums are held exactly where every
+// running sum stays below 2^24 (the tuner's inputs are small integers, so any order of
+// additions is exact and a wrong prefix cannot hide in a tolerance); past it, to
+// 2^-20 of the sum of magnitudes.
+struct ScanReference {
+  std::vector<double> value, tolerance;
+};
+ScanReference scan_reference(const ScanArgs& args, const void* host_input);
+
+const KernelSpec& scan_spec();
+// The problem's one description; validates.
+TuningProblem scan_tuning_problem(const ScanArgs& args);
+// An always-valid config (vec = 1, direct loads), used when nothing was tuned.
+Config scan_default_config(const KernelSpec& spec);
+
+}  // namespace ktune

@@ -1,0 +1,30 @@
+#pragma once
+// Verifying and timing a scan on one GPU. Inputs are fresh random small integers
+// (floats: -3..3, exact in every dtype, so float sums are exact in any order; i32 and
+// i64: full 32-bit values, so sums wrap or pass 2^32), outputs are poisoned before each
+// check and compared on the host with scan_reference. The ceiling is a copy of the
+// bytes a scan moves.
+#include <ktune/tuner/harness.hpp>
+#include <scan/scan_family.hpp>
+
+namespace ktune {
+
+class ScanHarness : public DeviceHarness {
+ public:
+  ScanHarness(const DeviceInfo& device, ScanOp op, DType dtype, std::int64_t n, bool exclusive,
+              const TimingProtocol& protocol);
+
+  nlohmann::json log_fields() const override { return {{"op", to_string(args_.op)}, {"exclusive", args_.exclusive}}; }
+  double bytes_moved() const override { return scan_bytes(args_); }
+  const char* ceiling_what() const override { return "memcpy"; }
+  TimingStats time_ceiling() override;
+  std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
+  void launch(CUfunction f, const Instance& inst) override;
+
+ private:
+  ScanArgs args_;
+  DeviceBuffer input_, output_, workspace_;
+  ScanReference reference_;
+};
+
+}  // namespace ktune

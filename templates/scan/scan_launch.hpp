@@ -1,0 +1,18 @@
+#pragma once
+#include <ktune/runtime/launch.hpp>
+#include <scan/scan_family.hpp>
+
+namespace ktune {
+
+// ktune_scan(const In* x, Out* y, long long n, int exclusive, Acc* aggregates, Acc* prefixes,
+//            unsigned* flags, unsigned* ticket)
+using ScanParams = KernelParams<DevicePtr, DevicePtr, long long, int, DevicePtr, DevicePtr, DevicePtr, DevicePtr>;
+
+// Workspace bytes for a launch of `tiles` tiles: the ticket, a flag, an aggregate and a
+// prefix per tile. Zeroed (ticket and flags) by launch_scan before each launch.
+std::size_t scan_workspace_bytes(std::int64_t tiles);
+
+// Zeroes the ticket and flags on `stream`, then launches the instance.
+void launch_scan(CUfunction f, const Instance& inst, const ScanArgs& args, CUdeviceptr workspace, CUstream stream);
+
+}  // namespace ktune

@@ -1,0 +1,90 @@
+// The scan family without a GPU: ops, validation, alignment, the reference, the
+// launch's parameter list against the entry.
+#include <ktune/error.hpp>
+#include <ktune/generator/kernel_spec.hpp>
+#include <scan/scan_family.hpp>
+#include <scan/scan_launch.hpp>
+
+#include <gtest/gtest.h>
+
+#include "launch_params.hpp"
+#include "test_support.hpp"
+
+#include <cstring>
+
+namespace ktune {
+namespace {
+
+ScanArgs args(std::int64_t n, std::uintptr_t in = 0x10000, std::uintptr_t out = 0x80000, DType d = DType::f32) {
+  return {ScanOp::sum, d, n, false, out, in};
+}
+
+TEST(ScanFamily, OpsParseAndPrint) {
+  for (const char* name : {"sum", "max", "min"}) EXPECT_EQ(to_string(*parse_scan_op(name)), name);
+  EXPECT_FALSE(parse_scan_op("mean"));
+  EXPECT_EQ(scan_type_argument(ScanOp::sum, DType::f16), "ktune_sop<ktune_half, float, scan_sum>");
+  EXPECT_EQ(scan_result_dtype(DType::bf16), DType::f32);
+  EXPECT_EQ(scan_result_dtype(DType::i64), DType::i64);
+}
+
+TEST(ScanFamily, BadArgumentsAreRefused) {
+  EXPECT_EQ(error_of([] { validate(args(100)); }), "");
+  EXPECT_EQ(error_of([] { validate(args(1)); }), "");
+  EXPECT_NE(error_of([] { validate(args(0)); }).find("n must be positive"), std::string::npos);
+  EXPECT_NE(error_of([] { validate(args(std::int64_t{1} << 41)); }).find("above 2^40"), std::string::npos);
+  EXPECT_NE(error_of([] { validate(args(10, 0)); }).find("null pointer"), std::string::npos);
+  EXPECT_NE(error_of([] { validate(args(10, 0x10002)); }).find("input pointer not aligned"), std::string::npos);
+  EXPECT_NE(error_of([] { validate(args(10, 0x10000, 0x10004)); }).find("overlaps"), std::string::npos);
+  EXPECT_EQ(error_of([] { validate(args(10, 0x10000, 0x10000)); }), "");  // in place
+  // f16 in, f32 out: the same address is an overlap, not in place.
+  EXPECT_NE(error_of([] { validate(args(10, 0x10000, 0x10000, DType::f16)); }).find("overlaps"), std::string::npos);
+  EXPECT_NE(error_of([] { validate(args(10, 0x10000, 0x80000, DType::u8)); }).find("dtype not supported"),
+            std::string::npos);
+  // Past 2^31 elements is a length like any other.
+  EXPECT_EQ(error_of([] { validate(args((std::int64_t{1} << 31) + 3, 0x10000, 0x1000000000)); }), "");
+}
+
+TEST(ScanFamily, AlignmentIsWhatBothPointersAllow) {
+  EXPECT_EQ(scan_alignment(args(100, 0x10000, 0x80000)), 4);
+  EXPECT_EQ(scan_alignment(args(100, 0x10004, 0x80000)), 1);
+  EXPECT_EQ(scan_alignment(args(100, 0x10008, 0x80000)), 2);
+  EXPECT_EQ(scan_alignment(args(100, 0x10000, 0x80000, DType::f64)), 2);
+  EXPECT_EQ(scan_alignment(args(100, 0x10002, 0x80000, DType::f16)), 1);
+}
+
+TEST(ScanFamily, ReferenceInclusiveExclusiveAndWrapping) {
+  const float x[] = {1, -2, 3, 0.5f};
+  ScanArgs a = args(4);
+  auto r = scan_reference(a, x);
+  EXPECT_EQ(r.value, (std::vector<double>{1, -1, 2, 2.5}));
+  EXPECT_EQ(r.tolerance, (std::vector<double>{0, 0, 0, 0}));
+  a.exclusive = true;
+  EXPECT_EQ(scan_reference(a, x).value, (std::vector<double>{0, 1, -1, 2}));
+  a.op = ScanOp::max;
+  EXPECT_EQ(scan_reference(a, x).value, (std::vector<double>{-INFINITY, 1, 1, 3}));
+  const std::int32_t big[] = {2147483647, 1, -5};
+  ScanArgs i = args(3, 0x10000, 0x80000, DType::i32);
+  EXPECT_EQ(scan_reference(i, big).value, (std::vector<double>{2147483647.0, -2147483648.0, 2147483643.0}));
+  i.op = ScanOp::min;
+  i.exclusive = true;
+  EXPECT_EQ(scan_reference(i, big).value, (std::vector<double>{2147483647.0, 2147483647.0, 1}));
+}
+
+TEST(ScanFamily, LaunchParametersMatchTheEntry) {
+  EXPECT_TRUE(params_match(scan_spec().source(), "ktune_scan", ScanParams::kinds()));
+}
+
+TEST(ScanFamily, TheDefaultConfigIsValidEverywhere) {
+  const DeviceLimits h100{};  // (the defaults are an H100's)
+  for (std::int64_t n : {1, 2, 1000, 1000003})
+    for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16}) {
+      ScanArgs a = scan_probe_args({ScanOp::sum, d, n, false, 0, 0});
+      a.in += 4 - size_of(d) % 4;  // misaligned for vectors where the element allows it
+      a.in -= a.in % size_of(d);
+      const TuningProblem p = scan_tuning_problem(a);
+      EXPECT_FALSE(why_invalid(scan_spec(), p.default_config, h100, p.problem)) << n << " " << to_string(d);
+    }
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,96 @@
+// The scan family on the device: every config verified at lengths that are not
+// multiples of anything (fresh random inputs, poisoned outputs, exact references), and
+// the public call: in place, exclusive, misaligned pointers, bad input.
+#include "gpu_test_support.hpp"
+#include "test_support.hpp"
+
+#include <ktune/error.hpp>
+#include <ktune/ktune.hpp>
+#include <ktune/runtime/device.hpp>
+#include <scan/scan_harness.hpp>
+
+namespace ktune {
+namespace {
+
+// Compiles every config of (op, dtype) once and verifies each at every length.
+std::size_t verify_all(ScanOp op, DType dtype, bool exclusive, const std::vector<std::int64_t>& lengths) {
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  const KernelSpec& spec = scan_spec();
+  const Problem widest{dtype, {{"n", 1 << 22}, {"align", std::min<std::int64_t>(4, 16 / size_of(dtype))}}};
+  const auto configs = enumerate(spec, dev.limits, widest);
+  std::vector<std::string> names;
+  for (const auto& c : configs)
+    names.push_back(instantiate(spec, c, dev.limits, widest, scan_type_argument(op, dtype)).name_expression);
+  const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "scan");
+  std::size_t verified = 0;
+  for (const std::int64_t n : lengths) {
+    ScanHarness h(dev, op, dtype, n, exclusive, TimingProtocol{});
+    std::size_t failed = 0;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (!loaded.functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
+      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), scan_type_argument(op, dtype));
+      if (const auto wrong = h.verify(loaded.functions[i], inst))
+        if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
+      ++verified;
+    }
+    EXPECT_EQ(failed, 0u) << h.describe();
+  }
+  return verified;
+}
+
+TEST(ScanGpu, EveryConfigSumF32AtOddLengths) {
+  KTUNE_REQUIRE_GPU();
+  EXPECT_GT(verify_all(ScanOp::sum, DType::f32, false, {1, 3, 1000, 4097, 1000003}), 1000u);
+}
+
+TEST(ScanGpu, EveryConfigOfTheOtherTypesAndOps) {
+  KTUNE_REQUIRE_GPU();
+  std::size_t verified = 0;
+  verified += verify_all(ScanOp::sum, DType::i32, true, {7, 100003});
+  verified += verify_all(ScanOp::sum, DType::i64, false, {999, 300007});
+  verified += verify_all(ScanOp::max, DType::f64, true, {5, 200003});
+  verified += verify_all(ScanOp::min, DType::f16, false, {77777});
+  verified += verify_all(ScanOp::sum, DType::bf16, true, {123457});
+  EXPECT_GT(verified, 1000u);
+}
+
+class ScanRuntimeGpu : public GpuRuntimeTest {};
+
+TEST_F(ScanRuntimeGpu, InPlaceExclusiveAndMisaligned) {
+  Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
+  const std::int64_t n = 1000003;
+  std::vector<std::int32_t> host(static_cast<std::size_t>(n) + 1);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<std::int32_t>(i % 13) - 6;
+  DeviceBuffer buf(host.size() * 4), out(host.size() * 4);
+  const auto& d = driver::api();
+  driver::check(d.cuMemcpyHtoD(buf.get(), host.data(), host.size() * 4), "cuMemcpyHtoD");
+  // Misaligned by one element (a narrower config runs), in place.
+  void* p = reinterpret_cast<void*>(buf.get() + 4);
+  rt.scan(p, p, n, ScanOp::sum, DType::i32);
+  std::vector<std::int32_t> got(host.size());
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  driver::check(d.cuMemcpyDtoH(got.data(), buf.get(), got.size() * 4), "cuMemcpyDtoH");
+  EXPECT_EQ(got[0], host[0]);  // untouched
+  std::int32_t run = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    run += host[static_cast<std::size_t>(i) + 1];
+    if (got[static_cast<std::size_t>(i) + 1] != run) {
+      ADD_FAILURE() << "element " << i << ": " << got[static_cast<std::size_t>(i) + 1] << " != " << run;
+      break;
+    }
+  }
+  // Exclusive max into another buffer.
+  rt.scan(reinterpret_cast<void*>(out.get()), reinterpret_cast<void*>(buf.get()), 5, ScanOp::max, DType::i32, true);
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  std::int32_t five[5];
+  driver::check(d.cuMemcpyDtoH(five, out.get(), sizeof five), "cuMemcpyDtoH");
+  EXPECT_EQ(five[0], -2147483647 - 1);
+  EXPECT_THROW(rt.scan(reinterpret_cast<void*>(buf.get() + 4), reinterpret_cast<void*>(buf.get()), 100, ScanOp::sum,
+                       DType::i32),
+               InvalidArgument);
+  EXPECT_THROW(rt.scan(p, p, 0, ScanOp::sum, DType::i32), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace ktune
