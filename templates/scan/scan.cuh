@@ -37,9 +37,7 @@ template <class Op, int block, int items, int vec, int exchange, int layout, int
 __global__ void __launch_bounds__(block)
     ktune_scan(const typename Op::in_t* x, typename Op::out_t* y, long long n, int exclusive,
                typename Op::acc_t* aggregates, typename Op::acc_t* prefixes, unsigned* flags, unsigned* ticket) {
-  using In = typename Op::in_t;
   using Acc = typename Op::acc_t;
-  using Out = typename Op::out_t;
   constexpr int tile = block * items;
   constexpr int slots = exchange == exchange_smem ? ktune_scan_slots<layout>(tile) : 1;
   __shared__ Acc exch[slots];
@@ -51,49 +49,9 @@ __global__ void __launch_bounds__(block)
   __syncthreads();
   const long long index = tile_index;
   const long long base = index * tile;
-  const bool full = n - base >= tile;
 
-  // Each thread's items consecutive elements, as Acc.
   Acc v[items];
-  if (exchange == exchange_direct) {
-    if (full && vec > 1) {
-      using V = ktune_vec<In, vec>;
-      const V* src = reinterpret_cast<const V*>(x + base + static_cast<long long>(t) * items);
-#pragma unroll
-      for (int k = 0; k < items / vec; ++k) {
-        const V r = src[k];
-#pragma unroll
-        for (int e = 0; e < vec; ++e) v[k * vec + e] = ktune_io<In, Acc>::load(r.v[e]);
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < items; ++j) {
-        const long long i = base + static_cast<long long>(t) * items + j;
-        v[j] = i < n ? ktune_io<In, Acc>::load(x[i]) : Op::identity();
-      }
-    }
-  } else {
-    if (full) {  // coalesced: vector k of the tile is read by thread k % block
-      using V = ktune_vec<In, vec>;
-      const V* src = reinterpret_cast<const V*>(x + base);
-#pragma unroll
-      for (int k = 0; k < items / vec; ++k) {
-        const int w = k * block + t;
-        const V r = src[w];
-#pragma unroll
-        for (int e = 0; e < vec; ++e) exch[ktune_scan_slot<layout>(w * vec + e)] = ktune_io<In, Acc>::load(r.v[e]);
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < items; ++j) {
-        const int e = j * block + t;
-        exch[ktune_scan_slot<layout>(e)] = base + e < n ? ktune_io<In, Acc>::load(x[base + e]) : Op::identity();
-      }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < items; ++j) v[j] = exch[ktune_scan_slot<layout>(t * items + j)];
-  }
+  ktune_scan_load<Op, block, items, vec, exchange, layout>(x + base, n - base, v, exch);
 
   // The thread's total, the block's exclusive scan of the totals.
   Acc mine = v[0];
@@ -164,46 +122,5 @@ __global__ void __launch_bounds__(block)
     v[j] = exclusive ? run : next;
     run = next;
   }
-  if (exchange == exchange_direct) {
-    if (full && vec > 1) {
-      using V = ktune_vec<Out, vec>;
-      V* dst = reinterpret_cast<V*>(y + base + static_cast<long long>(t) * items);
-#pragma unroll
-      for (int k = 0; k < items / vec; ++k) {
-        V r;
-#pragma unroll
-        for (int e = 0; e < vec; ++e) r.v[e] = ktune_io<Out, Acc>::store(v[k * vec + e]);
-        dst[k] = r;
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < items; ++j) {
-        const long long i = base + static_cast<long long>(t) * items + j;
-        if (i < n) y[i] = ktune_io<Out, Acc>::store(v[j]);
-      }
-    }
-    return;
-  }
-  __syncthreads();  // every thread has read its inputs from exch
-#pragma unroll
-  for (int j = 0; j < items; ++j) exch[ktune_scan_slot<layout>(t * items + j)] = v[j];
-  __syncthreads();
-  if (full) {
-    using V = ktune_vec<Out, vec>;
-    V* dst = reinterpret_cast<V*>(y + base);
-#pragma unroll
-    for (int k = 0; k < items / vec; ++k) {
-      const int w = k * block + t;
-      V r;
-#pragma unroll
-      for (int e = 0; e < vec; ++e) r.v[e] = ktune_io<Out, Acc>::store(exch[ktune_scan_slot<layout>(w * vec + e)]);
-      dst[w] = r;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < items; ++j) {
-      const int e = j * block + t;
-      if (base + e < n) y[base + e] = ktune_io<Out, Acc>::store(exch[ktune_scan_slot<layout>(e)]);
-    }
-  }
+  ktune_scan_store<Op, block, items, vec, exchange, layout>(y + base, n - base, v, exch);
 }

@@ -56,48 +56,66 @@ std::string scan_type_argument(ScanOp op, DType dtype) {
 
 void validate(const ScanArgs& a) {
   if (!supported(a.dtype)) fail(a, "dtype not supported (f32, f64, i32, i64, f16, bf16)");
-  if (a.n < 1) fail(a, "n must be positive");
+  if (a.n < 1 || a.rows < 1) fail(a, "sizes must be positive");
   if (a.n > (std::int64_t{1} << 40)) fail(a, "n is above 2^40");
+  const bool rows = a.kind == ScanKind::rows;
+  if (rows && (a.rows >= (std::int64_t{1} << 31) || a.n >= (std::int64_t{1} << 31)))
+    fail(a, "rows and cols must each be below 2^31");
+  if (rows && (a.ld_in < a.n || a.ld_out < a.n)) fail(a, "a pitch is smaller than cols");
   if (!a.in || !a.out) fail(a, "null pointer");
   const auto in_elem = static_cast<std::uintptr_t>(size_of(a.dtype));
   const auto out_elem = static_cast<std::uintptr_t>(size_of(scan_result_dtype(a.dtype)));
   if (a.in % in_elem) fail(a, "input pointer not aligned to its element size");
   if (a.out % out_elem) fail(a, "output pointer not aligned to its element size");
-  const auto count = static_cast<std::uintptr_t>(a.n);
-  const bool in_place = a.out == a.in && in_elem == out_elem;
-  if (!in_place && a.out < a.in + count * in_elem && a.in < a.out + count * out_elem)
+  // Extents in bytes: (rows - 1) pitches and a row (overflow is refused, not wrapped).
+  const auto extent = [&](std::int64_t ld, std::uintptr_t elem) {
+    std::int64_t e = 0;
+    if (__builtin_mul_overflow(a.rows - 1, rows ? ld : 0, &e) || __builtin_add_overflow(e, a.n, &e) ||
+        __builtin_mul_overflow(e, static_cast<std::int64_t>(elem), &e))
+      fail(a, "the array's size overflows 64 bits");
+    return static_cast<std::uintptr_t>(e);
+  };
+  const std::uintptr_t in_bytes = extent(a.ld_in, in_elem), out_bytes = extent(a.ld_out, out_elem);
+  const bool in_place = a.out == a.in && in_elem == out_elem && (!rows || a.ld_in == a.ld_out);
+  if (!in_place && a.out < a.in + in_bytes && a.in < a.out + out_bytes)
     fail(a, "output overlaps the input (only out == in, in place, is allowed)");
 }
 
 ScanArgs scan_probe_args(ScanArgs a) {
   a.in = 256;
-  const double bytes = static_cast<double>(std::max<std::int64_t>(a.n, 0)) * size_of(a.dtype);
+  const double bytes = static_cast<double>(std::max<std::int64_t>(a.rows, 0)) *
+                       static_cast<double>(std::max<std::int64_t>(a.kind == ScanKind::rows ? a.ld_in : a.n, 0)) *
+                       size_of(a.dtype);
   a.out = bytes < 1e18 ? 512 + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256 : 256;
   return a;
 }
 
 std::int64_t scan_alignment(const ScanArgs& a) {
-  const std::int64_t in = vector_width(a.dtype, {a.in}, {});
-  const std::int64_t out = vector_width(scan_result_dtype(a.dtype), {a.out}, {});
+  const bool rows = a.kind == ScanKind::rows && a.rows > 1;  // one row's pitch is never used
+  const std::int64_t in = rows ? vector_width(a.dtype, {a.in}, {a.ld_in}) : vector_width(a.dtype, {a.in}, {});
+  const std::int64_t out = rows ? vector_width(scan_result_dtype(a.dtype), {a.out}, {a.ld_out})
+                                : vector_width(scan_result_dtype(a.dtype), {a.out}, {});
   return std::min<std::int64_t>({in, out, 4});
 }
 
-Problem scan_problem(const ScanArgs& a) { return {a.dtype, {{"n", a.n}, {"align", scan_alignment(a)}}}; }
+Problem scan_problem(const ScanArgs& a) {
+  if (a.kind == ScanKind::rows) return {a.dtype, {{"rows", a.rows}, {"cols", a.n}, {"align", scan_alignment(a)}}};
+  return {a.dtype, {{"n", a.n}, {"align", scan_alignment(a)}}};
+}
 
 std::string scan_variant(const ScanArgs& a) {
   return std::string(to_string(a.op)) + (a.exclusive ? "_exclusive" : "");
 }
 
 double scan_bytes(const ScanArgs& a) {
-  return static_cast<double>(a.n) * (size_of(a.dtype) + size_of(scan_result_dtype(a.dtype)));
+  return static_cast<double>(a.rows) * static_cast<double>(a.n) * (size_of(a.dtype) + size_of(scan_result_dtype(a.dtype)));
 }
 
-ScanReference scan_reference(const ScanArgs& a, const void* host) {
-  ScanReference r;
-  r.value.reserve(static_cast<std::size_t>(a.n));
-  r.tolerance.reserve(static_cast<std::size_t>(a.n));
+namespace {
+
+// One row's (or the whole array's) reference, appended to r.
+void reference_row(const ScanArgs& a, const unsigned char* p, ScanReference& r) {
   const auto elem = static_cast<std::size_t>(size_of(a.dtype));
-  const auto* p = static_cast<const unsigned char*>(host);
   const bool ints = integer(a.dtype);
   const double limit = scan_result_dtype(a.dtype) == DType::f64 ? std::ldexp(1, 53) : std::ldexp(1, 24);
   double run = a.op == ScanOp::sum ? 0 : a.op == ScanOp::max ? -INFINITY : INFINITY;
@@ -105,7 +123,6 @@ ScanReference scan_reference(const ScanArgs& a, const void* host) {
   double magnitude = 0, largest = 0;
   for (std::int64_t i = 0; i < a.n; ++i) {
     const unsigned char* e = p + static_cast<std::size_t>(i) * elem;
-    double x = 0;
     std::int64_t xi = 0;
     if (a.dtype == DType::i32) {
       std::int32_t v;
@@ -113,11 +130,9 @@ ScanReference scan_reference(const ScanArgs& a, const void* host) {
       xi = v;
     } else if (a.dtype == DType::i64) {
       std::memcpy(&xi, e, 8);
-    } else {
-      x = element_to_double(a.dtype, e);
     }
-    if (ints) x = static_cast<double>(xi);
-    const double before = ints && a.op == ScanOp::sum ? 0 : run;
+    const double x = ints ? static_cast<double>(xi) : element_to_double(a.dtype, e);
+    const double before = run;
     const std::uint64_t wrap_before = wrap;
     if (a.op == ScanOp::sum) {
       run += x;
@@ -139,18 +154,30 @@ ScanReference scan_reference(const ScanArgs& a, const void* host) {
     r.value.push_back(value);
     r.tolerance.push_back(ints || a.op != ScanOp::sum || largest < limit ? 0 : std::ldexp(magnitude, -20));
   }
+}
+
+}  // namespace
+
+ScanReference scan_reference(const ScanArgs& a, const void* host) {
+  ScanReference r;
+  r.value.reserve(static_cast<std::size_t>(a.rows * a.n));
+  r.tolerance.reserve(static_cast<std::size_t>(a.rows * a.n));
+  const auto* p = static_cast<const unsigned char*>(host);
+  const auto pitch = static_cast<std::size_t>(a.kind == ScanKind::rows ? a.ld_in : a.n) * size_of(a.dtype);
+  for (std::int64_t row = 0; row < a.rows; ++row) reference_row(a, p + static_cast<std::size_t>(row) * pitch, r);
   return r;
 }
 
-const KernelSpec& scan_spec() { return KernelSpec::builtin("scan"); }
+const KernelSpec& scan_spec(ScanKind kind) { return KernelSpec::builtin(kind == ScanKind::rows ? "scan_rows" : "scan"); }
 
 TuningProblem scan_tuning_problem(const ScanArgs& a) {
   validate(a);
-  const KernelSpec& spec = scan_spec();
+  const KernelSpec& spec = scan_spec(a.kind);
+  const bool rows = a.kind == ScanKind::rows;
   return TuningProblem{&spec,
                        scan_variant(a),
                        dtype_key(a.dtype, scan_result_dtype(a.dtype)),
-                       {a.n},
+                       rows ? std::vector<std::int64_t>{a.rows, a.n} : std::vector<std::int64_t>{a.n},
                        scan_problem(a),
                        spec.source(),
                        scan_type_argument(a.op, a.dtype),
@@ -159,6 +186,9 @@ TuningProblem scan_tuning_problem(const ScanArgs& a) {
 }
 
 Config scan_default_config(const KernelSpec& spec) {
+  if (spec.family() == "scan_rows")
+    return config_from_json(spec, {{"block", 128}, {"items", 4}, {"vec", 1}, {"exchange", "direct"}, {"layout", "none"},
+                                   {"algo", "shuffle"}});
   return config_from_json(spec, {{"block", 256},
                                  {"items", 8},
                                  {"vec", 1},

@@ -28,10 +28,11 @@ void random_element(DType dtype, std::uint64_t z, unsigned char* out) {
 
 }  // namespace
 
-ScanHarness::ScanHarness(const DeviceInfo& device, ScanOp op, DType dtype, std::int64_t n, bool exclusive,
-                         const TimingProtocol& protocol)
+ScanHarness::ScanHarness(const DeviceInfo& device, ScanKind kind, ScanOp op, DType dtype, std::int64_t rows,
+                         std::int64_t n, bool exclusive, const TimingProtocol& protocol)
     : DeviceHarness(device) {
-  args_ = {op, dtype, n, exclusive, 0, 0};
+  if (kind == ScanKind::whole && rows != 1) throw Error("scan: a whole-array scan has one row");
+  args_ = {op, dtype, n, exclusive, 0, 0, rows, n, n, kind};
   tuning_ = scan_tuning_problem(scan_probe_args(args_));  // validates sizes before allocating
   const double bytes = scan_bytes(args_);
   std::size_t free = 0, total = 0;
@@ -42,7 +43,7 @@ ScanHarness::ScanHarness(const DeviceInfo& device, ScanOp op, DType dtype, std::
   if (bytes * 3 > 0.8 * phys) throw Error(describe() + " needs " + gb(bytes * 3) + " of host memory to verify");
 
   const auto& d = driver::api();
-  const auto count = static_cast<std::size_t>(n);
+  const auto count = static_cast<std::size_t>(rows * n);
   const auto in_elem = static_cast<std::size_t>(size_of(dtype));
   const auto out_elem = static_cast<std::size_t>(size_of(scan_result_dtype(dtype)));
   std::vector<unsigned char> host(count * in_elem);
@@ -80,7 +81,7 @@ std::optional<std::string> ScanHarness::verify(CUfunction f, const Instance& ins
   driver::check(d.cuMemsetD8Async(output_.get(), 0xFF, output_.size(), stream_), "cuMemsetD8Async");
   launch(f, inst);
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
-  std::vector<unsigned char> got(static_cast<std::size_t>(args_.n) * out_size + 16);
+  std::vector<unsigned char> got(reference_.value.size() * out_size + 16);
   driver::check(d.cuMemcpyDtoH(got.data(), output_.get(), got.size()), "cuMemcpyDtoH");
   std::size_t bad = 0;
   std::string first;

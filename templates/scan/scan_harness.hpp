@@ -11,8 +11,9 @@ namespace ktune {
 
 class ScanHarness : public DeviceHarness {
  public:
-  ScanHarness(const DeviceInfo& device, ScanOp op, DType dtype, std::int64_t n, bool exclusive,
-              const TimingProtocol& protocol);
+  // A whole array of n (kind whole, rows = 1) or each row of a dense rows x n matrix.
+  ScanHarness(const DeviceInfo& device, ScanKind kind, ScanOp op, DType dtype, std::int64_t rows, std::int64_t n,
+              bool exclusive, const TimingProtocol& protocol);
 
   nlohmann::json log_fields() const override { return {{"op", to_string(args_.op)}, {"exclusive", args_.exclusive}}; }
   double bytes_moved() const override { return scan_bytes(args_); }

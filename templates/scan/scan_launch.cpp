@@ -17,6 +17,9 @@ std::size_t scan_workspace_bytes(std::int64_t tiles) {
 
 void launch_scan(CUfunction f, const Instance& inst, const ScanArgs& a, CUdeviceptr workspace, CUstream stream) {
   const LaunchShape shape = LaunchShape::of(inst);
+  if (a.kind == ScanKind::rows)
+    return ScanRowsParams::launch(f, shape, stream, inst.name_expression, DevicePtr{a.in}, DevicePtr{a.out},
+                                  static_cast<int>(a.n), a.ld_in, a.ld_out, a.exclusive ? 1 : 0);
   const std::int64_t tiles = shape.grid[0];
   const CUdeviceptr flags = workspace + 16, aggregates = flags + flags_bytes(tiles);
   const CUdeviceptr prefixes = aggregates + 8 * static_cast<std::size_t>(tiles);
@@ -34,27 +37,38 @@ struct ScanKey {
   ScanOp op;
   DType dtype;
   bool exclusive;
-  std::int64_t n, align;
+  std::int64_t rows, n, align;
   ProblemKey::Fields fields() const {
-    return {static_cast<std::int64_t>(op), static_cast<std::int64_t>(dtype), exclusive ? 1 : 0, n, align, 0};
+    return {static_cast<std::int64_t>(op) * 2 + (exclusive ? 1 : 0), static_cast<std::int64_t>(dtype), rows, n, align, 0};
   }
 };
+
+const LaunchInfo& scan_call(Runtime::Impl& rt, const ScanArgs& args, CUstream stream) {
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = rt.current_context();
+  const KernelSpec& spec = scan_spec(args.kind);
+  const ProblemKey key(ctx, spec, ScanKey{args.op, args.dtype, args.exclusive, args.rows, args.n, scan_alignment(args)});
+  const Prepared& p = rt.prepared_for(key, [&] { return scan_tuning_problem(args); });
+  const CUdeviceptr workspace =
+      args.kind == ScanKind::whole ? rt.workspace(ctx, stream, &spec, scan_workspace_bytes(p.instance.grid[0])) : 0;
+  launch_scan(p.function, p.instance, args, workspace, stream);
+  return p.info;
+}
 
 }  // namespace
 
 const LaunchInfo& ScanCalls::scan(void* out, const void* in, std::int64_t n, ScanOp op, DType dtype, bool exclusive,
                                   Stream stream) {
   const ScanArgs args{op, dtype, n, exclusive, reinterpret_cast<std::uintptr_t>(out), reinterpret_cast<std::uintptr_t>(in)};
-  validate(args);  // throws before anything launches
-  Runtime::Impl& rt = runtime_impl(*this);
-  const CUcontext ctx = rt.current_context();
-  static const KernelSpec* const spec = &scan_spec();
-  const ProblemKey key(ctx, *spec, ScanKey{op, dtype, exclusive, n, scan_alignment(args)});
-  const Prepared& p = rt.prepared_for(key, [&] { return scan_tuning_problem(args); });
-  const auto s = reinterpret_cast<CUstream>(stream);
-  const CUdeviceptr workspace = rt.workspace(ctx, s, spec, scan_workspace_bytes(p.instance.grid[0]));
-  launch_scan(p.function, p.instance, args, workspace, s);
-  return p.info;
+  return scan_call(runtime_impl(*this), args, reinterpret_cast<CUstream>(stream));
+}
+
+const LaunchInfo& ScanCalls::scan_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols,
+                                       std::int64_t ld_out, std::int64_t ld_in, ScanOp op, DType dtype, bool exclusive,
+                                       Stream stream) {
+  const ScanArgs args{op,   dtype,  cols,   exclusive, reinterpret_cast<std::uintptr_t>(out),
+                      reinterpret_cast<std::uintptr_t>(in), rows, ld_in, ld_out, ScanKind::rows};
+  return scan_call(runtime_impl(*this), args, reinterpret_cast<CUstream>(stream));
 }
 
 }  // namespace ktune

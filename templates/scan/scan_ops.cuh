@@ -121,3 +121,98 @@ __device__ __forceinline__ typename Op::acc_t ktune_block_exclusive_scan(typenam
   total = s[block - 1];
   return t ? s[t - 1] : Op::identity();
 }
+
+// A tile's block * items elements from `x` (the tile's first; `valid` of them exist,
+// the rest read as the identity) into each thread's `items` consecutive ones, as Acc:
+// read directly (vec-wide where the tile is whole) or coalesced through `exch`.
+template <class Op, int block, int items, int vec, int exchange, int layout>
+__device__ __forceinline__ void ktune_scan_load(const typename Op::in_t* x, long long valid, typename Op::acc_t* v,
+                                                typename Op::acc_t* exch) {
+  using In = typename Op::in_t;
+  using Acc = typename Op::acc_t;
+  using V = ktune_vec<In, vec>;
+  const int t = threadIdx.x;
+  const bool full = valid >= block * items;
+  if (exchange == exchange_direct) {
+    if (full && vec > 1) {
+      const V* src = reinterpret_cast<const V*>(x + t * items);
+#pragma unroll
+      for (int k = 0; k < items / vec; ++k) {
+        const V r = src[k];
+#pragma unroll
+        for (int e = 0; e < vec; ++e) v[k * vec + e] = ktune_io<In, Acc>::load(r.v[e]);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < items; ++j) v[j] = t * items + j < valid ? ktune_io<In, Acc>::load(x[t * items + j]) : Op::identity();
+    }
+    return;
+  }
+  if (full) {  // coalesced: vector w of the tile is read by thread w % block
+#pragma unroll
+    for (int k = 0; k < items / vec; ++k) {
+      const int w = k * block + t;
+      const V r = reinterpret_cast<const V*>(x)[w];
+#pragma unroll
+      for (int e = 0; e < vec; ++e) exch[ktune_scan_slot<layout>(w * vec + e)] = ktune_io<In, Acc>::load(r.v[e]);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const int e = j * block + t;
+      exch[ktune_scan_slot<layout>(e)] = e < valid ? ktune_io<In, Acc>::load(x[e]) : Op::identity();
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < items; ++j) v[j] = exch[ktune_scan_slot<layout>(t * items + j)];
+}
+
+// The inverse: each thread's `items` results to the tile at `y` (the first `valid`).
+// Through `exch` it first waits for every thread's reads of it (ktune_scan_load).
+template <class Op, int block, int items, int vec, int exchange, int layout>
+__device__ __forceinline__ void ktune_scan_store(typename Op::out_t* y, long long valid, const typename Op::acc_t* v,
+                                                 typename Op::acc_t* exch) {
+  using Out = typename Op::out_t;
+  using Acc = typename Op::acc_t;
+  using V = ktune_vec<Out, vec>;
+  const int t = threadIdx.x;
+  const bool full = valid >= block * items;
+  if (exchange == exchange_direct) {
+    if (full && vec > 1) {
+      V* dst = reinterpret_cast<V*>(y + t * items);
+#pragma unroll
+      for (int k = 0; k < items / vec; ++k) {
+        V r;
+#pragma unroll
+        for (int e = 0; e < vec; ++e) r.v[e] = ktune_io<Out, Acc>::store(v[k * vec + e]);
+        dst[k] = r;
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < items; ++j)
+        if (t * items + j < valid) y[t * items + j] = ktune_io<Out, Acc>::store(v[j]);
+    }
+    return;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < items; ++j) exch[ktune_scan_slot<layout>(t * items + j)] = v[j];
+  __syncthreads();
+  if (full) {
+#pragma unroll
+    for (int k = 0; k < items / vec; ++k) {
+      const int w = k * block + t;
+      V r;
+#pragma unroll
+      for (int e = 0; e < vec; ++e) r.v[e] = ktune_io<Out, Acc>::store(exch[ktune_scan_slot<layout>(w * vec + e)]);
+      reinterpret_cast<V*>(y)[w] = r;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const int e = j * block + t;
+      if (e < valid) y[e] = ktune_io<Out, Acc>::store(exch[ktune_scan_slot<layout>(e)]);
+    }
+  }
+}

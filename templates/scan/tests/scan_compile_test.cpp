@@ -10,17 +10,24 @@
 namespace ktune {
 namespace {
 
-TEST(ScanCompile, EveryOpAndDtypeCompilesForSm90) {
-  const KernelSpec& spec = scan_spec();
+class ScanCompile : public ::testing::TestWithParam<ScanKind> {};
+
+TEST_P(ScanCompile, EveryOpAndDtypeCompilesForSm90) {
+  const KernelSpec& spec = scan_spec(GetParam());
   std::vector<CompileSpace> spaces;
   for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16})
     for (ScanOp op : {ScanOp::sum, ScanOp::max, ScanOp::min}) {
-      const Problem p{d, {{"n", 1000003}, {"align", std::min<std::int64_t>(4, 16 / size_of(d))}}};
+      const std::int64_t align = std::min<std::int64_t>(4, 16 / size_of(d));
+      const Problem p = GetParam() == ScanKind::whole ? Problem{d, {{"n", 1000003}, {"align", align}}}
+                                                      : Problem{d, {{"rows", 999}, {"cols", 5001}, {"align", align}}};
       const std::string dtype(to_string(d)), name(to_string(op));
-      spaces.push_back({"scan " + name + " " + dtype, &spec, spec.source(), {p}, scan_type_argument(op, d), {name, dtype}});
+      spaces.push_back({spec.family() + " " + name + " " + dtype, &spec, spec.source(), {p}, scan_type_argument(op, d),
+                        {name, dtype}});
     }
-  EXPECT_GE(expect_spaces_compile("scan", spaces), 18u);
+  EXPECT_GE(expect_spaces_compile(spec.family(), spaces), 18u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Kinds, ScanCompile, ::testing::Values(ScanKind::whole, ScanKind::rows));
 
 }  // namespace
 }  // namespace ktune

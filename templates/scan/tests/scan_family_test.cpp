@@ -30,7 +30,7 @@ TEST(ScanFamily, OpsParseAndPrint) {
 TEST(ScanFamily, BadArgumentsAreRefused) {
   EXPECT_EQ(error_of([] { validate(args(100)); }), "");
   EXPECT_EQ(error_of([] { validate(args(1)); }), "");
-  EXPECT_NE(error_of([] { validate(args(0)); }).find("n must be positive"), std::string::npos);
+  EXPECT_NE(error_of([] { validate(args(0)); }).find("sizes must be positive"), std::string::npos);
   EXPECT_NE(error_of([] { validate(args(std::int64_t{1} << 41)); }).find("above 2^40"), std::string::npos);
   EXPECT_NE(error_of([] { validate(args(10, 0)); }).find("null pointer"), std::string::npos);
   EXPECT_NE(error_of([] { validate(args(10, 0x10002)); }).find("input pointer not aligned"), std::string::npos);
@@ -70,19 +70,39 @@ TEST(ScanFamily, ReferenceInclusiveExclusiveAndWrapping) {
   EXPECT_EQ(scan_reference(i, big).value, (std::vector<double>{2147483647.0, 2147483647.0, 1}));
 }
 
-TEST(ScanFamily, LaunchParametersMatchTheEntry) {
+TEST(ScanFamily, RowsAreValidatedAndReferencedPerRow) {
+  ScanArgs a = args(3);
+  a.kind = ScanKind::rows, a.rows = 2, a.ld_in = 4, a.ld_out = 3;
+  EXPECT_EQ(error_of([&] { validate(a); }), "");
+  a.ld_out = 2;
+  EXPECT_NE(error_of([&] { validate(a); }).find("a pitch is smaller than cols"), std::string::npos);
+  a.ld_out = 3, a.out = a.in + 8;  // inside the input's second row
+  EXPECT_NE(error_of([&] { validate(a); }).find("overlaps"), std::string::npos);
+  a.out = a.in, a.ld_out = 4;  // in place
+  EXPECT_EQ(error_of([&] { validate(a); }), "");
+  const float x[] = {1, 2, 3, 99, 4, 5, 6, 99};
+  EXPECT_EQ(scan_reference(a, x).value, (std::vector<double>{1, 3, 6, 4, 9, 15}));
+  a.ld_in = a.ld_out = 5;  // a pitch of 5 f32 rules out vectors
+  EXPECT_EQ(scan_alignment(a), 1);
+  a.rows = 1;  // one row's pitch is never used
+  EXPECT_EQ(scan_alignment(a), 4);
+}
+
+TEST(ScanFamily, LaunchParametersMatchTheEntries) {
   EXPECT_TRUE(params_match(scan_spec().source(), "ktune_scan", ScanParams::kinds()));
+  EXPECT_TRUE(params_match(scan_spec(ScanKind::rows).source(), "ktune_scan_rows", ScanRowsParams::kinds()));
 }
 
 TEST(ScanFamily, TheDefaultConfigIsValidEverywhere) {
   const DeviceLimits h100{};  // (the defaults are an H100's)
   for (std::int64_t n : {1, 2, 1000, 1000003})
-    for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16}) {
-      ScanArgs a = scan_probe_args({ScanOp::sum, d, n, false, 0, 0});
+    for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16})
+      for (ScanKind kind : {ScanKind::whole, ScanKind::rows}) {
+      ScanArgs a = scan_probe_args({ScanOp::sum, d, n, false, 0, 0, kind == ScanKind::rows ? 7 : 1, n, n, kind});
       a.in += 4 - size_of(d) % 4;  // misaligned for vectors where the element allows it
       a.in -= a.in % size_of(d);
       const TuningProblem p = scan_tuning_problem(a);
-      EXPECT_FALSE(why_invalid(scan_spec(), p.default_config, h100, p.problem)) << n << " " << to_string(d);
+      EXPECT_FALSE(why_invalid(scan_spec(kind), p.default_config, h100, p.problem)) << n << " " << to_string(d);
     }
 }
 

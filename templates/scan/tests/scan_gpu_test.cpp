@@ -12,20 +12,24 @@
 namespace ktune {
 namespace {
 
-// Compiles every config of (op, dtype) once and verifies each at every length.
-std::size_t verify_all(ScanOp op, DType dtype, bool exclusive, const std::vector<std::int64_t>& lengths) {
+// Compiles every config of (kind, op, dtype) once and verifies each at every shape
+// ({1, n} for a whole array).
+std::size_t verify_all(ScanKind kind, ScanOp op, DType dtype, bool exclusive,
+                       const std::vector<std::pair<std::int64_t, std::int64_t>>& shapes) {
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
-  const KernelSpec& spec = scan_spec();
-  const Problem widest{dtype, {{"n", 1 << 22}, {"align", std::min<std::int64_t>(4, 16 / size_of(dtype))}}};
+  const KernelSpec& spec = scan_spec(kind);
+  const std::int64_t align = std::min<std::int64_t>(4, 16 / size_of(dtype));
+  const Problem widest = kind == ScanKind::whole ? Problem{dtype, {{"n", 1 << 22}, {"align", align}}}
+                                                 : Problem{dtype, {{"rows", 1000}, {"cols", 8192}, {"align", align}}};
   const auto configs = enumerate(spec, dev.limits, widest);
   std::vector<std::string> names;
   for (const auto& c : configs)
     names.push_back(instantiate(spec, c, dev.limits, widest, scan_type_argument(op, dtype)).name_expression);
-  const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "scan");
+  const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, spec.family());
   std::size_t verified = 0;
-  for (const std::int64_t n : lengths) {
-    ScanHarness h(dev, op, dtype, n, exclusive, TimingProtocol{});
+  for (const auto& [rows, n] : shapes) {
+    ScanHarness h(dev, kind, op, dtype, rows, n, exclusive, TimingProtocol{});
     std::size_t failed = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (!loaded.functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
@@ -39,20 +43,31 @@ std::size_t verify_all(ScanOp op, DType dtype, bool exclusive, const std::vector
   return verified;
 }
 
+constexpr ScanKind whole = ScanKind::whole, rows = ScanKind::rows;
+
 TEST(ScanGpu, EveryConfigSumF32AtOddLengths) {
   KTUNE_REQUIRE_GPU();
-  EXPECT_GT(verify_all(ScanOp::sum, DType::f32, false, {1, 3, 1000, 4097, 1000003}), 1000u);
+  EXPECT_GT(verify_all(whole, ScanOp::sum, DType::f32, false, {{1, 1}, {1, 3}, {1, 1000}, {1, 4097}, {1, 1000003}}), 1000u);
 }
 
 TEST(ScanGpu, EveryConfigOfTheOtherTypesAndOps) {
   KTUNE_REQUIRE_GPU();
   std::size_t verified = 0;
-  verified += verify_all(ScanOp::sum, DType::i32, true, {7, 100003});
-  verified += verify_all(ScanOp::sum, DType::i64, false, {999, 300007});
-  verified += verify_all(ScanOp::max, DType::f64, true, {5, 200003});
-  verified += verify_all(ScanOp::min, DType::f16, false, {77777});
-  verified += verify_all(ScanOp::sum, DType::bf16, true, {123457});
+  verified += verify_all(whole, ScanOp::sum, DType::i32, true, {{1, 7}, {1, 100003}});
+  verified += verify_all(whole, ScanOp::sum, DType::i64, false, {{1, 999}, {1, 300007}});
+  verified += verify_all(whole, ScanOp::max, DType::f64, true, {{1, 5}, {1, 200003}});
+  verified += verify_all(whole, ScanOp::min, DType::f16, false, {{1, 77777}});
+  verified += verify_all(whole, ScanOp::sum, DType::bf16, true, {{1, 123457}});
   EXPECT_GT(verified, 1000u);
+}
+
+TEST(ScanGpu, EveryConfigRowsAtOddShapes) {
+  KTUNE_REQUIRE_GPU();
+  std::size_t verified = 0;
+  verified += verify_all(rows, ScanOp::sum, DType::f32, false, {{1, 1}, {3, 1000}, {257, 4097}, {33, 30001}});
+  verified += verify_all(rows, ScanOp::sum, DType::i32, true, {{101, 999}});
+  verified += verify_all(rows, ScanOp::max, DType::bf16, false, {{77, 3001}});
+  EXPECT_GT(verified, 300u);
 }
 
 class ScanRuntimeGpu : public GpuRuntimeTest {};
@@ -90,6 +105,22 @@ TEST_F(ScanRuntimeGpu, InPlaceExclusiveAndMisaligned) {
                        DType::i32),
                InvalidArgument);
   EXPECT_THROW(rt.scan(p, p, 0, ScanOp::sum, DType::i32), InvalidArgument);
+  // Rows of a pitched matrix (3 x 1000 in a pitch of 1001, starting one element in), exclusive.
+  const std::int64_t r = 3, c = 1000, ld = 1001;
+  rt.scan_rows(reinterpret_cast<void*>(out.get()), reinterpret_cast<void*>(buf.get() + 4), r, c, ld, ld, ScanOp::sum,
+               DType::i32, true);
+  std::vector<std::int32_t> rows_out(static_cast<std::size_t>(r * ld));
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  driver::check(d.cuMemcpyDtoH(rows_out.data(), out.get(), rows_out.size() * 4), "cuMemcpyDtoH");
+  driver::check(d.cuMemcpyDtoH(host.data(), buf.get(), host.size() * 4), "cuMemcpyDtoH");  // the scanned input
+  for (std::int64_t i = 0; i < r; ++i) {
+    std::int32_t acc = 0;
+    for (std::int64_t j = 0; j < c; ++j) {
+      const auto k = static_cast<std::size_t>(i * ld + j);
+      ASSERT_EQ(rows_out[k], acc) << "row " << i << " col " << j;
+      acc += host[k + 1];
+    }
+  }
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 
 namespace ktune {
 
-// The scan family's call. ktune::Runtime derives from this class: call it as rt.scan(...).
+// The scan family's calls. ktune::Runtime derives from this class: call them as
+// rt.scan(...) and rt.scan_rows(...).
 class ScanCalls {
  public:
   // out[i] = in[0] op ... op in[i] (inclusive), or in[0] op ... op in[i-1] (exclusive;
@@ -20,6 +21,11 @@ class ScanCalls {
   // launched). Calls on one stream share a small workspace.
   const LaunchInfo& scan(void* out, const void* in, std::int64_t n, ScanOp op, DType dtype, bool exclusive = false,
                          Stream stream = nullptr);
+  // Each row of in (rows x cols, pitch ld_in elements) scanned on its own into out
+  // (pitch ld_out), as torch.cumsum(x, dim=-1); types, in place and errors as scan().
+  const LaunchInfo& scan_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols, std::int64_t ld_out,
+                              std::int64_t ld_in, ScanOp op, DType dtype, bool exclusive = false,
+                              Stream stream = nullptr);
 
  protected:
   ScanCalls() = default;

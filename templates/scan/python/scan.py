@@ -1,0 +1,84 @@
+"""ktune.scan and ktune.cumsum from Python: the scan family's calls on framework arrays."""
+from typing import Optional
+
+from ktune import family
+from ktune.family import C
+
+__all__ = ["scan", "cumsum"]
+
+_whole = family.c_function("ktune_c_scan", C.c_int, [C.c_void_p, C.c_uint64, C.c_uint64, C.c_int64, C.c_char_p,
+                                                     C.c_char_p, C.c_int, C.c_uint64])
+_rows = family.c_function("ktune_c_scan_rows", C.c_int, [C.c_void_p, C.c_uint64, C.c_uint64] + [C.c_int64] * 4 +
+                          [C.c_char_p, C.c_char_p, C.c_int, C.c_uint64])
+_OPS = ("sum", "max", "min")
+_TYPES = ("f32", "f64", "i32", "i64", "f16", "bf16")
+
+
+@family.runtime_method("scan")
+def _runtime_scan(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, stream=None):
+    """Prefix op ("sum", "max", "min") of x: over every element in memory order (dim=None;
+    a contiguous array), or along the last dim of a matrix (dim=-1 or 1: each row, as
+    torch.cumsum(x, dim=-1); rows with any pitch). Inclusive, or exclusive (out[0] is
+    the identity). The result has x's shape: f32 for f16/bf16 input, else x's dtype;
+    out may be x itself (in place). Returns it."""
+    family.require(_whole, "scan")
+    if op not in _OPS:
+        raise family.InvalidArgument(f"op '{op}': sum, max or min")
+    s = family.stream_handle(stream, like=x)
+    a = family.as_device_array(x, "x", family.dlpack_stream(s))
+    if a.dtype not in _TYPES:
+        raise TypeError(f"x is {a.dtype}: scans take {', '.join(_TYPES)}")
+    result = "f32" if a.dtype in ("f16", "bf16") else a.dtype
+    target = out if out is not None else family.empty_like(a, a.shape, result)
+    o = family.as_device_array(target, "out", family.dlpack_stream(s))
+    if o.shape != a.shape or o.dtype != result or o.device != a.device:
+        raise family.InvalidArgument(f"out must be {family.shape_text(a.shape)} {result} on device {a.device}, not "
+                                     f"{family.shape_text(o.shape)} {o.dtype} on device {o.device}")
+    head = (runtime._handle, o.address, a.address)
+    tail = (op.encode(), family.DTYPE_NAMES[a.dtype], 1 if exclusive else 0, s)
+    if dim is None:
+        if not a.contiguous or not o.contiguous:
+            raise family.InvalidArgument("dim=None scans a contiguous array: give dim=-1 for rows, or copy it")
+        n = 1
+        for size in a.shape:
+            n *= size
+        if n == 0:
+            return target
+        family.check(_whole(*head, n, *tail))
+        return target
+    if len(a.shape) != 2 or dim not in (1, -1):
+        raise family.InvalidArgument(f"dim={dim}: rows are scanned along the last dim of a matrix (dim=-1)")
+    family.row_major(a, "x")
+    family.row_major(o, "out")
+    rows, cols = a.shape
+    if rows and cols:
+        family.check(_rows(*head, rows, cols, max(o.strides[0], cols), max(a.strides[0], cols), *tail))
+    return target
+
+
+def _build_ops(torch):
+    @torch.library.custom_op("ktune::scan", mutates_args=())
+    def scan_op(x: torch.Tensor, op: str, dim: Optional[int], exclusive: bool) -> torch.Tensor:
+        return family.default_runtime().scan(x, op, dim, exclusive=exclusive)
+
+    @scan_op.register_fake
+    def _(x, op, dim, exclusive):
+        return x.new_empty(x.shape, dtype=torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype)
+
+    return scan_op
+
+
+_ops = family.TorchOps(_build_ops)
+
+
+def scan(x, op="sum", dim=None, *, exclusive=False, out=None, stream=None):
+    """Prefix op of x on the default runtime (Runtime.scan)."""
+    ops = _ops.under_compile(x) if stream is None and out is None else None
+    if ops is not None:
+        return ops(x, op, dim, bool(exclusive))
+    return family.default_runtime().scan(x, op, dim, exclusive=exclusive, out=out, stream=stream)
+
+
+def cumsum(x, dim=None, *, out=None, stream=None):
+    """scan(x, "sum", dim): torch.cumsum's name (dim=-1 along rows; None over the array)."""
+    return scan(x, "sum", dim, out=out, stream=stream)
