@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
 #   bash scripts/gpu-bundle.sh          # here: build/ without object files -> build-gpu/
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|sweep|all]
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|sweep|all|family:NAME]
 # (on the GPU machine, KTUNE_BUILD=build-gpu). `install`: ktune tunes the example's problem, then
 # scripts/check_install.sh builds examples/ against the installed package and runs it.
 # `sweep` (not part of all): every config of every space compiled, `ctest -C sweep -L
@@ -178,6 +178,11 @@ if [ "$what" = tensor ]; then
     kill $dmon 2>/dev/null
     keep_logs tensor-logs.tar.gz
   fi
+fi
+# Any family folder by name: its gpu test, the sanitizers over its runtime tests
+# (`<Name>RuntimeGpu.*`), its templates/<name>/bench/<name>_bench.sh.
+if [[ "$what" == family:* ]]; then
+  family_pass "${what#family:}" "${what#family:}_gpu_test" '*RuntimeGpu.*'
 fi
 if [ "$what" = sweep ]; then
   start=$(date +%s)
