@@ -28,7 +28,8 @@
 // coalesced loads), the block scans the threads' totals (`algo`), and warp 0 finds the
 // tile's prefix: `window` lanes read the flags of as many predecessors at once, each
 // holding an aggregate (flag 1) or an inclusive prefix (flag 2), and combine back to the
-// nearest inclusive one. The workspace (ticket and flags) is zeroed before each launch.
+// nearest inclusive one (ktune_scan_publish/wait: a 4-byte value and its flag are one
+// 64-bit word). The workspace (ticket and status words) is zeroed before each launch.
 // Order of float additions: sequential within a thread, then the block scan's tree,
 // then the look-back's combination of tile aggregates (which depends on timing, so the
 // last bits of float sums may vary between runs; integer results never do).
@@ -36,7 +37,8 @@
 template <class Op, int block, int items, int vec, int exchange, int layout, int algo, int window>
 __global__ void __launch_bounds__(block)
     ktune_scan(const typename Op::in_t* x, typename Op::out_t* y, long long n, int exclusive,
-               typename Op::acc_t* aggregates, typename Op::acc_t* prefixes, unsigned* flags, unsigned* ticket) {
+               typename Op::acc_t* aggregates, typename Op::acc_t* prefixes, unsigned long long* status,
+               unsigned* ticket) {
   using Acc = typename Op::acc_t;
   constexpr int tile = block * items;
   constexpr int slots = exchange == exchange_smem ? ktune_scan_slots<layout>(tile) : 1;
@@ -62,34 +64,20 @@ __global__ void __launch_bounds__(block)
 
   // The tile's prefix: publish the aggregate, look back, publish the inclusive prefix.
   if (t < 32) {
-    volatile unsigned* flag = flags;
     if (index == 0) {
       if (t == 0) {
-        prefixes[0] = total;
-        __threadfence();
-        flag[0] = 2;
+        ktune_scan_publish(status, aggregates, prefixes, 0, 2, total);
         tile_prefix = Op::identity();
       }
     } else {
-      if (t == 0) {
-        aggregates[index] = total;
-        __threadfence();
-        flag[index] = 1;
-      }
+      if (t == 0) ktune_scan_publish(status, aggregates, prefixes, index, 1, total);
       Acc running = Op::identity();
       long long p = index - 1;
       for (;;) {
         const long long q = p - t;
         unsigned f = 0;
-        if (t < window && q >= 0) {
-          do {
-            f = flag[q];
-          } while (f == 0);
-        }
-        __threadfence();
         Acc value = Op::identity();
-        if (f == 2) value = static_cast<volatile Acc*>(prefixes)[q];
-        if (f == 1) value = static_cast<volatile Acc*>(aggregates)[q];
+        if (t < window && q >= 0) f = ktune_scan_wait(status, aggregates, prefixes, q, value);
         const unsigned inclusive = __ballot_sync(0xffffffffu, f == 2);
         const int stop = inclusive ? __ffs(inclusive) - 1 : 31;
         if (t > stop) value = Op::identity();
@@ -105,9 +93,7 @@ __global__ void __launch_bounds__(block)
         p -= window;
       }
       if (t == 0) {
-        prefixes[index] = Op::combine(running, total);
-        __threadfence();
-        flag[index] = 2;
+        ktune_scan_publish(status, aggregates, prefixes, index, 2, Op::combine(running, total));
         tile_prefix = running;
       }
     }

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -24,6 +25,20 @@ void random_element(DType dtype, std::uint64_t z, unsigned char* out) {
     return std::memcpy(out, &w, 8), void();
   }
   double_to_element(dtype, static_cast<double>(static_cast<int>(z % 7) - 3), out);
+}
+
+// The reference value in the output's type; integers exactly (a double holds an i64 of
+// the tuner's inputs' sums, which stay below 2^53).
+void store_exact(DType dtype, double v, unsigned char* out) {
+  if (dtype == DType::i32) {
+    const auto x = static_cast<std::int32_t>(v);
+    std::memcpy(out, &x, 4);
+  } else if (dtype == DType::i64) {
+    const auto x = static_cast<std::int64_t>(v);
+    std::memcpy(out, &x, 8);
+  } else {
+    double_to_element(dtype, v, out);
+  }
 }
 
 }  // namespace
@@ -56,6 +71,15 @@ ScanHarness::ScanHarness(const DeviceInfo& device, ScanKind kind, ScanOp op, DTy
   args_.out = output_.get();
   tuning_ = scan_tuning_problem(args_);
   reference_ = scan_reference(args_, host.data());
+  exact_ = std::all_of(reference_.tolerance.begin(), reference_.tolerance.end(), [](double t) { return t == 0; });
+  if (exact_) {  // the reference on the device, in the output's type (exact in it: checked above)
+    const DType out_type = scan_result_dtype(dtype);
+    std::vector<unsigned char> want(reference_.value.size() * out_elem);
+    for (std::size_t i = 0; i < reference_.value.size(); ++i) store_exact(out_type, reference_.value[i], &want[i * out_elem]);
+    want_ = DeviceBuffer(want.size());
+    driver::check(d.cuMemcpyHtoD(want_.get(), want.data(), want.size()), "cuMemcpyHtoD");
+    check_ = std::make_unique<OutputCheck>(device, stream_);
+  }
   // Tiles are at least 512 elements (block 128 x items 4): the most any config launches.
   workspace_ = DeviceBuffer(scan_workspace_bytes((n + 511) / 512));
   driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
@@ -81,6 +105,15 @@ std::optional<std::string> ScanHarness::verify(CUfunction f, const Instance& ins
   driver::check(d.cuMemsetD8Async(output_.get(), 0xFF, output_.size(), stream_), "cuMemsetD8Async");
   launch(f, inst);
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
+  if (exact_) {
+    const auto r = check_->check(out_type, output_.get(), want_.get(), reference_.value.size(), OutputCheck::Bounds{},
+                                 16, 0xFF);
+    if (r.guard) return "wrote past the end of the output (byte " + std::to_string(*r.guard) + " of the guard)";
+    if (r.wrong == 0) return std::nullopt;
+    const auto& m = r.first.front();
+    return std::to_string(r.wrong) + " of " + std::to_string(reference_.value.size()) + " elements wrong; element " +
+           std::to_string(m.index) + " is " + std::to_string(m.got) + ", reference " + std::to_string(m.want);
+  }
   std::vector<unsigned char> got(reference_.value.size() * out_size + 16);
   driver::check(d.cuMemcpyDtoH(got.data(), output_.get(), got.size()), "cuMemcpyDtoH");
   std::size_t bad = 0;

@@ -2,10 +2,14 @@
 // Verifying and timing a scan on one GPU. Inputs are fresh random small integers
 // (floats: -3..3, exact in every dtype, so float sums are exact in any order; i32 and
 // i64: full 32-bit values, so sums wrap or pass 2^32), outputs are poisoned before each
-// check and compared on the host with scan_reference. The ceiling is a copy of the
-// bytes a scan moves.
+// check and compared with scan_reference on the device (OutputCheck: every element
+// exactly, and the guard bytes past the output; where a float sum is not exact, on the
+// host within its tolerance). The ceiling is a copy of the bytes a scan moves.
 #include <ktune/tuner/harness.hpp>
+#include <ktune/tuner/output_check.hpp>
 #include <scan/scan_family.hpp>
+
+#include <memory>
 
 namespace ktune {
 
@@ -26,6 +30,9 @@ class ScanHarness : public DeviceHarness {
   ScanArgs args_;
   DeviceBuffer input_, output_, workspace_;
   ScanReference reference_;
+  bool exact_ = true;         // every reference element exact: checked on the device
+  DeviceBuffer want_;         // the reference in the output's type (exact_)
+  std::unique_ptr<OutputCheck> check_;
 };
 
 }  // namespace ktune

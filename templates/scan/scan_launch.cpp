@@ -6,8 +6,8 @@
 namespace ktune {
 namespace {
 
-// [ticket (16 bytes)][flags: 4 bytes a tile, to 16][aggregates: 8 a tile][prefixes: 8 a tile]
-std::size_t flags_bytes(std::int64_t tiles) { return (static_cast<std::size_t>(tiles) * 4 + 15) / 16 * 16; }
+// [ticket (16 bytes)][status: 8 bytes a tile][aggregates: 8 a tile][prefixes: 8 a tile]
+std::size_t flags_bytes(std::int64_t tiles) { return static_cast<std::size_t>(tiles) * 8; }
 
 }  // namespace
 

@@ -40,6 +40,45 @@ template <class In, class Acc, int op> struct ktune_sop {
   }
 };
 
+// A tile's status for the look-back: flag 0 (nothing yet), 1 (its aggregate is out) or
+// 2 (its inclusive prefix is out), and the value. A 4-byte value shares one 64-bit word
+// with its flag: one store publishes both, one load reads both (no fence). An 8-byte
+// value goes to its array (aggregates, prefixes) and a fence orders it before the flag.
+template <class Acc>
+__device__ __forceinline__ void ktune_scan_publish(unsigned long long* status, Acc* aggregates, Acc* prefixes,
+                                                   long long i, unsigned flag, Acc v) {
+  volatile unsigned long long* word = status + i;
+  if constexpr (sizeof(Acc) == 4) {
+    unsigned bits;
+    memcpy(&bits, &v, 4);
+    *word = static_cast<unsigned long long>(flag) << 32 | bits;
+  } else {
+    static_cast<volatile Acc*>(flag == 2 ? prefixes : aggregates)[i] = v;
+    __threadfence();
+    *word = flag;
+  }
+}
+
+// Waits until tile i has published, then returns its flag and sets v.
+template <class Acc>
+__device__ __forceinline__ unsigned ktune_scan_wait(const unsigned long long* status, const Acc* aggregates,
+                                                    const Acc* prefixes, long long i, Acc& v) {
+  const volatile unsigned long long* word = status + i;
+  unsigned long long s;
+  do {
+    s = *word;
+  } while (s == 0);
+  if constexpr (sizeof(Acc) == 4) {
+    const auto bits = static_cast<unsigned>(s);
+    memcpy(&v, &bits, 4);
+    return static_cast<unsigned>(s >> 32);
+  } else {
+    __threadfence();
+    v = static_cast<const volatile Acc*>(s == 2 ? prefixes : aggregates)[i];
+    return static_cast<unsigned>(s);
+  }
+}
+
 // Where element e of a tile lies in the exchange buffer: as is, one pad element per 32,
 // or its column within each row of 32 XORed with the row (CuTe-style swizzle), so that
 // blocked reads (thread t: elements t * items ...) hit distinct banks.

@@ -2,7 +2,7 @@
 // their values, every tolerance form, NaNs, the guard bytes, the norms; f32, f16, bf16,
 // f64 and integers.
 #include "gpu_test_support.hpp"
-#include "measure/output_check.hpp"
+#include <ktune/tuner/output_check.hpp>
 
 #include <ktune/generator/dtype.hpp>
 

@@ -1,6 +1,6 @@
 // The device-side output check and the FMA ceiling compile for the GPUs ktune targets
 // (no GPU needed).
-#include "measure/output_check.hpp"
+#include <ktune/tuner/output_check.hpp>
 
 #include <ktune/tuner/fma_ceiling.hpp>
 

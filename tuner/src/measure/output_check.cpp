@@ -1,4 +1,4 @@
-#include "measure/output_check.hpp"
+#include <ktune/tuner/output_check.hpp>
 
 #include <ktune/generator/dtype.hpp>
 #include <ktune/runtime/launch.hpp>

@@ -3,12 +3,12 @@
 // 256 guard bytes past its end, random inputs (never all zeros), the reference's outputs
 // computed once, then per candidate: inputs restored, outputs poisoned (or zeroed when
 // declared `zeroed`), guards re-armed, launch, compare within the declared tolerance,
-// guards checked, all on the device (output_check.hpp). The ceiling is cuMemcpyDtoDAsync
+// guards checked, all on the device (ktune/tuner/output_check.hpp). The ceiling is cuMemcpyDtoDAsync
 // moving the same bytes, or with `// @work flops = ...` FMA chains doing the same FLOPs.
 // A captured problem (ktune/cache/capture_bundle.hpp) replaces the random inputs with
 // the application's, its scalars with the ones it passed, and the reference with the
 // outputs its launch produced.
-#include "measure/output_check.hpp"
+#include <ktune/tuner/output_check.hpp>
 
 #include <ktune/cache/capture_bundle.hpp>
 #include <ktune/generator/user_kernel.hpp>
