@@ -8,6 +8,7 @@
 // @tune    layout   = none, pad, xor
 // @tune    algo     = shuffle, kogge, brent
 // @tune    window   = 1, 8, 32
+// @tune    order    = ticket, block
 // @derive  tile = block * items
 // @require items % vec == 0
 // @require vec * elem_bytes <= 16
@@ -29,12 +30,14 @@
 // tile's prefix: `window` lanes read the flags of as many predecessors at once, each
 // holding an aggregate (flag 1) or an inclusive prefix (flag 2), and combine back to the
 // nearest inclusive one (ktune_scan_publish/wait: a 4-byte value and its flag are one
-// 64-bit word). The workspace (ticket and status words) is zeroed before each launch.
+// 64-bit word). `order`: tiles in ticket order (an atomic, then a barrier, before the
+// loads can start), or in block index order (the loads start at once; this relies on
+// blocks being dispatched in index order, as CUB's scans do). The workspace (ticket and status words) is zeroed before each launch.
 // Order of float additions: sequential within a thread, then the block scan's tree,
 // then the look-back's combination of tile aggregates (which depends on timing, so the
 // last bits of float sums may vary between runs; integer results never do).
 
-template <class Op, int block, int items, int vec, int exchange, int layout, int algo, int window>
+template <class Op, int block, int items, int vec, int exchange, int layout, int algo, int window, int order>
 __global__ void __launch_bounds__(block)
     ktune_scan(const typename Op::in_t* x, typename Op::out_t* y, long long n, int exclusive,
                typename Op::acc_t* aggregates, typename Op::acc_t* prefixes, unsigned long long* status,
@@ -47,9 +50,11 @@ __global__ void __launch_bounds__(block)
   __shared__ long long tile_index;
   __shared__ Acc tile_prefix;
   const int t = threadIdx.x;
-  if (t == 0) tile_index = atomicAdd(ticket, 1u);
-  __syncthreads();
-  const long long index = tile_index;
+  if (order == order_ticket) {
+    if (t == 0) tile_index = atomicAdd(ticket, 1u);
+    __syncthreads();
+  }
+  const long long index = order == order_ticket ? tile_index : static_cast<long long>(blockIdx.x);
   const long long base = index * tile;
 
   Acc v[items];

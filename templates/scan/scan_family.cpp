@@ -195,7 +195,8 @@ Config scan_default_config(const KernelSpec& spec) {
                                  {"exchange", "direct"},
                                  {"layout", "none"},
                                  {"algo", "shuffle"},
-                                 {"window", 32}});
+                                 {"window", 32},
+                                 {"order", "ticket"}});
 }
 
 }  // namespace ktune

@@ -5,6 +5,7 @@ enum ktune_scan_op { scan_sum, scan_max, scan_min };
 enum ktune_scan_exchange { exchange_direct, exchange_smem };
 enum ktune_scan_layout { layout_none, layout_pad, layout_xor };
 enum ktune_scan_algo { algo_shuffle, algo_kogge, algo_brent };
+enum ktune_scan_order { order_ticket, order_block };
 
 template <class T> struct ktune_scan_limits;
 template <> struct ktune_scan_limits<float> {
