@@ -7,9 +7,9 @@ from .errors import InvalidArgument
 
 # DLPack's DLDataType (code, bits) -> ktune's dtype names, and back.
 _DL = {(2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16", (0, 8): "i8", (0, 16): "i16",
-       (0, 32): "i32", (0, 64): "i64", (1, 8): "u8"}
+       (0, 32): "i32", (0, 64): "i64", (1, 8): "u8", (6, 8): "u8"}  # bool: its bytes, as u8
 _TYPESTR = {"<f2": "f16", "<f4": "f32", "<f8": "f64", "|i1": "i8", "<i2": "i16", "<i4": "i32", "<i8": "i64",
-            "|u1": "u8"}
+            "|u1": "u8", "|b1": "u8"}
 SIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "i32": 4, "i64": 8}
 _KDL_CPU, _KDL_CUDA, _KDL_CUDA_MANAGED = 1, 2, 13
 
@@ -101,7 +101,7 @@ def _torch_table():
         _torch_tensor[0] = torch.Tensor
         _torch_dtypes.update({torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64",
                               torch.int8: "i8", torch.uint8: "u8", torch.int16: "i16", torch.int32: "i32",
-                              torch.int64: "i64"})
+                              torch.int64: "i64", torch.bool: "u8"})  # (bool last: u8 maps back to uint8)
     return _torch_dtypes
 
 
@@ -201,7 +201,7 @@ def empty_like(a, shape, dtype=None):
         return torch.empty(shape, dtype=kind, device=a.obj.device)
     if a.framework == "cupy":
         cupy = sys.modules["cupy"]
-        kind = a.obj.dtype if dtype is None else {v: k for k, v in _TYPESTR.items()}[dtype]
+        kind = a.obj.dtype if dtype is None else next(k for k, v in _TYPESTR.items() if v == dtype)
         with cupy.cuda.Device(a.device):
             return cupy.empty(shape, dtype=kind)
     raise InvalidArgument(f"out=None needs a PyTorch or CuPy array to allocate like; give out= for a {a.framework} array")

@@ -1,0 +1,39 @@
+#pragma once
+// The C++ part of the compact family: arguments, validation, the problem, the reference.
+#include <ktune/compact_mode.hpp>
+#include <ktune/dtype.hpp>
+#include <ktune/generator/tuning_problem.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+struct CompactArgs {
+  DType dtype = DType::f32;
+  std::int64_t n = 0;
+  CompactMode mode = CompactMode::flags;
+  std::uintptr_t in = 0, flags = 0, out = 0, indices = 0, count = 0;  // indices: 0 when not asked for
+};
+
+// The template's type argument for a dtype ("float", "ktune_half", "int", ...).
+std::string compact_type_argument(DType dtype);
+// Throws ktune::Error (nothing launched) on unsupported dtypes, n < 1 or above 2^40,
+// null or misaligned pointers (flags may be null in mode nonzero), and any written
+// buffer (out, indices, count) overlapping another buffer.
+void validate(const CompactArgs& args);
+// Stand-in pointers as cuMemAlloc gives them: the problem a tuning run sees.
+CompactArgs compact_probe_args(CompactArgs args);
+// {n} as constraints see it; the variant: the mode, "+indices" when indices are written.
+Problem compact_problem(const CompactArgs& args);
+std::string compact_variant(const CompactArgs& args);
+
+// What a compaction of this input keeps: the positions, in order.
+std::vector<std::int64_t> compact_reference(const CompactArgs& args, const void* host_in, const void* host_flags);
+
+const KernelSpec& compact_spec();
+TuningProblem compact_tuning_problem(const CompactArgs& args);  // validates
+Config compact_default_config(const KernelSpec& spec);
+
+}  // namespace ktune

@@ -1,0 +1,22 @@
+"""ktune.compact without a GPU: argument checks before anything launches."""
+import unittest
+
+from support import FakeDeviceArray, ktune
+
+
+@unittest.skipUnless(ktune.families.compact._compact is not None, "built without the compact family")
+class CompactArgumentsTest(unittest.TestCase):
+    def test_compact_arguments(self):
+        x = FakeDeviceArray((64,))
+        with self.assertRaisesRegex(TypeError, "compaction takes"):
+            ktune.compact(FakeDeviceArray((64,), "<i2"), out=FakeDeviceArray((64,), "<i2"))
+        with self.assertRaisesRegex(ValueError, "must be contiguous"):
+            ktune.compact(FakeDeviceArray((8, 8), "<f4", (16, 1)), out=x)
+        with self.assertRaisesRegex(ValueError, "mask must be a contiguous bool or uint8 array"):
+            ktune.compact(x, FakeDeviceArray((64,), "<f4"), out=x)
+        with self.assertRaisesRegex(ValueError, "needs a PyTorch or CuPy array"):
+            ktune.compact(x, FakeDeviceArray((64,), "|u1"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,28 @@
+"""ktune.compact on the GPU: masked_select and nonzero against PyTorch at odd sizes and
+fractions, every dtype."""
+import unittest
+
+from support import HAVE_GPU, ktune, torch
+
+
+@unittest.skipUnless(HAVE_GPU, "no GPU (or no PyTorch)")
+class CompactTest(unittest.TestCase):
+    def test_masked_select_and_nonzero(self):
+        for dtype in (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8):
+            for n, keep in ((1, 1.0), (1000003, 0.5), (300007, 0.01)):
+                x = torch.randint(1, 100, (n,), device="cuda").to(dtype)
+                mask = torch.rand(n, device="cuda") < keep
+                self.assertTrue(torch.equal(ktune.masked_select(x, mask), torch.masked_select(x, mask)), f"{dtype} {n}")
+                z = torch.where(mask, x, torch.zeros_like(x))
+                self.assertTrue(torch.equal(ktune.nonzero(z), torch.nonzero(z).reshape(-1)), f"{dtype} {n}")
+
+    def test_the_count_stays_on_the_device(self):
+        x = torch.arange(1, 10001, device="cuda", dtype=torch.float32)
+        values, count = ktune.compact(x, x > 5000)
+        self.assertEqual(count.device.type, "cuda")
+        self.assertEqual(int(count[0]), 5000)
+        self.assertTrue(torch.equal(values[:5000], x[5000:]))
+
+
+if __name__ == "__main__":
+    unittest.main()

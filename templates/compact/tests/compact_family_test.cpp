@@ -1,0 +1,92 @@
+// The compact family without a GPU: modes, validation, the reference, the launch's
+// parameter list against the entry, the default config.
+#include <compact/compact_family.hpp>
+#include <compact/compact_launch.hpp>
+#include <ktune/error.hpp>
+#include <ktune/generator/kernel_spec.hpp>
+
+#include <gtest/gtest.h>
+
+#include "launch_params.hpp"
+#include "test_support.hpp"
+
+namespace ktune {
+namespace {
+
+CompactArgs args(std::int64_t n) { return {DType::f32, n, CompactMode::flags, 0x10000, 0x100000, 0x200000, 0, 0x300000}; }
+
+TEST(CompactFamily, ModesParseAndPrint) {
+  for (const char* name : {"flags", "nonzero"}) EXPECT_EQ(to_string(*parse_compact_mode(name)), name);
+  EXPECT_FALSE(parse_compact_mode("mask"));
+  EXPECT_EQ(compact_type_argument(DType::i64), "long long");
+  EXPECT_EQ(compact_type_argument(DType::bf16), "ktune_bfloat");
+}
+
+TEST(CompactFamily, BadArgumentsAreRefused) {
+  EXPECT_EQ(error_of([] { validate(args(1000)); }), "");
+  EXPECT_NE(error_of([] { validate(args(0)); }).find("n must be positive"), std::string::npos);
+  EXPECT_NE(error_of([] { validate(args(std::int64_t{1} << 41)); }).find("above 2^40"), std::string::npos);
+  EXPECT_NE(error_of([] {
+              auto a = args(10);
+              a.flags = 0;
+              validate(a);
+            }).find("null flags"),
+            std::string::npos);
+  EXPECT_EQ(error_of([] {
+              auto a = args(10);
+              a.flags = 0, a.mode = CompactMode::nonzero;
+              validate(a);
+            }),
+            "");
+  EXPECT_NE(error_of([] {
+              auto a = args(1000);
+              a.out = a.in + 400;  // inside the input
+              validate(a);
+            }).find("out overlaps in"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              auto a = args(1000);
+              a.indices = a.out + 8;
+              validate(a);
+            }).find("out overlaps indices"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              auto a = args(1000);
+              a.count = a.flags + 16;
+              validate(a);
+            }).find("count overlaps flags"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              auto a = args(10);
+              a.dtype = DType::i8;
+              validate(a);
+            }).find("dtype not supported"),
+            std::string::npos);
+}
+
+TEST(CompactFamily, ReferenceKeepsFlagsOrNonzeros) {
+  const float x[] = {1, 0, -0.0f, 2, NAN};
+  const unsigned char flags[] = {0, 1, 1, 0, 1};
+  CompactArgs a = args(5);
+  EXPECT_EQ(compact_reference(a, x, flags), (std::vector<std::int64_t>{1, 2, 4}));
+  a.mode = CompactMode::nonzero;
+  EXPECT_EQ(compact_reference(a, x, nullptr), (std::vector<std::int64_t>{0, 3, 4}));  // -0 is zero, NaN is not
+  a.indices = 0x400000;
+  EXPECT_EQ(compact_variant(a), "nonzero+indices");
+}
+
+TEST(CompactFamily, LaunchParametersMatchTheEntry) {
+  EXPECT_TRUE(params_match(compact_spec().source(), "ktune_compact", CompactParams::kinds()));
+}
+
+TEST(CompactFamily, TheDefaultConfigIsValidEverywhere) {
+  const DeviceLimits h100{};
+  for (std::int64_t n : {1, 2, 1000, 1000003})
+    for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16, DType::u8}) {
+      const TuningProblem p = compact_tuning_problem(compact_probe_args({d, n, CompactMode::flags, 0, 0, 0, 0, 0}));
+      EXPECT_FALSE(why_invalid(compact_spec(), p.default_config, h100, p.problem)) << n << " " << to_string(d);
+    }
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,95 @@
+// The compact family on the device: every config verified at lengths that are not
+// multiples of anything, for both modes, with and without indices, at several kept
+// fractions (fresh random inputs, poisoned outputs, nothing written past the count),
+// and the public call: bad input.
+#include "gpu_test_support.hpp"
+#include "test_support.hpp"
+
+#include <compact/compact_harness.hpp>
+#include <ktune/error.hpp>
+#include <ktune/ktune.hpp>
+#include <ktune/runtime/device.hpp>
+
+namespace ktune {
+namespace {
+
+struct Case {
+  DType dtype;
+  CompactMode mode;
+  bool indices;
+  double keep;
+  bool clustered;
+  std::vector<std::int64_t> lengths;
+};
+
+std::size_t verify_all(const Case& c) {
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  const KernelSpec& spec = compact_spec();
+  const Problem widest{c.dtype, {{"n", 1 << 22}}};
+  const auto configs = enumerate(spec, dev.limits, widest);
+  std::vector<std::string> names;
+  for (const auto& cfg : configs)
+    names.push_back(instantiate(spec, cfg, dev.limits, widest, compact_type_argument(c.dtype)).name_expression);
+  const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "compact");
+  std::size_t verified = 0;
+  for (const std::int64_t n : c.lengths) {
+    CompactHarness h(dev, c.dtype, n, c.mode, c.indices, c.keep, c.clustered, TimingProtocol{});
+    std::size_t failed = 0;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (!loaded.functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
+      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), compact_type_argument(c.dtype));
+      if (const auto wrong = h.verify(loaded.functions[i], inst))
+        if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
+      ++verified;
+    }
+    EXPECT_EQ(failed, 0u) << h.describe();
+  }
+  return verified;
+}
+
+TEST(CompactGpu, EveryConfigAtOddLengthsAndFractions) {
+  KTUNE_REQUIRE_GPU();
+  std::size_t verified = 0;
+  verified += verify_all({DType::f32, CompactMode::flags, false, 0.5, false, {1, 3, 1000, 4097, 1000003}});
+  verified += verify_all({DType::f32, CompactMode::flags, true, 0.01, false, {77777, 1000003}});
+  verified += verify_all({DType::f16, CompactMode::nonzero, false, 0.3, true, {300007}});
+  verified += verify_all({DType::i64, CompactMode::flags, true, 1.0, false, {100003}});
+  verified += verify_all({DType::u8, CompactMode::nonzero, true, 0.0, false, {5003}});
+  EXPECT_GT(verified, 300u);
+}
+
+class CompactRuntimeGpu : public GpuRuntimeTest {};
+
+TEST_F(CompactRuntimeGpu, CallAndBadInput) {
+  Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
+  const std::int64_t n = 100003;
+  std::vector<std::int32_t> host(static_cast<std::size_t>(n));
+  std::vector<unsigned char> flags(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<std::int32_t>(i), flags[i] = i % 3 == 0;
+  DeviceBuffer in(host.size() * 4), f(host.size()), out(host.size() * 4), idx(host.size() * 8), count(8);
+  const auto& d = driver::api();
+  driver::check(d.cuMemcpyHtoD(in.get(), host.data(), host.size() * 4), "cuMemcpyHtoD");
+  driver::check(d.cuMemcpyHtoD(f.get(), flags.data(), flags.size()), "cuMemcpyHtoD");
+  const auto p = [](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.get()); };
+  rt.compact(p(out), static_cast<std::int64_t*>(p(count)), p(in), p(f), n, DType::i32, CompactMode::flags,
+             static_cast<std::int64_t*>(p(idx)));
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  std::int64_t kept = 0;
+  driver::check(d.cuMemcpyDtoH(&kept, count.get(), 8), "cuMemcpyDtoH");
+  ASSERT_EQ(kept, (n + 2) / 3);
+  std::vector<std::int32_t> got(static_cast<std::size_t>(kept));
+  std::vector<std::int64_t> got_idx(got.size());
+  driver::check(d.cuMemcpyDtoH(got.data(), out.get(), got.size() * 4), "cuMemcpyDtoH");
+  driver::check(d.cuMemcpyDtoH(got_idx.data(), idx.get(), got.size() * 8), "cuMemcpyDtoH");
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k], static_cast<std::int32_t>(3 * k)) << k;
+    ASSERT_EQ(got_idx[k], static_cast<std::int64_t>(3 * k)) << k;
+  }
+  EXPECT_THROW(rt.compact(p(in), static_cast<std::int64_t*>(p(count)), p(in), p(f), n, DType::i32), InvalidArgument);
+  EXPECT_THROW(rt.compact(p(out), static_cast<std::int64_t*>(p(count)), p(in), nullptr, n, DType::i32), InvalidArgument);
+  EXPECT_THROW(rt.compact(p(out), static_cast<std::int64_t*>(p(count)), p(in), p(f), 0, DType::i32), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace ktune
