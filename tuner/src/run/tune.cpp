@@ -220,7 +220,7 @@ void TuningRun::write_header() {
       {"variant", tp_.variant},
       {"dtype", to_string(problem.dtype)},
       {"shape", tp_.shape},
-      {"align", *problem.get("align")},
+      {"align", tp_.align()},
       {"device", {{"name", dev_.fingerprint.name}, {"key", dev_.fingerprint.key()}, {"uuid", dev_.uuid}}},
       {"versions", {{"tool", k_tool_version}, {"nvrtc", nvrtc_version()}, {"driver", dev_.driver_version}}},
       {"template_hash", spec_.source_hash()},
@@ -477,7 +477,7 @@ void TuningRun::store_winner(nlohmann::json& closing) {
   rec.variant = tp_.variant;
   rec.dtype = tp_.dtype_key;
   rec.shape = tp_.shape;
-  rec.align = *tp_.problem.get("align");
+  rec.align = tp_.align();  // 1 for a family without alignment classes
   rec.config = config_to_json(spec_, space_[w.index]);
   rec.template_hash = spec_.source_hash();
   rec.median_us = w.timing.median_us;
