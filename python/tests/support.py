@@ -11,7 +11,7 @@ if not os.environ.get("KTUNE_TEST_INSTALLED") and str(ROOT / "python") not in sy
     sys.path.insert(0, str(ROOT / "python"))
 import ktune  # noqa: E402
 
-__all__ = ["DATA", "HAVE_GPU", "ROOT", "WHY_NO_GPU", "CpuArray", "FakeDeviceArray", "ktune", "random", "torch"]
+__all__ = ["DATA", "HAVE_GPU", "ROOT", "WHY_NO_GPU", "CpuArray", "FakeDeviceArray", "jax_on_gpu", "ktune", "random", "torch"]
 
 DATA = ROOT / "tests" / "data" / "user_kernels"
 
@@ -39,6 +39,18 @@ class FakeDeviceArray:
     def __init__(self, shape, typestr="<f4", strides=None):
         self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0x1000, False),
                                          "strides": strides, "version": 3}
+
+
+def jax_on_gpu(test):
+    """jax.numpy where JAX is installed and sees a GPU; else the test is skipped."""
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        test.skipTest("JAX is not installed")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        test.skipTest("JAX sees no GPU")
+    return jnp
 
 
 def random(shape, dtype):

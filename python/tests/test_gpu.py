@@ -8,7 +8,7 @@ import threading
 import unittest
 from pathlib import Path
 
-from support import DATA, HAVE_GPU, ktune, random, torch
+from support import DATA, HAVE_GPU, jax_on_gpu, ktune, random, torch
 
 
 def scale(runtime=None):
@@ -167,13 +167,7 @@ class OtherFrameworksTest(unittest.TestCase):
         self.assertTrue(bool((y == 2 * x).all()))
 
     def test_jax(self):
-        try:
-            import jax
-            import jax.numpy as jnp
-        except ImportError:
-            self.skipTest("JAX is not installed")
-        if not any(d.platform == "gpu" for d in jax.devices()):
-            self.skipTest("JAX sees no GPU")
+        jnp = jax_on_gpu(self)
         k = scale()
         x = jnp.arange(30001, dtype=jnp.float32)
         y = torch.empty(30001, device="cuda")  # JAX arrays are immutable: the output is another framework's

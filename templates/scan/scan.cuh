@@ -61,11 +61,8 @@ __global__ void __launch_bounds__(block)
   ktune_scan_load<Op, block, items, vec, exchange, layout>(x + base, n - base, v, exch);
 
   // The thread's total, the block's exclusive scan of the totals.
-  Acc mine = v[0];
-#pragma unroll
-  for (int j = 1; j < items; ++j) mine = Op::combine(mine, v[j]);
   Acc total;
-  const Acc before = ktune_block_exclusive_scan<Op, block, algo>(mine, scratch, total);
+  const Acc before = ktune_block_exclusive_scan<Op, block, algo>(ktune_scan_total<Op, items>(v), scratch, total);
 
   // The tile's prefix: publish the aggregate, look back, publish the inclusive prefix.
   if (t < 32) {
@@ -106,12 +103,6 @@ __global__ void __launch_bounds__(block)
   __syncthreads();
 
   // Each element's result, from the tile's and the thread's prefixes.
-  Acc run = Op::combine(tile_prefix, before);
-#pragma unroll
-  for (int j = 0; j < items; ++j) {
-    const Acc next = Op::combine(run, v[j]);
-    v[j] = exclusive ? run : next;
-    run = next;
-  }
+  ktune_scan_thread<Op, items>(v, Op::combine(tile_prefix, before), exclusive);
   ktune_scan_store<Op, block, items, vec, exchange, layout>(y + base, n - base, v, exch);
 }

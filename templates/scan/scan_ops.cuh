@@ -256,3 +256,24 @@ __device__ __forceinline__ void ktune_scan_store(typename Op::out_t* y, long lon
     }
   }
 }
+
+// The combination of a thread's items (its total).
+template <class Op, int items>
+__device__ __forceinline__ typename Op::acc_t ktune_scan_total(const typename Op::acc_t* v) {
+  typename Op::acc_t total = v[0];
+#pragma unroll
+  for (int j = 1; j < items; ++j) total = Op::combine(total, v[j]);
+  return total;
+}
+
+// Each item's result in place from the prefix before the thread's first: the running
+// combination including the item (inclusive) or before it (exclusive).
+template <class Op, int items>
+__device__ __forceinline__ void ktune_scan_thread(typename Op::acc_t* v, typename Op::acc_t run, int exclusive) {
+#pragma unroll
+  for (int j = 0; j < items; ++j) {
+    const typename Op::acc_t next = Op::combine(run, v[j]);
+    v[j] = exclusive ? run : next;
+    run = next;
+  }
+}

@@ -42,18 +42,9 @@ __global__ void __launch_bounds__(block)
   for (int base = 0; base < cols; base += tile) {
     Acc v[items];
     ktune_scan_load<Op, block, items, vec, exchange, layout>(in + base, cols - base, v, exch);
-    Acc mine = v[0];
-#pragma unroll
-    for (int j = 1; j < items; ++j) mine = Op::combine(mine, v[j]);
     Acc total;
-    const Acc before = ktune_block_exclusive_scan<Op, block, algo>(mine, scratch, total);
-    Acc run = Op::combine(carry, before);
-#pragma unroll
-    for (int j = 0; j < items; ++j) {
-      const Acc next = Op::combine(run, v[j]);
-      v[j] = exclusive ? run : next;
-      run = next;
-    }
+    const Acc before = ktune_block_exclusive_scan<Op, block, algo>(ktune_scan_total<Op, items>(v), scratch, total);
+    ktune_scan_thread<Op, items>(v, Op::combine(carry, before), exclusive);
     ktune_scan_store<Op, block, items, vec, exchange, layout>(out + base, cols - base, v, exch);
     carry = Op::combine(carry, total);
     __syncthreads();  // exch and scratch are reused by the next tile

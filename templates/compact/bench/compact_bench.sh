@@ -19,7 +19,7 @@ n=268435456
 binary=$build/bench/cub_compact  # built beside the build (see cub_compact.cu), else here
 if [ ! -x "$binary" ]; then
   binary=/tmp/ktune_cub_compact
-  nvcc -O3 -arch=sm_90 -I "$root/runtime/include" -I "$here/../include" "$here/cub_compact.cu" -L "$build/runtime" \
+  nvcc -O3 -arch=sm_90 -I "$root/runtime/include" -I "$here/../include" -I "$root/bench" "$here/cub_compact.cu" -L "$build/runtime" \
     -lktune -o "$binary" >> "$out/compact.log" 2>&1 || status=1
 fi
 : > "$out/compact-peers.jsonl"

@@ -3,27 +3,16 @@
 // the bytes compaction moves (the ceiling: n values and n flags read, the kept values
 // written). Events around the call only, L2 flushed by reading a 2x-L2 buffer before
 // each repetition, median of 30; both outputs and counts compared first.
-//   nvcc -O3 -arch=sm_90 -I runtime/include -I templates/compact/include cub_compact.cu -L BUILD/runtime -lktune
+//   nvcc -O3 -arch=sm_90 -I runtime/include -I templates/compact/include -I bench cub_compact.cu -L BUILD/runtime -lktune
 //   ./cub_compact 268435456 0.5 random   ->  one JSON line (f32 values, byte flags)
 #include <cub/cub.cuh>
 #include <ktune/compact_c.h>
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
-#include <string>
-#include <vector>
+#include "cuda_peer.cuh"
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e = (x);                                                              \
-    if (e != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                    \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include <cstring>
+
+#define CHECK KTUNE_PEER_CHECK
 
 // Values i + 1; flags kept with probability keep, per element or per run of 256.
 __global__ void fill(float* x, unsigned char* flags, long long n, unsigned threshold, int clustered) {
@@ -37,23 +26,14 @@ __global__ void fill(float* x, unsigned char* flags, long long n, unsigned thres
   }
 }
 
-__global__ void flush_read(const float4* f, long long n4, float* sink) {
-  float acc = 0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x)
-    acc += f[i].x;
-  if (acc == 1234.5f) *sink = acc;
-}
-
 int main(int argc, char** argv) {
   const long long n = argc > 1 ? std::atoll(argv[1]) : (1ll << 28);
   const double keep = argc > 2 ? std::atof(argv[2]) : 0.5;
   const bool clustered = argc > 3 && std::strcmp(argv[3], "clustered") == 0;
-  cudaDeviceProp prop{};
-  int l2 = 0;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  CHECK(cudaFree(nullptr));
-  float *x, *y_cub, *y_ktune, *flush;
+  CHECK(cudaFree(nullptr));  // the primary context, current: ktune launches in it
+  PeerTimer timer;
+  const cudaDeviceProp& prop = timer.device();
+  float *x, *y_cub, *y_ktune;
   unsigned char* flags;
   long long *count_cub, *count_ktune;
   CHECK(cudaMalloc(&x, n * 4));
@@ -62,9 +42,6 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&flags, n));
   CHECK(cudaMalloc(&count_cub, 8));
   CHECK(cudaMalloc(&count_ktune, 8));
-  const long long flush_n = 2ll * l2 / 4;
-  CHECK(cudaMalloc(&flush, flush_n * 4));
-  CHECK(cudaMemset(flush, 0, flush_n * 4));
   fill<<<4096, 256>>>(x, flags, n, static_cast<unsigned>(keep * 4294967295.0), clustered);
   std::size_t temp_bytes = 0;
   CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, x, flags, y_cub, count_cub, n));
@@ -93,27 +70,9 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(b.data(), y_cub, kc * 4, cudaMemcpyDeviceToHost));
     same = std::memcmp(a.data(), b.data(), kc * 4) == 0;
   }
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  const auto median_us = [&](const std::function<void()>& op) {
-    std::vector<float> times;
-    for (int r = 0; r < 35; ++r) {
-      flush_read<<<prop.multiProcessorCount * 4, 256>>>(reinterpret_cast<const float4*>(flush), flush_n / 4, flush);
-      CHECK(cudaEventRecord(e0));
-      op();
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, e0, e1));
-      if (r >= 5) times.push_back(ms * 1000);
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-  };
-  const double ktune_us = median_us(ktune), cub_us = median_us(cub);
+  const double ktune_us = timer.median_us(ktune), cub_us = timer.median_us(cub);
   const long long copy_bytes = (n * 5 + kc * 4) / 2 / 16 * 16;  // read + written, as one copy's read + write
-  const double copy_us = median_us([&] { CHECK(cudaMemcpyAsync(y_cub, x, copy_bytes, cudaMemcpyDeviceToDevice)); });
+  const double copy_us = timer.median_us([&] { CHECK(cudaMemcpyAsync(y_cub, x, copy_bytes, cudaMemcpyDeviceToDevice)); });
   std::printf("{\"what\": \"select flagged f32\", \"n\": %lld, \"keep\": %g, \"pattern\": \"%s\", \"kept\": %lld, "
               "\"device\": \"%s\", \"checked\": %s, \"ktune_us\": %.2f, \"cub_us\": %.2f, \"copy_us\": %.2f, "
               "\"ktune_of_copy\": %.3f, \"ktune_over_cub\": %.3f, \"ktune_launch\": \"%s\"}\n",

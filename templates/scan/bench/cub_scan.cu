@@ -3,64 +3,22 @@
 // bytes (the ceiling: a scan reads n and writes n). Events around the call only, L2
 // flushed by reading a 2x-L2 buffer before each repetition, median of 30; every
 // output checked against a host scan first (small integers: exact in f32).
-//   nvcc -O3 -arch=sm_90 -I runtime/include -I templates/scan/include cub_scan.cu -L BUILD/runtime -lktune
+//   nvcc -O3 -arch=sm_90 -I runtime/include -I templates/scan/include -I bench cub_scan.cu -L BUILD/runtime -lktune
 //   ./cub_scan f32:268435456 i32:268435456   ->  one JSON line each
 #include <cub/cub.cuh>
 #include <ktune/scan_c.h>
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
-#include <string>
-#include <vector>
+#include "cuda_peer.cuh"
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e = (x);                                                              \
-    if (e != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                    \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include <string>
+
+#define CHECK KTUNE_PEER_CHECK
 
 template <class T>
 __global__ void fill(T* x, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
     x[i] = static_cast<T>(static_cast<int>((i * 2654435761ull >> 7) % 7) - 3);
 }
-
-__global__ void flush_read(const float4* f, long long n4, float* sink) {
-  float acc = 0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x)
-    acc += f[i].x;
-  if (acc == 1234.5f) *sink = acc;
-}
-
-struct Timer {
-  float* flush = nullptr;
-  long long flush_n = 0;
-  int sms = 0;
-  double median_us(const std::function<void()>& op) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<float> times;
-    for (int r = 0; r < 35; ++r) {
-      flush_read<<<sms * 4, 256>>>(reinterpret_cast<const float4*>(flush), flush_n / 4, flush);
-      CHECK(cudaEventRecord(a));
-      op();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, a, b));
-      if (r >= 5) times.push_back(ms * 1000);
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-  }
-};
 
 template <class T>
 bool check(const T* dev, const T* in_dev, long long n, const char* who) {
@@ -79,7 +37,8 @@ bool check(const T* dev, const T* in_dev, long long n, const char* who) {
 }
 
 template <class T>
-void measure(const char* dtype, long long n, Timer& timer, ktune_c_runtime* rt, const cudaDeviceProp& prop) {
+void measure(const char* dtype, long long n, PeerTimer& timer, ktune_c_runtime* rt) {
+  const cudaDeviceProp& prop = timer.device();
   T *x = nullptr, *y = nullptr, *z = nullptr;
   CHECK(cudaMalloc(&x, n * sizeof(T)));
   CHECK(cudaMalloc(&y, n * sizeof(T)));
@@ -115,16 +74,8 @@ void measure(const char* dtype, long long n, Timer& timer, ktune_c_runtime* rt, 
 }
 
 int main(int argc, char** argv) {
-  cudaDeviceProp prop{};
-  int l2 = 0;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   CHECK(cudaFree(nullptr));  // the primary context, current: ktune launches in it
-  Timer timer;
-  timer.sms = prop.multiProcessorCount;
-  timer.flush_n = 2ll * l2 / 4;
-  CHECK(cudaMalloc(&timer.flush, timer.flush_n * sizeof(float)));
-  CHECK(cudaMemset(timer.flush, 0, timer.flush_n * sizeof(float)));
+  PeerTimer timer;
   ktune_c_runtime* rt = ktune_c_runtime_new(nullptr, 1);
   if (!rt) {
     std::fprintf(stderr, "ktune_c_runtime_new: %s\n", ktune_c_error());
@@ -135,8 +86,8 @@ int main(int argc, char** argv) {
     const auto colon = arg.find(':');
     const std::string dtype = arg.substr(0, colon);
     const long long n = std::atoll(arg.c_str() + colon + 1);
-    if (dtype == "f32") measure<float>("f32", n, timer, rt, prop);
-    else if (dtype == "i32") measure<int>("i32", n, timer, rt, prop);
+    if (dtype == "f32") measure<float>("f32", n, timer, rt);
+    else if (dtype == "i32") measure<int>("i32", n, timer, rt);
     else std::fprintf(stderr, "cub_scan: %s: f32 or i32\n", arg.c_str());
   }
   ktune_c_runtime_free(rt);

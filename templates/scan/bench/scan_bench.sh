@@ -26,7 +26,7 @@ run scan_rows --op sum --dtype f32 --shape 16384x4096
 binary=$build/bench/cub_scan  # built beside the build (see cub_scan.cu), else here
 if [ ! -x "$binary" ]; then
   binary=/tmp/ktune_cub_scan
-  nvcc -O3 -arch=sm_90 -I "$root/runtime/include" -I "$here/../include" "$here/cub_scan.cu" -L "$build/runtime" -lktune \
+  nvcc -O3 -arch=sm_90 -I "$root/runtime/include" -I "$here/../include" -I "$root/bench" "$here/cub_scan.cu" -L "$build/runtime" -lktune \
     -o "$binary" >> "$out/scan.log" 2>&1 || status=1
 fi
 LD_LIBRARY_PATH="$build/runtime" "$binary" f32:268435456 i32:268435456 > "$out/scan-peers.jsonl" 2>> "$out/scan.log" \

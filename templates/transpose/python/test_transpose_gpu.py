@@ -2,7 +2,7 @@
 offsets, torch.compile, CuPy and JAX arrays."""
 import unittest
 
-from support import HAVE_GPU, ktune, random, torch
+from support import HAVE_GPU, jax_on_gpu, ktune, random, torch
 
 
 @unittest.skipUnless(HAVE_GPU, "no GPU (or no PyTorch)")
@@ -53,13 +53,7 @@ class TransposeTest(unittest.TestCase):
         self.assertTrue(bool((z == x[:, 1:].T).all()))
 
     def test_jax(self):
-        try:
-            import jax
-            import jax.numpy as jnp
-        except ImportError:
-            self.skipTest("JAX is not installed")
-        if not any(d.platform == "gpu" for d in jax.devices()):
-            self.skipTest("JAX sees no GPU")
+        jnp = jax_on_gpu(self)
         x = jnp.arange(300 * 200, dtype=jnp.float32).reshape(300, 200)
         out = torch.empty(200, 300, device="cuda")
         ktune.transpose(x, out=out)

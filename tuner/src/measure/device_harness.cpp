@@ -15,4 +15,12 @@ void DeviceHarness::start_timer(const DeviceInfo& device, const TimingProtocol& 
   timer_ = std::make_unique<Timer>(device, stream_, protocol);
 }
 
+TimingStats DeviceHarness::time_copy_ceiling() {
+  const std::size_t half = ceiling_copy_bytes(bytes_moved());
+  DeviceBuffer a(half), b(half);
+  driver::check(driver::api().cuMemsetD8(a.get(), 0x5a, half), "cuMemsetD8");
+  return timer().measure(
+      [&] { driver::check(driver::api().cuMemcpyDtoDAsync(b.get(), a.get(), half, stream_), "cuMemcpyDtoDAsync"); });
+}
+
 }  // namespace ktune

@@ -70,6 +70,9 @@ class DeviceHarness : public Harness {
   DeviceHarness(const DeviceHarness&) = delete;
   DeviceHarness& operator=(const DeviceHarness&) = delete;
   void start_timer(const DeviceInfo& device, const TimingProtocol& protocol);
+  // The usual ceiling: a device copy moving bytes_moved() (read + written) between two
+  // buffers of its own, on the harness's stream, by the timer's protocol.
+  TimingStats time_copy_ceiling();
 
   PrimaryContext context_;
   CUstream stream_ = nullptr;
