@@ -4,6 +4,7 @@
 #include <compact/compact_launch.hpp>
 #include <ktune/error.hpp>
 #include <ktune/generator/kernel_spec.hpp>
+#include <ktune/tuner/family.hpp>
 
 #include <gtest/gtest.h>
 
@@ -86,6 +87,32 @@ TEST(CompactFamily, TheDefaultConfigIsValidEverywhere) {
       const TuningProblem p = compact_tuning_problem(compact_probe_args({d, n, CompactMode::flags, 0, 0, 0, 0, 0}));
       EXPECT_FALSE(why_invalid(compact_spec(), p.default_config, h100, p.problem)) << n << " " << to_string(d);
     }
+}
+
+}  // namespace
+}  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// The CLI's options: each bad value a clear error before anything is allocated.
+TEST(CompactFamily, BadOptionsAreClearErrors) {
+  const FamilyPart* part = find_family("compact");
+  ASSERT_NE(part, nullptr);
+  const auto with = [&](const std::string& name, const std::string& value) {
+    OptionValues v{{"dtype", {"f32"}}, {"n", {"1000"}},   {"mode", {"flags"}},
+                   {"indices", {"0"}}, {"keep", {"0.5"}}, {"pattern", {"random"}}};
+    v[name] = {value};
+    return error_of([&] { part->target(v); });
+  };
+  EXPECT_EQ(with("n", "1000"), "");
+  EXPECT_NE(with("mode", "mask").find("unknown --mode 'mask'"), std::string::npos);
+  EXPECT_NE(with("indices", "2").find("--indices is 0 or 1"), std::string::npos);
+  EXPECT_NE(with("keep", "1.5").find("--keep is a fraction from 0 to 1"), std::string::npos);
+  EXPECT_NE(with("keep", "half").find("--keep is a fraction"), std::string::npos);
+  EXPECT_NE(with("pattern", "sorted").find("--pattern is random or clustered"), std::string::npos);
+  EXPECT_NE(with("dtype", "i8").find("dtype not supported"), std::string::npos);
+  EXPECT_NE(with("n", "0").size(), 0u);
 }
 
 }  // namespace

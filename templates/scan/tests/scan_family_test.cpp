@@ -3,6 +3,7 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/kernel_spec.hpp>
 #include <scan/scan_family.hpp>
+#include <ktune/tuner/family.hpp>
 #include <scan/scan_launch.hpp>
 
 #include <gtest/gtest.h>
@@ -104,6 +105,32 @@ TEST(ScanFamily, TheDefaultConfigIsValidEverywhere) {
       const TuningProblem p = scan_tuning_problem(a);
       EXPECT_FALSE(why_invalid(scan_spec(kind), p.default_config, h100, p.problem)) << n << " " << to_string(d);
     }
+}
+
+}  // namespace
+}  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// The CLI's options: each bad value a clear error before anything is allocated.
+TEST(ScanFamily, BadOptionsAreClearErrors) {
+  for (const char* name : {"scan", "scan_rows"}) {
+    const FamilyPart* part = find_family(name);
+    ASSERT_NE(part, nullptr) << name;
+    const bool rows = std::string(name) == "scan_rows";
+    const auto with = [&](const std::string& option, const std::string& value) {
+      OptionValues v{{"op", {"sum"}}, {"dtype", {"f32"}}, {"exclusive", {"0"}}};
+      v[rows ? "shape" : "n"] = {rows ? "100x3001" : "1000"};
+      v[option] = {value};
+      return error_of([&] { part->target(v); });
+    };
+    EXPECT_EQ(with("op", "sum"), "") << name;
+    EXPECT_NE(with("op", "mean").find("unknown --op 'mean'"), std::string::npos) << name;
+    EXPECT_NE(with("exclusive", "yes").find("--exclusive is 0 or 1"), std::string::npos) << name;
+    EXPECT_NE(with("dtype", "u8").find("dtype not supported"), std::string::npos) << name;
+    EXPECT_NE(with(rows ? "shape" : "n", rows ? "100x" : "0").size(), 0u) << name;
+  }
 }
 
 }  // namespace
