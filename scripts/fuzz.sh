@@ -32,6 +32,10 @@ head -40 tests/data/transpose-f32-8191x4097.jsonl > "$logs/seed.jsonl"  # a head
 descriptions=$(mktemp -d)
 trap 'rm -rf "$corpus" "$logs" "$descriptions"' EXIT
 for f in templates/*/*.cuh tests/data/user_kernels/*.cu examples/*/*.cu; do cp "$f" "$descriptions/$(echo "$f" | tr / _)"; done
+i=0  # elementwise expressions (and compaction predicates) too
+for e in "out = a * b + c" "y = alpha * x + y" "keep = x > 0 && x < 3" "o = max(a, 0) ? sqrt(b) : -c; p = a"; do
+  printf '%s' "$e" > "$descriptions/expression_$((i += 1))"
+done
 ./build-fuzz/tests/fuzz/description_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
   "$descriptions" 2>&1 | tail -5
 bundles=$(mktemp -d)

@@ -1,7 +1,7 @@
 #pragma once
 // The C++ part of the elementwise family: the generated operation type, the problem
 // as constraints see it, keys, alignment, reference and tolerance.
-#include <elementwise/elementwise_expr.hpp>
+#include <ktune/generator/elementwise_expr.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 
 #include <array>

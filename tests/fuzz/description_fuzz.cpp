@@ -1,8 +1,10 @@
 // libFuzzer target: arbitrary bytes as a kernel description (the `// @` lines of a
-// built-in template or a user's kernel), as one expression and as a tolerance. Parsing and evaluating
+// built-in template or a user's kernel), as one expression, as a tolerance and as an
+// elementwise expression (`out = a * b + c`, with a scalar named alpha). Parsing and evaluating
 // either works or throws ktune::Error; nothing crashes, hangs, overflows the stack or
 // allocates more than the input justifies.
 #include <ktune/error.hpp>
+#include <ktune/generator/elementwise_expr.hpp>
 #include <ktune/generator/expr.hpp>
 #include <ktune/generator/kernel_spec.hpp>
 #include <ktune/generator/space.hpp>
@@ -10,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -62,6 +65,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {  // as a tolerance, with two variables
     (void)evaluate(Tolerance::parse(text), {{"n", 7.0}, {"k", 0.0}});
+  } catch (const Error&) {
+  }
+  try {  // printed and evaluated on zeros and ones
+    const ElementwiseExpr e = ElementwiseExpr::parse(text, {"alpha"});
+    (void)e.normalized();
+    (void)e.cuda_body();
+    const std::vector<double> in(e.inputs().size(), 1.0), scalars(e.scalars().size(), 0.0);
+    std::vector<double> out(e.outputs().size());
+    e.eval(in.data(), scalars.data(), out.data());
   } catch (const Error&) {
   }
   try {

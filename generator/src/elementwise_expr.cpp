@@ -1,4 +1,4 @@
-#include <elementwise/elementwise_expr.hpp>
+#include <ktune/generator/elementwise_expr.hpp>
 
 #include <ktune/error.hpp>
 

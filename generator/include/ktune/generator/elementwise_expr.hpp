@@ -1,5 +1,6 @@
 #pragma once
-// The expression language of the elementwise family: `out = a * b + c`,
+// The checked expression language of elementwise code (operations on arrays, predicates
+// for compaction): `out = a * b + c`,
 // `y = alpha * x + y`, `out = max(a, 0)`; several assignments separated by ';'.
 //
 // Names on the left are outputs; names on the right are inputs (arrays of n elements)
