@@ -14,7 +14,8 @@
 // @include common
 //
 // Stream compaction in one pass (as DeviceSelect::Flagged): y gets, densely and in
-// order, each x[i] whose flag is set (mode 0: flags[i] != 0) or that is nonzero (mode 1),
+// order, each x[i] whose flag is set (mode 0: flags[i] != 0) or that is nonzero or
+// satisfies the problem's predicate (mode 1: ktune_keep_if),
 // indices (when not null) their positions, *count how many. A block takes a tile of
 // block * items elements (each thread `items` consecutive ones; x is read only where
 // kept), counts what it keeps, scans the threads' counts with warp shuffles, and finds
@@ -32,6 +33,12 @@ __device__ __forceinline__ bool ktune_nonzero(long long v) { return v != 0; }
 __device__ __forceinline__ bool ktune_nonzero(unsigned char v) { return v != 0; }
 __device__ __forceinline__ bool ktune_nonzero(ktune_half v) { return (v.bits & 0x7fff) != 0; }
 __device__ __forceinline__ bool ktune_nonzero(ktune_bfloat v) { return (v.bits & 0x7fff) != 0; }
+
+// What mode 1 keeps: the nonzero elements, or, where a predicate's source specializes
+// it after this template (compact_predicate_source), those the predicate holds for.
+template <class T> struct ktune_keep_if {
+  static __device__ __forceinline__ bool keep(T v) { return ktune_nonzero(v); }
+};
 
 enum ktune_compact_exchange { exchange_direct, exchange_smem };
 enum ktune_compact_order { order_ticket, order_block };
@@ -97,7 +104,7 @@ __global__ void __launch_bounds__(block)
         if (flags[i]) v[j] = x[i], keep |= 1u << j;
       } else {
         v[j] = x[i];
-        if (ktune_nonzero(v[j])) keep |= 1u << j;
+        if (ktune_keep_if<T>::keep(v[j])) keep |= 1u << j;
       }
     }
   }

@@ -2,6 +2,7 @@
 
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
+#include <ktune/generator/elementwise_expr.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -11,10 +12,13 @@ namespace ktune {
 std::optional<CompactMode> parse_compact_mode(std::string_view name) {
   if (name == "flags") return CompactMode::flags;
   if (name == "nonzero") return CompactMode::nonzero;
+  if (name == "predicate") return CompactMode::predicate;
   return std::nullopt;
 }
 
-std::string_view to_string(CompactMode mode) { return mode == CompactMode::flags ? "flags" : "nonzero"; }
+std::string_view to_string(CompactMode mode) {
+  return mode == CompactMode::flags ? "flags" : mode == CompactMode::nonzero ? "nonzero" : "predicate";
+}
 
 namespace {
 
@@ -26,6 +30,15 @@ namespace {
 bool supported(DType d) {
   return d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16 || d == DType::i32 ||
          d == DType::i64 || d == DType::u8;
+}
+
+ElementwiseExpr parse_predicate(const std::string& text) {
+  ElementwiseExpr e = ElementwiseExpr::parse(text);
+  if (e.inputs().size() != 1 || e.outputs().size() != 1 || !e.scalars().empty())
+    throw InvalidArgument("compact predicate '" + text + "': one input and one output, e.g. 'keep = x > 0' (it has " +
+                          std::to_string(e.inputs().size()) + " inputs, " + std::to_string(e.outputs().size()) +
+                          " outputs)");
+  return e;
 }
 
 struct Span {
@@ -46,8 +59,19 @@ std::string compact_type_argument(DType dtype) {
   }
 }
 
+std::string compact_predicate_source(const std::string& predicate, DType dtype) {
+  const ElementwiseExpr e = parse_predicate(predicate);
+  const std::string t = compact_type_argument(dtype);
+  const char* c = dtype == DType::f64 || dtype == DType::i64 ? "double" : "float";
+  return "\ntemplate <> struct ktune_keep_if<" + t + "> {  // " + e.normalized() +
+         "\n  static __device__ __forceinline__ bool keep(" + t + " x) {\n    using C = " + c +
+         ";\n    const C in[1] = {ktune_io<" + t + ", C>::load(x)};\n    C out[1];\n" + e.cuda_body() +
+         "    return out[0] != C(0);\n  }\n};\n";
+}
+
 void validate(const CompactArgs& a) {
   if (!supported(a.dtype)) fail(a, "dtype not supported (f32, f64, f16, bf16, i32, i64, u8)");
+  if (a.mode == CompactMode::predicate) (void)parse_predicate(a.predicate);
   if (a.n < 1) fail(a, "n must be positive");
   if (a.n > (std::int64_t{1} << 40)) fail(a, "n is above 2^40");
   if (!a.in || !a.out || !a.count) fail(a, "null pointer (in, out and count are required)");
@@ -74,7 +98,9 @@ CompactArgs compact_probe_args(CompactArgs a) {
 Problem compact_problem(const CompactArgs& a) { return {a.dtype, {{"n", a.n}}}; }
 
 std::string compact_variant(const CompactArgs& a) {
-  return std::string(to_string(a.mode)) + (a.indices ? "+indices" : "");
+  const std::string mode = a.mode == CompactMode::predicate ? "predicate:" + parse_predicate(a.predicate).normalized()
+                                                           : std::string(to_string(a.mode));
+  return mode + (a.indices ? "+indices" : "");
 }
 
 std::vector<std::int64_t> compact_reference(const CompactArgs& a, const void* host_in, const void* host_flags) {
@@ -82,10 +108,30 @@ std::vector<std::int64_t> compact_reference(const CompactArgs& a, const void* ho
   const auto elem = static_cast<std::size_t>(size_of(a.dtype));
   const auto* in = static_cast<const unsigned char*>(host_in);
   const auto* flags = static_cast<const unsigned char*>(host_flags);
+  const bool predicate = a.mode == CompactMode::predicate;
+  const ElementwiseExpr expr = parse_predicate(predicate ? a.predicate : "keep = x");
   for (std::int64_t i = 0; i < a.n; ++i) {
     bool keep = false;
     if (a.mode == CompactMode::flags) {
       keep = flags[i] != 0;
+    } else if (predicate) {
+      const unsigned char* p = in + static_cast<std::size_t>(i) * elem;
+      double x = 0, out = 0;
+      if (a.dtype == DType::i32 || a.dtype == DType::i64) {
+        std::int64_t v = 0;
+        if (a.dtype == DType::i32) {
+          std::int32_t w;
+          std::memcpy(&w, p, 4);
+          v = w;
+        } else {
+          std::memcpy(&v, p, 8);
+        }
+        x = static_cast<double>(v);
+      } else {
+        x = a.dtype == DType::u8 ? static_cast<double>(*p) : element_to_double(a.dtype, p);
+      }
+      expr.eval(&x, nullptr, &out);
+      keep = out != 0;
     } else {
       unsigned char e[8] = {};
       std::memcpy(e, in + static_cast<std::size_t>(i) * elem, elem);
@@ -105,9 +151,11 @@ const KernelSpec& compact_spec() { return KernelSpec::builtin("compact"); }
 TuningProblem compact_tuning_problem(const CompactArgs& a) {
   validate(a);
   const KernelSpec& spec = compact_spec();
-  return TuningProblem{&spec,         compact_variant(a),  std::string(to_string(a.dtype)),
-                       {a.n},         compact_problem(a),  spec.source(),
-                       compact_type_argument(a.dtype),     compact_default_config(spec),
+  const std::string source =
+      spec.source() + (a.mode == CompactMode::predicate ? compact_predicate_source(a.predicate, a.dtype) : "");
+  return TuningProblem{&spec,         compact_variant(a), std::string(to_string(a.dtype)),
+                       {a.n},         compact_problem(a), source,
+                       compact_type_argument(a.dtype),    compact_default_config(spec),
                        {}};
 }
 

@@ -34,10 +34,10 @@ void element(DType dtype, int v, bool negative, unsigned char* out) {
 }  // namespace
 
 CompactHarness::CompactHarness(const DeviceInfo& device, DType dtype, std::int64_t n, CompactMode mode, bool indices,
-                               double keep, bool clustered, const TimingProtocol& protocol)
+                               double keep, bool clustered, const TimingProtocol& protocol, const std::string& predicate)
     : DeviceHarness(device), keep_(keep), clustered_(clustered) {
   if (!(keep >= 0 && keep <= 1)) throw InvalidArgument("compact: the kept fraction must be in [0, 1]");
-  args_ = {dtype, n, mode, 0, 0, 0, indices ? 1u : 0u, 0};
+  args_ = {dtype, n, mode, 0, 0, 0, indices ? 1u : 0u, 0, predicate};
   tuning_ = compact_tuning_problem(compact_probe_args(args_));  // validates sizes before allocating
   const auto count = static_cast<std::size_t>(n);
   const auto elem = static_cast<std::size_t>(size_of(dtype));
@@ -58,7 +58,8 @@ CompactHarness::CompactHarness(const DeviceInfo& device, DType dtype, std::int64
     const std::uint64_t z = splitmix64(s);
     if (!clustered || i % 256 == 0) run_keep = (z & 0xffffffffu) < threshold;
     flags[i] = run_keep ? 1 : 0;
-    const int v = static_cast<int>(1 + (z >> 32) % 7) * ((z >> 40) & 1 ? -1 : 1);
+    const int v = mode == CompactMode::predicate ? static_cast<int>((z >> 32) % 15) - 7
+                                                 : static_cast<int>(1 + (z >> 32) % 7) * ((z >> 40) & 1 ? -1 : 1);
     element(dtype, mode == CompactMode::nonzero && !run_keep ? 0 : v, (z >> 41) & 1, &host[i * elem]);
   }
   const auto& d = driver::api();
@@ -70,7 +71,7 @@ CompactHarness::CompactHarness(const DeviceInfo& device, DType dtype, std::int64
   driver::check(d.cuMemcpyHtoD(input_.get(), host.data(), host.size()), "cuMemcpyHtoD");
   driver::check(d.cuMemcpyHtoD(flags_.get(), flags.data(), flags.size()), "cuMemcpyHtoD");
   args_ = {dtype, n, mode, input_.get(), mode == CompactMode::flags ? flags_.get() : 0, output_.get(),
-           indices ? indices_.get() : 0, count_.get()};
+           indices ? indices_.get() : 0, count_.get(), predicate};
   tuning_ = compact_tuning_problem(args_);
 
   // The reference: the kept elements (and positions), then the poison.

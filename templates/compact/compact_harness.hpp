@@ -17,8 +17,10 @@ namespace ktune {
 
 class CompactHarness : public DeviceHarness {
  public:
+  // predicate: mode predicate's expression (its inputs: integers -7..7, kept as the
+  // predicate says; keep and clustered then shape nothing).
   CompactHarness(const DeviceInfo& device, DType dtype, std::int64_t n, CompactMode mode, bool indices, double keep,
-                 bool clustered, const TimingProtocol& protocol);
+                 bool clustered, const TimingProtocol& protocol, const std::string& predicate = "");
 
   nlohmann::json log_fields() const override {
     return {{"mode", to_string(args_.mode)}, {"indices", args_.indices != 0}, {"keep", keep_}, {"clustered", clustered_}};

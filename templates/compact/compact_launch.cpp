@@ -1,5 +1,6 @@
 #include <compact/compact_launch.hpp>
 
+#include <ktune/error.hpp>
 #include <ktune/runtime/driver.hpp>
 #include <ktune/runtime/runtime_impl.hpp>
 
@@ -34,8 +35,11 @@ struct CompactKey {
 const LaunchInfo& CompactCalls::compact(void* out, std::int64_t* count, const void* in, const void* flags,
                                         std::int64_t n, DType dtype, CompactMode mode, std::int64_t* indices,
                                         Stream stream) {
+  if (mode == CompactMode::predicate)
+    throw InvalidArgument("compact: the runtime call takes flags or nonzero; predicates are tuned and verified with "
+                          "`ktune tune compact --mode predicate --predicate EXPR` (their runtime call: not yet)");
   const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
-  const CompactArgs args{dtype, n, mode, address(in), address(flags), address(out), address(indices), address(count)};
+  const CompactArgs args{dtype, n, mode, address(in), address(flags), address(out), address(indices), address(count), {}};
   validate(args);  // throws before anything launches
   Runtime::Impl& rt = runtime_impl(*this);
   const CUcontext ctx = rt.current_context();

@@ -17,7 +17,8 @@ class CompactPart : public FamilyPart {
   std::vector<ProblemOption> options() const override {
     return {{"dtype", "element type: f32, f64, f16, bf16, i32, i64, u8", "f32"},
             {"n", "number of elements", "268435456"},
-            {"mode", "flags (keep where a byte flag is set) | nonzero (keep the nonzero elements)", "flags"},
+            {"mode", "flags (keep where a byte flag is set) | nonzero (keep the nonzero elements) | predicate", "flags"},
+            {"predicate", "mode predicate: what to keep, in the elementwise expression language", "keep = x > 0"},
             {"indices", "1: also write the kept elements' positions (int64), as torch.nonzero", "0"},
             {"keep", "tuning input: the fraction kept, 0 to 1", "0.5"},
             {"pattern", "tuning input: random (each element) | clustered (runs of 256)", "random"}};
@@ -40,19 +41,23 @@ class CompactPart : public FamilyPart {
     if (pattern != "random" && pattern != "clustered")
       throw InvalidArgument("--pattern is random or clustered, not '" + pattern + "'");
     const bool indices = ind == "1", clustered = pattern == "clustered";
-    CompactArgs probe{dtype, n, *mode, 0, 0, 0, indices ? 1u : 0u, 0};
+    const std::string predicate = *mode == CompactMode::predicate ? single_option(values, "predicate") : "";
+    CompactArgs probe{dtype, n, *mode, 0, 0, 0, indices ? 1u : 0u, 0, predicate};
     return {compact_tuning_problem(compact_probe_args(probe)), [=](const DeviceInfo& dev, const TimingProtocol& t) {
-              return std::make_unique<CompactHarness>(dev, dtype, n, *mode, indices, keep, clustered, t);
+              return std::make_unique<CompactHarness>(dev, dtype, n, *mode, indices, keep, clustered, t, predicate);
             }};
   }
 
   OptionValues options_of(const TuningRecord& r) const override {
     if (r.shape.size() != 1) throw InvalidArgument("a compact record has one size");
     const auto plus = r.variant.find("+indices");
-    return {{"dtype", {r.dtype}},
-            {"n", {shape_to_string(r.shape)}},
-            {"mode", {r.variant.substr(0, plus)}},
-            {"indices", {plus == std::string::npos ? "0" : "1"}}};
+    const std::string mode = r.variant.substr(0, plus);
+    OptionValues o{{"dtype", {r.dtype}}, {"n", {shape_to_string(r.shape)}}, {"indices", {plus == std::string::npos ? "0" : "1"}}};
+    if (mode.rfind("predicate:", 0) == 0)  // the normalized expression parses as one
+      o["mode"] = {"predicate"}, o["predicate"] = {mode.substr(10)};
+    else
+      o["mode"] = {mode};
+    return o;
   }
 };
 

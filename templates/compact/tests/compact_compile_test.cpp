@@ -20,5 +20,17 @@ TEST(CompactCompile, EveryDtypeCompilesForSm90) {
   EXPECT_GE(expect_spaces_compile("compact", spaces), 7u);
 }
 
+// A predicate's source: the template with ktune_keep_if specialized after it.
+TEST(CompactCompile, PredicatesCompileForSm90) {
+  const KernelSpec& spec = compact_spec();
+  for (DType d : {DType::f32, DType::i32, DType::f16, DType::f64}) {
+    CompactArgs a{d, 1000003, CompactMode::predicate, 0, 0, 0, 0, 0, "keep = x > 0 && x < 3 || x == -7"};
+    const TuningProblem p = compact_tuning_problem(compact_probe_args(a));
+    const std::string dtype(to_string(d));
+    EXPECT_GE(expect_space_compiles({"compact predicate " + dtype, &spec, p.source, {p.problem}, p.type_argument, {dtype}}),
+              1u);
+  }
+}
+
 }  // namespace
 }  // namespace ktune

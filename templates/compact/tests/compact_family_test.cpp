@@ -14,7 +14,7 @@
 namespace ktune {
 namespace {
 
-CompactArgs args(std::int64_t n) { return {DType::f32, n, CompactMode::flags, 0x10000, 0x100000, 0x200000, 0, 0x300000}; }
+CompactArgs args(std::int64_t n) { return {DType::f32, n, CompactMode::flags, 0x10000, 0x100000, 0x200000, 0, 0x300000, {}}; }
 
 TEST(CompactFamily, ModesParseAndPrint) {
   for (const char* name : {"flags", "nonzero"}) EXPECT_EQ(to_string(*parse_compact_mode(name)), name);
@@ -76,6 +76,27 @@ TEST(CompactFamily, ReferenceKeepsFlagsOrNonzeros) {
   EXPECT_EQ(compact_variant(a), "nonzero+indices");
 }
 
+TEST(CompactFamily, PredicatesParseIntoTheirSource) {
+  const std::string src = compact_predicate_source("keep = x > 0 && x < 3", DType::f32);
+  EXPECT_NE(src.find("template <> struct ktune_keep_if<float> {  // o0=((i0>0)&&(i0<3))"), std::string::npos) << src;
+  EXPECT_NE(src.find("using C = float"), std::string::npos);
+  EXPECT_NE(compact_predicate_source("k = x != 0", DType::i64).find("using C = double"), std::string::npos);
+  EXPECT_NE(error_of([] { (void)compact_predicate_source("keep = x >", DType::f32); }).find("unexpected end"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { (void)compact_predicate_source("keep = a + b", DType::f32); }).find("one input and one output"),
+            std::string::npos);
+  CompactArgs a = args(6);
+  a.mode = CompactMode::predicate, a.predicate = "keep = x > 0 && x < 3", a.flags = 0;
+  EXPECT_EQ(error_of([&] { validate(a); }), "");
+  EXPECT_EQ(compact_variant(a), "predicate:o0=((i0>0)&&(i0<3))");
+  const float x[] = {-1, 0, 1, 2, 3, 2.5f};
+  EXPECT_EQ(compact_reference(a, x, nullptr), (std::vector<std::int64_t>{2, 3, 5}));
+  const TuningProblem p = compact_tuning_problem(compact_probe_args(a));
+  EXPECT_NE(p.source.find("ktune_keep_if<float> {"), std::string::npos);
+  a.predicate = "keep = y = 2";
+  EXPECT_NE(error_of([&] { validate(a); }), "");
+}
+
 TEST(CompactFamily, LaunchParametersMatchTheEntry) {
   EXPECT_TRUE(params_match(compact_spec().source(), "ktune_compact", CompactParams::kinds()));
 }
@@ -84,7 +105,7 @@ TEST(CompactFamily, TheDefaultConfigIsValidEverywhere) {
   const DeviceLimits h100{};
   for (std::int64_t n : {1, 2, 1000, 1000003})
     for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16, DType::u8}) {
-      const TuningProblem p = compact_tuning_problem(compact_probe_args({d, n, CompactMode::flags, 0, 0, 0, 0, 0}));
+      const TuningProblem p = compact_tuning_problem(compact_probe_args({d, n, CompactMode::flags, 0, 0, 0, 0, 0, {}}));
       EXPECT_FALSE(why_invalid(compact_spec(), p.default_config, h100, p.problem)) << n << " " << to_string(d);
     }
 }
@@ -113,6 +134,16 @@ TEST(CompactFamily, BadOptionsAreClearErrors) {
   EXPECT_NE(with("pattern", "sorted").find("--pattern is random or clustered"), std::string::npos);
   EXPECT_NE(with("dtype", "i8").find("dtype not supported"), std::string::npos);
   EXPECT_NE(with("n", "0").size(), 0u);
+  OptionValues v{{"dtype", {"f32"}}, {"n", {"1000"}},   {"mode", {"predicate"}},       {"indices", {"0"}},
+                 {"keep", {"0.5"}},  {"pattern", {"random"}}, {"predicate", {"keep = x >"}}};
+  EXPECT_NE(error_of([&] { part->target(v); }).find("unexpected end"), std::string::npos);
+  v["predicate"] = {"keep = x > 2"};
+  const TuneTarget t = part->target(v);
+  TuningRecord r;
+  r.variant = t.problem.variant, r.dtype = "f32", r.shape = {1000};
+  const OptionValues back = part->options_of(r);  // a record's predicate tunes again
+  EXPECT_EQ(back.at("mode"), std::vector<std::string>{"predicate"});
+  EXPECT_EQ(back.at("predicate"), std::vector<std::string>{"o0=(i0>2)"});
 }
 
 }  // namespace
