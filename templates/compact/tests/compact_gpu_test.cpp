@@ -20,6 +20,7 @@ struct Case {
   double keep;
   bool clustered;
   std::vector<std::int64_t> lengths;
+  std::string predicate = {};  // mode predicate
 };
 
 std::size_t verify_all(const Case& c) {
@@ -31,10 +32,13 @@ std::size_t verify_all(const Case& c) {
   std::vector<std::string> names;
   for (const auto& cfg : configs)
     names.push_back(instantiate(spec, cfg, dev.limits, widest, compact_type_argument(c.dtype)).name_expression);
-  const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, "compact");
+  // The problem's source: the template, and a predicate's specialization after it.
+  const std::string source =
+      compact_tuning_problem(compact_probe_args({c.dtype, 1000, c.mode, 0, 0, 0, 0, 0, c.predicate})).source;
+  const LoadedSpace loaded = compile_and_load(source, names, dev.arch, "compact");
   std::size_t verified = 0;
   for (const std::int64_t n : c.lengths) {
-    CompactHarness h(dev, c.dtype, n, c.mode, c.indices, c.keep, c.clustered, TimingProtocol{});
+    CompactHarness h(dev, c.dtype, n, c.mode, c.indices, c.keep, c.clustered, TimingProtocol{}, c.predicate);
     std::size_t failed = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (!loaded.functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
@@ -56,6 +60,8 @@ TEST(CompactGpu, EveryConfigAtOddLengthsAndFractions) {
   verified += verify_all({DType::f16, CompactMode::nonzero, false, 0.3, true, {300007}});
   verified += verify_all({DType::i64, CompactMode::flags, true, 1.0, false, {100003}});
   verified += verify_all({DType::u8, CompactMode::nonzero, true, 0.0, false, {5003}});
+  verified += verify_all({DType::f32, CompactMode::predicate, true, 0, false, {100003}, "keep = x > 0 && x < 3"});
+  verified += verify_all({DType::i32, CompactMode::predicate, false, 0, false, {4097}, "keep = x * x > 20 || x == 0"});
   EXPECT_GT(verified, 300u);
 }
 
