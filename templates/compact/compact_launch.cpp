@@ -35,9 +35,7 @@ struct CompactKey {
 const LaunchInfo& CompactCalls::compact(void* out, std::int64_t* count, const void* in, const void* flags,
                                         std::int64_t n, DType dtype, CompactMode mode, std::int64_t* indices,
                                         Stream stream) {
-  if (mode == CompactMode::predicate)
-    throw InvalidArgument("compact: the runtime call takes flags or nonzero; predicates are tuned and verified with "
-                          "`ktune tune compact --mode predicate --predicate EXPR` (their runtime call: not yet)");
+  if (mode == CompactMode::predicate) throw InvalidArgument("compact: a predicate's call is compact_if(predicate, dtype)");
   const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
   const CompactArgs args{dtype, n, mode, address(in), address(flags), address(out), address(indices), address(count), {}};
   validate(args);  // throws before anything launches
@@ -50,6 +48,54 @@ const LaunchInfo& CompactCalls::compact(void* out, std::int64_t* count, const vo
   const CUdeviceptr workspace = rt.workspace(ctx, s, spec, compact_workspace_bytes(p.instance.grid[0]));
   launch_compact(p.function, p.instance, args, workspace, s);
   return p.info;
+}
+
+struct CompactIf::State {
+  Runtime::Impl* runtime;
+  std::string predicate;
+  DType dtype;
+  struct Key {
+    CUcontext ctx;
+    std::int64_t n;
+    bool indices;
+    bool operator==(const Key& o) const { return ctx == o.ctx && n == o.n && indices == o.indices; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.ctx) * 1000003u ^ std::hash<std::int64_t>()(k.n) * 2u ^ (k.indices ? 1u : 0u);
+    }
+  };
+  mutable PreparedMap<Key, KeyHash> prepared;
+};
+
+CompactIf CompactCalls::compact_if(const std::string& predicate, DType dtype) {
+  auto state = std::make_shared<CompactIf::State>();
+  state->runtime = &runtime_impl(*this);
+  state->predicate = predicate;
+  state->dtype = dtype;
+  // Parses and checks now (the expression and the dtype), before any call.
+  (void)compact_tuning_problem(compact_probe_args({dtype, 1, CompactMode::predicate, 0, 0, 0, 0, 0, predicate}));
+  return CompactIf(std::move(state));
+}
+
+const LaunchInfo& CompactIf::operator()(void* out, std::int64_t* count, const void* in, std::int64_t n,
+                                        std::int64_t* indices, Stream stream) const {
+  const State& st = *state_;
+  const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+  const CompactArgs args{st.dtype,     n, CompactMode::predicate, address(in),    0,
+                         address(out), address(indices), address(count),  st.predicate};
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = st.runtime->current_context();
+  const State::Key key{ctx, n, indices != nullptr};
+  const Prepared& p = st.prepared.get(key, [&] { return st.runtime->prepare(ctx, compact_tuning_problem(args)); });
+  const auto s = reinterpret_cast<CUstream>(stream);
+  const CUdeviceptr workspace = st.runtime->workspace(ctx, s, state_.get(), compact_workspace_bytes(p.instance.grid[0]));
+  launch_compact(p.function, p.instance, args, workspace, s);
+  return p.info;
+}
+
+std::string CompactIf::normalized() const {
+  return compact_variant({state_->dtype, 1, CompactMode::predicate, 0, 0, 0, 0, 0, state_->predicate}).substr(10);
 }
 
 }  // namespace ktune

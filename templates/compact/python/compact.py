@@ -7,14 +7,39 @@ __all__ = ["compact", "masked_select", "nonzero"]
 
 _compact = family.c_function("ktune_c_compact", C.c_int, [C.c_void_p] + [C.c_uint64] * 4 +
                              [C.c_int64, C.c_char_p, C.c_char_p, C.c_uint64, C.c_uint64])
+_if_new = family.c_function("ktune_c_compact_if_new", C.c_void_p, [C.c_void_p, C.c_char_p, C.c_char_p])
+_if_free = family.c_function("ktune_c_compact_if_free", None, [C.c_void_p])
+_if_call = family.c_function("ktune_c_compact_if_call", C.c_int, [C.c_void_p] + [C.c_uint64] * 3 +
+                             [C.c_int64, C.c_uint64, C.c_uint64])
 _TYPES = ("f32", "f64", "f16", "bf16", "i32", "i64", "u8")
 
 
+class _Predicate:
+    """A compiled predicate's handle (rt.compact_if), kept per (runtime, predicate, dtype)."""
+
+    def __init__(self, runtime, predicate, dtype):
+        self._handle = family.check(_if_new(runtime._handle, predicate.encode(), family.DTYPE_NAMES[dtype]))
+
+    def __del__(self, _free=_if_free):
+        if getattr(self, "_handle", None):
+            _free(self._handle)
+            self._handle = None
+
+
+def _predicate(runtime, predicate, dtype):
+    cache = runtime.__dict__.setdefault("_compact_predicates", {})
+    key = (predicate, dtype)
+    if key not in cache:
+        cache[key] = _Predicate(runtime, predicate, dtype)
+    return cache[key]
+
+
 @family.runtime_method("compact")
-def _runtime_compact(runtime, x, mask=None, *, indices=False, out=None, stream=None):
+def _runtime_compact(runtime, x, mask=None, *, where=None, indices=False, out=None, stream=None):
     """The elements of x (a contiguous array, flattened) where mask (a contiguous bool or
-    uint8 array of as many elements) is set, or with mask=None where x is nonzero,
-    densely and in order. Returns (values, count): values holds x.size slots, of which
+    uint8 array of as many elements) is set, or where the predicate `where` holds (the
+    elementwise expression language, e.g. "keep = x > 0"), or with neither where x is
+    nonzero, densely and in order. Returns (values, count): values holds x.size slots, of which
     the first `count` (a 1-element int64 device array, not read on the host) are the
     kept ones; with indices=True, (values, positions, count). Nothing is synchronized."""
     call = family.require(_compact, "compact")
@@ -27,6 +52,9 @@ def _runtime_compact(runtime, x, mask=None, *, indices=False, out=None, stream=N
     n = 1
     for size in a.shape:
         n *= size
+    if mask is not None and where is not None:
+        raise family.InvalidArgument("give mask or where, not both")
+    handle = _predicate(runtime, str(where), a.dtype) if where is not None else None
     flags = 0
     if mask is not None:
         m = family.as_device_array(mask, "mask", family.dlpack_stream(s))
@@ -40,16 +68,18 @@ def _runtime_compact(runtime, x, mask=None, *, indices=False, out=None, stream=N
     count = family.empty_like(a, (1,), "i64")
     c = family.as_device_array(count, "count", family.dlpack_stream(s))
     positions = family.empty_like(a, (n,), "i64") if indices else None
-    where = family.as_device_array(positions, "indices", family.dlpack_stream(s)).address if indices else 0
-    if n:
+    at = family.as_device_array(positions, "indices", family.dlpack_stream(s)).address if indices else 0
+    if n and handle is not None:
+        family.check(_if_call(handle._handle, o.address, c.address, a.address, n, at, s))
+    elif n:
         family.check(call(runtime._handle, o.address, c.address, a.address, flags, n, family.DTYPE_NAMES[a.dtype],
-                          b"flags" if mask is not None else b"nonzero", where, s))
+                          b"flags" if mask is not None else b"nonzero", at, s))
     return (values, positions, count) if indices else (values, count)
 
 
-def compact(x, mask=None, *, indices=False, out=None, stream=None):
+def compact(x, mask=None, *, where=None, indices=False, out=None, stream=None):
     """Stream compaction on the default runtime (Runtime.compact)."""
-    return family.default_runtime().compact(x, mask, indices=indices, out=out, stream=stream)
+    return family.default_runtime().compact(x, mask, where=where, indices=indices, out=out, stream=stream)
 
 
 def masked_select(x, mask, *, stream=None):

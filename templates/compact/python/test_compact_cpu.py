@@ -16,6 +16,12 @@ class CompactArgumentsTest(unittest.TestCase):
             ktune.compact(x, FakeDeviceArray((64,), "<f4"), out=x)
         with self.assertRaisesRegex(ValueError, "needs a PyTorch or CuPy array"):
             ktune.compact(x, FakeDeviceArray((64,), "|u1"))
+        with self.assertRaisesRegex(ValueError, "give mask or where, not both"):
+            ktune.compact(x, FakeDeviceArray((64,), "|u1"), where="keep = x > 0", out=x)
+        with self.assertRaisesRegex(ValueError, "unexpected end of the expression"):
+            ktune.compact(x, where="keep = x >", out=x)
+        with self.assertRaisesRegex(ValueError, "one input and one output"):
+            ktune.compact(x, where="keep = a + b", out=x)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,15 @@ class CompactTest(unittest.TestCase):
                 z = torch.where(mask, x, torch.zeros_like(x))
                 self.assertTrue(torch.equal(ktune.nonzero(z), torch.nonzero(z).reshape(-1)), f"{dtype} {n}")
 
+    def test_a_predicate(self):
+        for dtype in (torch.float32, torch.int32, torch.float16):
+            x = torch.randint(-7, 8, (300007,), device="cuda").to(dtype)
+            values, positions, count = ktune.compact(x, where="keep = x > 0 && x < 3", indices=True)
+            want = torch.nonzero((x > 0) & (x < 3)).reshape(-1)
+            k = int(count[0])
+            self.assertTrue(torch.equal(positions[:k], want), dtype)
+            self.assertTrue(torch.equal(values[:k], x[want]), dtype)
+
     def test_the_count_stays_on_the_device(self):
         x = torch.arange(1, 10001, device="cuda", dtype=torch.float32)
         values, count = ktune.compact(x, x > 5000)

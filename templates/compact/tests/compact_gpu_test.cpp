@@ -92,6 +92,20 @@ TEST_F(CompactRuntimeGpu, CallAndBadInput) {
     ASSERT_EQ(got[k], static_cast<std::int32_t>(3 * k)) << k;
     ASSERT_EQ(got_idx[k], static_cast<std::int64_t>(3 * k)) << k;
   }
+  // By a predicate: the values above 50000 (in[i] = i), with their positions.
+  const CompactIf above = rt.compact_if("keep = x > 50000", DType::i32);
+  EXPECT_EQ(above.normalized(), "o0=(i0>50000)");
+  above(p(out), static_cast<std::int64_t*>(p(count)), p(in), n, static_cast<std::int64_t*>(p(idx)));
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  driver::check(d.cuMemcpyDtoH(&kept, count.get(), 8), "cuMemcpyDtoH");
+  ASSERT_EQ(kept, n - 50001);
+  driver::check(d.cuMemcpyDtoH(got_idx.data(), idx.get(), 8), "cuMemcpyDtoH");
+  EXPECT_EQ(got_idx[0], 50001);
+  EXPECT_THROW(rt.compact_if("keep = x >", DType::i32), InvalidArgument);
+  EXPECT_THROW(rt.compact_if("keep = a + b", DType::i32), InvalidArgument);
+  EXPECT_THROW(rt.compact(p(out), static_cast<std::int64_t*>(p(count)), p(in), p(f), n, DType::i32,
+                          CompactMode::predicate),
+               InvalidArgument);
   EXPECT_THROW(rt.compact(p(in), static_cast<std::int64_t*>(p(count)), p(in), p(f), n, DType::i32), InvalidArgument);
   EXPECT_THROW(rt.compact(p(out), static_cast<std::int64_t*>(p(count)), p(in), nullptr, n, DType::i32), InvalidArgument);
   EXPECT_THROW(rt.compact(p(out), static_cast<std::int64_t*>(p(count)), p(in), p(f), 0, DType::i32), InvalidArgument);
