@@ -1,6 +1,8 @@
 """The timing protocol the PyTorch peers share with ktune: events around the op only,
 the L2 flushed before each repetition by reading a buffer of twice its size, median."""
+import os
 import statistics
+import sys
 import time
 
 import torch
@@ -39,3 +41,16 @@ def timed(fn, flush, reps=30, warmup=5, hide_launch=False, warmup_ms=20):
         b.synchronize()
         times.append(a.elapsed_time(b) * 1e3)
     return statistics.median(times)
+
+
+def ktune_package(build, who):
+    """The Python package of this checkout over a build's libktune.so (BUILD/runtime), or
+    None, said on stderr by `who`, where it does not load."""
+    os.environ.setdefault("KTUNE_LIBRARY", os.path.join(os.path.abspath(build), "runtime", "libktune.so"))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    try:
+        import ktune
+        return ktune
+    except ImportError as e:
+        print(f"{who}: no Python package: {e}", file=sys.stderr)
+        return None

@@ -30,6 +30,19 @@ struct CompactKey {
   }
 };
 
+// Validates, prepares (prepared(ctx)), then launches on the workspace `owner` keeps per stream.
+template <class PreparedFor>
+const LaunchInfo& compact_call(Runtime::Impl& rt, const CompactArgs& args, const void* owner, Stream stream,
+                               const PreparedFor& prepared) {
+  validate(args);  // throws before anything launches
+  const CUcontext ctx = rt.current_context();
+  const Prepared& p = prepared(ctx);
+  const auto s = reinterpret_cast<CUstream>(stream);
+  const CUdeviceptr workspace = rt.workspace(ctx, s, owner, compact_workspace_bytes(p.instance.grid[0]));
+  launch_compact(p.function, p.instance, args, workspace, s);
+  return p.info;
+}
+
 }  // namespace
 
 const LaunchInfo& CompactCalls::compact(void* out, std::int64_t* count, const void* in, const void* flags,
@@ -38,16 +51,12 @@ const LaunchInfo& CompactCalls::compact(void* out, std::int64_t* count, const vo
   if (mode == CompactMode::predicate) throw InvalidArgument("compact: a predicate's call is compact_if(predicate, dtype)");
   const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
   const CompactArgs args{dtype, n, mode, address(in), address(flags), address(out), address(indices), address(count), {}};
-  validate(args);  // throws before anything launches
-  Runtime::Impl& rt = runtime_impl(*this);
-  const CUcontext ctx = rt.current_context();
   static const KernelSpec* const spec = &compact_spec();
-  const ProblemKey key(ctx, *spec, CompactKey{dtype, mode, indices != nullptr, n});
-  const Prepared& p = rt.prepared_for(key, [&] { return compact_tuning_problem(args); });
-  const auto s = reinterpret_cast<CUstream>(stream);
-  const CUdeviceptr workspace = rt.workspace(ctx, s, spec, compact_workspace_bytes(p.instance.grid[0]));
-  launch_compact(p.function, p.instance, args, workspace, s);
-  return p.info;
+  Runtime::Impl& rt = runtime_impl(*this);
+  return compact_call(rt, args, spec, stream, [&](CUcontext ctx) -> const Prepared& {
+    const ProblemKey key(ctx, *spec, CompactKey{dtype, mode, indices != nullptr, n});
+    return rt.prepared_for(key, [&] { return compact_tuning_problem(args); });
+  });
 }
 
 struct CompactIf::State {
@@ -84,14 +93,10 @@ const LaunchInfo& CompactIf::operator()(void* out, std::int64_t* count, const vo
   const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
   const CompactArgs args{st.dtype,     n, CompactMode::predicate, address(in),    0,
                          address(out), address(indices), address(count),  st.predicate};
-  validate(args);  // throws before anything launches
-  const CUcontext ctx = st.runtime->current_context();
-  const State::Key key{ctx, n, indices != nullptr};
-  const Prepared& p = st.prepared.get(key, [&] { return st.runtime->prepare(ctx, compact_tuning_problem(args)); });
-  const auto s = reinterpret_cast<CUstream>(stream);
-  const CUdeviceptr workspace = st.runtime->workspace(ctx, s, state_.get(), compact_workspace_bytes(p.instance.grid[0]));
-  launch_compact(p.function, p.instance, args, workspace, s);
-  return p.info;
+  return compact_call(*st.runtime, args, state_.get(), stream, [&](CUcontext ctx) -> const Prepared& {
+    return st.prepared.get(State::Key{ctx, n, indices != nullptr},
+                           [&] { return st.runtime->prepare(ctx, compact_tuning_problem(args)); });
+  });
 }
 
 std::string CompactIf::normalized() const {

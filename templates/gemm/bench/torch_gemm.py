@@ -21,7 +21,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
-from peer_timing import l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
+from peer_timing import ktune_package, l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
 
 try:
     import triton
@@ -112,24 +112,11 @@ def close(x, ref):
     return (x.float() - ref.float()).abs().max().item() <= 0.02 * ref.float().abs().max().item() + 0.05
 
 
-def python_package(shim):
-    """The Python package of this checkout over the shim's build, or None where it does not load."""
-    os.environ.setdefault("KTUNE_LIBRARY", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(shim))),
-                                                        "runtime", "libktune.so"))
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
-    try:
-        import ktune
-        return ktune
-    except ImportError as e:
-        print(f"torch_gemm: no Python package peer: {e}", file=sys.stderr)
-        return None
-
-
 def main():
     global ktune_py
     args = sys.argv[1:]
     ktune = Ktune(args.pop(0)) if args and args[0].endswith(".so") else None
-    ktune_py = python_package(sys.argv[1]) if ktune else None
+    ktune_py = ktune_package(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[1]))), "torch_gemm") if ktune else None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     props = torch.cuda.get_device_properties(0)

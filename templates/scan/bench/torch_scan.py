@@ -13,11 +13,9 @@ import torch
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "bench"))
-sys.path.insert(0, os.path.join(here, "..", "..", "..", "python"))
-from peer_timing import l2_flush_buffer, timed  # noqa: E402
+from peer_timing import ktune_package, l2_flush_buffer, timed  # noqa: E402
 
-os.environ.setdefault("KTUNE_LIBRARY", os.path.join(os.path.abspath(sys.argv[1]), "runtime", "libktune.so"))
-import ktune  # noqa: E402
+ktune = ktune_package(sys.argv[1], "torch_scan")
 
 DTYPES = {"f32": torch.float32, "i32": torch.int32, "f64": torch.float64, "i64": torch.int64}
 

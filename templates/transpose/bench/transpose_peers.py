@@ -28,7 +28,7 @@ import triton
 import triton.language as tl
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
-from peer_timing import l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
+from peer_timing import ktune_package, l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
           "u8": torch.uint8, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32, "i64": torch.int64}
@@ -145,25 +145,11 @@ def measure(ktune, flush, arg, count):
             "triton_version": triton.__version__}
 
 
-def python_package(shim):
-    """The Python package of this checkout over the shim's build (peer "python":
-    ktune.transpose on the same tensors), or None where it does not load."""
-    build = os.path.dirname(os.path.dirname(os.path.abspath(shim)))
-    os.environ.setdefault("KTUNE_LIBRARY", os.path.join(build, "runtime", "libktune.so"))
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
-    try:
-        import ktune
-        return ktune
-    except ImportError as e:
-        print(f"transpose_peers: no Python package peer: {e}", file=sys.stderr)
-        return None
-
-
 def main():
     global ktune_py
     count = placements()  # a bad count fails before any GPU work
     ktune = Ktune(sys.argv[1])
-    ktune_py = python_package(sys.argv[1])
+    ktune_py = ktune_package(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[1]))), "transpose_peers")
     flush = l2_flush_buffer()
     status = 0
     for arg in sys.argv[2:]:
