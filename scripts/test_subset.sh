@@ -10,5 +10,6 @@ families=${1:-"transpose;elementwise;reduce"}
 cmake -S . -B build-subset -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 "-DKTUNE_FAMILIES=$families" > /dev/null
 cmake --build build-subset -j "$(nproc)" > /dev/null
 cd build-subset
-ctest --output-on-failure -j "$(nproc)" -L quick
+# database_test names no family and takes 110 s at -O0 (the full build runs it).
+ctest --output-on-failure -j "$(nproc)" -L quick -E '^database_test$'
 ctest --output-on-failure -R '^install_test$'

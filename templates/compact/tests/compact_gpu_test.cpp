@@ -111,5 +111,48 @@ TEST_F(CompactRuntimeGpu, CallAndBadInput) {
   EXPECT_THROW(rt.compact(p(out), static_cast<std::int64_t*>(p(count)), p(in), p(f), 0, DType::i32), InvalidArgument);
 }
 
+// Past 2^31 elements (u8, nonzero, positions, 1% kept near both ends of the range): the
+// count and the positions past 2^31 are exact. Not a RuntimeGpu test, so the sanitizers'
+// pass does not run it. Skips without the memory.
+class CompactHugeGpu : public GpuRuntimeTest {};
+
+TEST_F(CompactHugeGpu, LengthPast2To31WithPositions) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 77;
+  const auto kept_at = [](std::int64_t i) { return (static_cast<std::uint64_t>(i) * 2654435761u >> 9) % 100 == 0; };
+  std::vector<unsigned char> host(static_cast<std::size_t>(n));
+  std::int64_t expected = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    host[static_cast<std::size_t>(i)] = kept_at(i) ? static_cast<unsigned char>(i % 255 + 1) : 0;
+    expected += kept_at(i);
+  }
+  const std::size_t need = host.size() * 2 + static_cast<std::size_t>(expected) * 8;
+  const auto& d = driver::api();
+  std::size_t free_bytes = 0, total = 0;
+  driver::check(d.cuMemGetInfo(&free_bytes, &total), "cuMemGetInfo");
+  if (free_bytes < need + (std::size_t{1} << 30)) GTEST_SKIP() << "needs " << need << " bytes of GPU memory";
+  DeviceBuffer in(host.size()), out(host.size()), idx(static_cast<std::size_t>(expected) * 8), count(8);
+  driver::check(d.cuMemcpyHtoD(in.get(), host.data(), host.size()), "cuMemcpyHtoD");
+  const auto p = [](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.get()); };
+  Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
+  rt.compact(p(out), static_cast<std::int64_t*>(p(count)), p(in), nullptr, n, DType::u8, CompactMode::nonzero,
+             static_cast<std::int64_t*>(p(idx)));
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  std::int64_t kept = 0;
+  driver::check(d.cuMemcpyDtoH(&kept, count.get(), 8), "cuMemcpyDtoH");
+  ASSERT_EQ(kept, expected);
+  std::vector<unsigned char> got(static_cast<std::size_t>(kept));
+  std::vector<std::int64_t> got_idx(got.size());
+  driver::check(d.cuMemcpyDtoH(got.data(), out.get(), got.size()), "cuMemcpyDtoH");
+  driver::check(d.cuMemcpyDtoH(got_idx.data(), idx.get(), got.size() * 8), "cuMemcpyDtoH");
+  std::size_t k = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!kept_at(i)) continue;
+    ASSERT_EQ(got_idx[k], i) << "kept element " << k;
+    ASSERT_EQ(got[k], host[static_cast<std::size_t>(i)]) << "kept element " << k;
+    ++k;
+  }
+  EXPECT_GT(got_idx.back(), std::int64_t{1} << 31);
+}
+
 }  // namespace
 }  // namespace ktune

@@ -71,6 +71,7 @@ TEST(ScanGpu, EveryConfigRowsAtOddShapes) {
 }
 
 class ScanRuntimeGpu : public GpuRuntimeTest {};
+class ScanHugeGpu : public GpuRuntimeTest {};
 
 TEST_F(ScanRuntimeGpu, InPlaceExclusiveAndMisaligned) {
   Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
@@ -120,6 +121,32 @@ TEST_F(ScanRuntimeGpu, InPlaceExclusiveAndMisaligned) {
       ASSERT_EQ(rows_out[k], acc) << "row " << i << " col " << j;
       acc += host[k + 1];
     }
+  }
+}
+
+// Past 2^31 elements (int32 in place, 8.6 GB): 64-bit offsets through the whole chain.
+// Not a RuntimeGpu test, so the sanitizers' pass does not run it. Skips without the memory.
+TEST_F(ScanHugeGpu, LengthPast2To31InPlace) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 77;
+  const std::size_t bytes = static_cast<std::size_t>(n) * 4;
+  const auto& d = driver::api();
+  std::size_t free_bytes = 0, total = 0;
+  driver::check(d.cuMemGetInfo(&free_bytes, &total), "cuMemGetInfo");
+  if (free_bytes < bytes + (std::size_t{1} << 30)) GTEST_SKIP() << "needs " << bytes << " bytes of GPU memory";
+  const auto value = [](std::int64_t i) { return static_cast<std::int32_t>((static_cast<std::uint64_t>(i) * 2654435761u >> 7) % 7) - 3; };
+  std::vector<std::int32_t> host(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) host[static_cast<std::size_t>(i)] = value(i);
+  DeviceBuffer buf(bytes);
+  driver::check(d.cuMemcpyHtoD(buf.get(), host.data(), bytes), "cuMemcpyHtoD");
+  Runtime rt(Runtime::Options{(dir_ / "tuning.db").string(), false});
+  void* p = reinterpret_cast<void*>(buf.get());
+  rt.scan(p, p, n, ScanOp::sum, DType::i32);
+  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  driver::check(d.cuMemcpyDtoH(host.data(), buf.get(), bytes), "cuMemcpyDtoH");
+  std::uint32_t run = 0;  // int32 sums wrap; unsigned arithmetic says how
+  for (std::int64_t i = 0; i < n; ++i) {
+    run += static_cast<std::uint32_t>(value(i));
+    ASSERT_EQ(static_cast<std::uint32_t>(host[static_cast<std::size_t>(i)]), run) << "element " << i;
   }
 }
 
