@@ -3,11 +3,13 @@
 // @type    T = operation
 // @tune    block    = 128, 256, 512
 // @tune    items    = 4, 8, 16
+// @tune    vec      = 1, 2, 4
 // @tune    exchange = direct, smem
 // @tune    window   = 8, 32
 // @tune    order    = ticket, block
 // @derive  tile = block * items
 // @require exchange == "direct" || tile * elem_bytes <= 32768
+// @require vec * elem_bytes <= 16
 // @require tile <= max(2 * n, 2048)
 // @launch  block = (block, 1, 1)
 // @launch  grid  = (ceil_div(n, tile), 1, 1)
@@ -24,7 +26,9 @@
 // written where they go (`exchange = direct`) or gathered in shared memory first and
 // stored contiguously (`smem`). `order`: tiles by atomic ticket or by block index (as
 // in CUB's single-pass algorithms). The ticket and status words are zeroed before each
-// launch.
+// launch. In a whole tile whose pointers allow it, a thread reads its `items` flags as one
+// vector and its values `vec` at a time (a group only where one of its flags is set);
+// otherwise one at a time (misaligned pointers run the narrow path, never a wrong result).
 
 __device__ __forceinline__ bool ktune_nonzero(float v) { return v != 0.0f; }
 __device__ __forceinline__ bool ktune_nonzero(double v) { return v != 0.0; }
@@ -76,7 +80,48 @@ __device__ __forceinline__ void ktune_compact_publish(unsigned long long* status
   *static_cast<volatile unsigned long long*>(status + i) = flag << 62 | value;
 }
 
-template <class T, int block, int items, int exchange, int window, int order>
+// Which of a thread's `items` elements (from `first`) are kept, and their values: one at a
+// time (a partial tile, or pointers not aligned for vectors) or vector-wide.
+template <class T, int items, int vec>
+__device__ __forceinline__ unsigned ktune_compact_load(const T* x, const unsigned char* flags, long long first,
+                                                       long long n, int mode, bool wide, T* v) {
+  unsigned keep = 0;
+  if (wide) {
+    unsigned char f[items] = {};
+    if (mode == 0) *reinterpret_cast<ktune_vec<unsigned char, items>*>(f) =
+        *reinterpret_cast<const ktune_vec<unsigned char, items>*>(flags + first);
+#pragma unroll
+    for (int k = 0; k < items / vec; ++k) {
+      bool any = mode != 0;
+#pragma unroll
+      for (int e = 0; e < vec; ++e) any = any || f[k * vec + e];
+      if (!any) continue;
+      const ktune_vec<T, vec> r = *reinterpret_cast<const ktune_vec<T, vec>*>(x + first + k * vec);
+#pragma unroll
+      for (int e = 0; e < vec; ++e) {
+        const int j = k * vec + e;
+        v[j] = r.v[e];
+        if (mode == 0 ? f[j] != 0 : ktune_keep_if<T>::keep(v[j])) keep |= 1u << j;
+      }
+    }
+    return keep;
+  }
+#pragma unroll
+  for (int j = 0; j < items; ++j) {
+    const long long i = first + j;
+    if (i < n) {
+      if (mode == 0) {
+        if (flags[i]) v[j] = x[i], keep |= 1u << j;
+      } else {
+        v[j] = x[i];
+        if (ktune_keep_if<T>::keep(v[j])) keep |= 1u << j;
+      }
+    }
+  }
+  return keep;
+}
+
+template <class T, int block, int items, int vec, int exchange, int window, int order>
 __global__ void __launch_bounds__(block)
     ktune_compact(const T* x, const unsigned char* flags, T* y, long long* indices, long long* count, long long n,
                   int mode, unsigned long long* status, unsigned* ticket) {
@@ -93,21 +138,10 @@ __global__ void __launch_bounds__(block)
   const long long base = index * tile;
   const long long first = base + static_cast<long long>(t) * items;
 
-  // Which of the thread's items are kept, and their values.
-  unsigned keep = 0;
+  const bool wide = base + tile <= n && reinterpret_cast<unsigned long long>(x) % (vec * sizeof(T)) == 0 &&
+                    (mode != 0 || reinterpret_cast<unsigned long long>(flags) % items == 0);
   T v[items];
-#pragma unroll
-  for (int j = 0; j < items; ++j) {
-    const long long i = first + j;
-    if (i < n) {
-      if (mode == 0) {
-        if (flags[i]) v[j] = x[i], keep |= 1u << j;
-      } else {
-        v[j] = x[i];
-        if (ktune_keep_if<T>::keep(v[j])) keep |= 1u << j;
-      }
-    }
-  }
+  const unsigned keep = ktune_compact_load<T, items, vec>(x, flags, first, n, mode, wide, v);
   const int mine = __popc(keep);
   int total;
   const int before = ktune_compact_block_scan<block>(mine, scratch, total);

@@ -160,7 +160,7 @@ TuningProblem compact_tuning_problem(const CompactArgs& a) {
 }
 
 Config compact_default_config(const KernelSpec& spec) {
-  return config_from_json(spec, {{"block", 256}, {"items", 8}, {"exchange", "direct"}, {"window", 32}, {"order", "ticket"}});
+  return config_from_json(spec, {{"block", 256}, {"items", 8}, {"vec", 1}, {"exchange", "direct"}, {"window", 32}, {"order", "ticket"}});
 }
 
 }  // namespace ktune
