@@ -2,7 +2,7 @@
 // @entry   ktune_compact
 // @type    T = operation
 // @tune    block    = 128, 256, 512
-// @tune    items    = 4, 8, 16, 32
+// @tune    items    = 4, 8, 16
 // @tune    vec      = 1, 2, 4
 // @tune    exchange = direct, smem
 // @tune    window   = 8, 32
