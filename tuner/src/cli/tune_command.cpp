@@ -30,8 +30,9 @@ namespace ktune {
 namespace {
 
 void print_table(const TuneResult& r, const std::string& what, int top) {
-  std::printf("\n%s, %s: %zu of %zu configs evaluated, ceiling (%s) %.0f %s (%.2f us), %.1f s (search %.1f s)%s\n",
-              r.device_name.c_str(), what.c_str(), r.evaluated, r.space_size, r.ceiling_what.c_str(), r.ceiling_gbps,
+  std::printf("\n%s, %s: %zu of %zu configs evaluated (%zu read from the program store), ceiling (%s) %.0f %s "
+              "(%.2f us), %.1f s (search %.1f s)%s\n",
+              r.device_name.c_str(), what.c_str(), r.evaluated, r.space_size, r.from_store, r.ceiling_what.c_str(), r.ceiling_gbps,
               r.rate_unit.c_str(), r.ceiling_us, r.seconds, r.search_seconds,
               r.interrupted ? ", INTERRUPTED: best so far" : "");
   if (r.clocks_moved) std::printf("warning: the GPU memory clock changed during the run; timings may not compare\n");
@@ -222,8 +223,24 @@ struct TuneArgs {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false;
-  std::string database, log_dir, summary, workload, record, devices;
+  std::string database, log_dir, summary, workload, record, devices, shard;
 };
+
+// `--shard I/N`: the workload's problems I, I+N, I+2N, ... (0-based), one task's share of
+// an array job; every problem is in exactly one of the N shards.
+std::vector<WorkloadEntry> shard_of(std::vector<WorkloadEntry> entries, const std::string& text) {
+  const auto slash = text.find('/');
+  const auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 7 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (slash == std::string::npos || !digits(text.substr(0, slash)) || !digits(text.substr(slash + 1)))
+    throw Error("--shard " + text + ": expected I/N, two whole numbers with I < N (e.g. 3/8)");
+  const std::size_t i = std::stoul(text.substr(0, slash)), n = std::stoul(text.substr(slash + 1));
+  if (n == 0 || i >= n) throw Error("--shard " + text + ": expected I/N with 0 <= I < N");
+  std::vector<WorkloadEntry> mine;
+  for (std::size_t k = i; k < entries.size(); k += n) mine.push_back(std::move(entries[k]));
+  return mine;
+}
 
 // Many problems: a --workload FILE, or a --capture FOLDER of bundles.
 int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
@@ -233,7 +250,13 @@ int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
   if (names_a_problem(besides) || (!a.workload.empty() && capture_folder))
     throw Error("give one problem, --workload FILE or --capture FOLDER, not two of them");
   // Every line checked before anything runs (a bundle that cannot be used is reported and skipped).
-  const auto entries = capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload);
+  auto entries = capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload);
+  if (!a.shard.empty()) {
+    const std::size_t all = entries.size();
+    entries = shard_of(std::move(entries), a.shard);
+    std::printf("shard %s: %zu of the %zu problems\n", a.shard.c_str(), entries.size(), all);
+    std::fflush(stdout);
+  }
   if (a.dry_run) return dry_run_workload(entries, opt);
   if (!gpu_available(capture_folder ? "--capture " + a.tp.capture : "--workload " + a.workload, "")) return 2;
   if (!a.devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(a.devices), a.summary);
@@ -250,6 +273,8 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
   if (!a.devices.empty() && a.workload.empty() && !capture_folder)
     throw Error("--devices spreads a --workload FILE or a --capture FOLDER; one problem takes --device");
   if (!a.devices.empty() && tune.count("--device")) throw Error("give --device or --devices, not both");
+  if (!a.shard.empty() && a.workload.empty() && !capture_folder)
+    throw Error("--shard takes one share of a --workload FILE or a --capture FOLDER");
   if (!a.workload.empty() || capture_folder) return tune_many(a, capture_folder, argv);
   if (!a.record.empty()) a.tp = record_problem(a.record, a.tp);
   const TuneTarget problem = parse_problem(a.tp);
@@ -268,7 +293,7 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
   bool& hot = args->hot;
   bool& dry_run = args->dry_run;
   std::string &database = args->database, &log_dir = args->log_dir, &summary = args->summary, &workload = args->workload,
-              &record = args->record, &devices = args->devices;
+              &record = args->record, &devices = args->devices, &shard = args->shard;
   auto* tune = app.add_subcommand("tune", "tune a family, or your own kernel (--kernel FILE.cu), for one problem on "
                                           "the GPU and store the winner");
   add_problem_options(tune, tp);
@@ -286,6 +311,9 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
   tune->add_option("--devices", devices,
                    "with --workload: the GPUs to spread it over, e.g. 0,1 or all (GPUs of one fingerprint; "
                    "a worker process per GPU)");
+  tune->add_option("--shard", shard,
+                   "with --workload or --capture FOLDER: only problems I, I+N, I+2N, ... (I/N, 0-based): one task "
+                   "of an array job (scripts/slurm/)");
   tune->add_option("--record", record,
                    "the problem of a record key, as JSON {\"family\", \"variant\", \"dtype\", \"shape\"} and "
                    "optionally \"align\", the call's alignment class (what the runtime passes when KTUNE_TUNE_ON_MISS=1)");

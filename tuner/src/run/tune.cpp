@@ -284,6 +284,7 @@ std::vector<Evaluation> TuningRun::evaluate(const std::vector<std::size_t>& prop
     for (auto& unit : batch->units) {
       modules_.push_back(std::make_unique<Module>(unit.cubin, spec_.family() + " batch"));
       const double compile_ms = unit.milliseconds / static_cast<double>(unit.entries.size());
+      if (unit.stored) result_.from_store += unit.entries.size();
       for (const auto& [k, lowered] : unit.entries)
         out.push_back(evaluate_one(proposal[k], modules_.back()->function(lowered), compile_ms));
     }
@@ -451,7 +452,7 @@ nlohmann::json TuningRun::closing_line(std::size_t k) {
   result_.clocks_moved = clocks_start_ && clocks_end && clocks_start_->memory_mhz != clocks_end->memory_mhz;
   nlohmann::json closing{{"type", "closing"},        {"finished", utc_now()},
                          {"seconds", result_.seconds}, {"search_seconds", result_.search_seconds},
-                         {"evaluated", done_},         {"failed", failed_},
+                         {"evaluated", done_},         {"failed", failed_}, {"from_program_store", result_.from_store},
                          {"interrupted", result_.interrupted}, {"clocks", clocks_json(clocks_end)},
                          {"clocks_moved", result_.clocks_moved}};
   if (ok_.empty()) return closing;

@@ -61,6 +61,7 @@ struct TuneResult {
   std::vector<CandidateResult> failed;
   std::size_t space_size = 0;
   std::size_t evaluated = 0;  // less than space_size under a budget, another strategy or Ctrl-C
+  std::size_t from_store = 0;  // of the configs compiled: read from the program store (e.g. a dry run's)
   double ceiling_gbps = 0, ceiling_us = 0;  // rates in rate_unit
   std::string rate_unit = "GB/s", ceiling_what = "cuMemcpyDtoDAsync";
   double seconds = 0;
