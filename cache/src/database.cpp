@@ -24,7 +24,7 @@ bool replaces(const TuningRecord& incoming, const std::string& stored_hash, doub
 
 }  // namespace
 
-std::size_t Database::put_all(const std::vector<TuningRecord>& records, const IsCurrent& current) {
+std::size_t Database::put_all(const std::vector<TuningRecord>& records, const IsCurrent& current, PutReport* report) {
   for (const auto& r : records)
     if (const auto why = r.invalid()) throw Error("tuning record " + r.family + " " + shape_to_string(r.shape) + ": " + *why);
   std::lock_guard<std::mutex> lock(db_->mutex);
@@ -32,6 +32,7 @@ std::size_t Database::put_all(const std::vector<TuningRecord>& records, const Is
   db_->exec("BEGIN IMMEDIATE");
   try {
     std::size_t stored = 0;
+    PutReport counts;
     for (const auto& r : records) {
       const std::string shape = shape_to_string(r.shape);
       bool store = true;
@@ -39,7 +40,9 @@ std::size_t Database::put_all(const std::vector<TuningRecord>& records, const Is
         Statement q(db_->db, "SELECT template_hash, median_us FROM results WHERE device_key=? AND family=? AND "
                              "variant=? AND dtype=? AND shape=? AND align=?");
         q.bind(1, r.device_key).bind(2, r.family).bind(3, r.variant).bind(4, r.dtype).bind(5, shape).bind(6, r.align);
-        if (q.step()) store = replaces(r, q.text(0), q.real(1), current);
+        const bool there = q.step();
+        if (there) store = replaces(r, q.text(0), q.real(1), current);
+        ++(!there ? counts.added : store ? counts.replaced : counts.kept);
       }
       if (store) {
         Statement ins(db_->db, "INSERT OR REPLACE INTO results VALUES(?,?,?,?,?,?,?,?,?)");
@@ -50,6 +53,7 @@ std::size_t Database::put_all(const std::vector<TuningRecord>& records, const Is
       }
     }
     db_->exec("COMMIT");
+    if (report) *report = counts;
     return stored;
   } catch (...) {
     sqlite3_exec(db_->db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -108,6 +112,12 @@ std::vector<TuningRecord> Database::all() const {
   std::lock_guard<std::mutex> lock(db_->mutex);
   Statement q(db_->db, "SELECT " KTUNE_RECORD_COLUMNS " FROM results ORDER BY device_key, family, variant, dtype, shape, align");
   return read_records(q);
+}
+
+std::size_t Database::row_count() const {
+  std::lock_guard<std::mutex> lock(db_->mutex);
+  Statement q(db_->db, "SELECT COUNT(*) FROM results");
+  return q.step() ? static_cast<std::size_t>(q.int64(0)) : 0;
 }
 
 std::size_t Database::prune(const std::function<bool(const TuningRecord&)>& stale) {

@@ -51,7 +51,8 @@ cat > "$dir/c.json" <<JSON
 {"ktune_schema": 1, "records": [$(record "8192, 2048" 4 30.0 "$hash" "$vec4"), $(record "1024, 1024" 1 50.0 "$hash" "$vec1")]}
 JSON
 "$ktune" cache import --database "$dir/c.db" "$dir/c.json" > /dev/null
-"$ktune" cache merge "$dir/c.db" | contains "1 of 2 record(s)" || fail "merge count"
+"$ktune" cache merge "$dir/c.db" | contains "2 record(s): 0 added, 1 replaced .*, 1 kept the stored faster record, 0 refused" ||
+  fail "merge count"
 "$ktune" cache show --shape 8192x2048 | contains '"median_us": 30.0' || fail "merge did not keep the faster 8192x2048"
 "$ktune" cache show --shape 1024x1024 | contains '"median_us": 9.0' || fail "merge replaced a faster record"
 

@@ -34,7 +34,11 @@ records 100 50 0123456789abcdef "$cfg" > "$dir/foreign.json"
 "$ktune" cache import --database "$dir/a.db" "$dir/foreign.json" | contains "^0 of 100" ||
   fail "a foreign template's records replaced current ones"
 "$ktune" cache import --database "$dir/foreign.db" "$dir/foreign.json" > /dev/null
-"$ktune" cache merge --database "$dir/a.db" "$dir/foreign.db" | contains "^0 of 100" || fail "merge replaced current records"
+"$ktune" cache merge --database "$dir/a.db" "$dir/foreign.db" |
+  contains "100 record(s): 0 added, 0 replaced .* 0 kept the stored faster record, 100 refused" ||
+  fail "merge did not refuse another template's records"
+"$ktune" cache merge --database "$dir/a.db" "$dir/foreign.db" | contains "refused: transpose f32 100x64 .*: tuned on another template version (0123456789abcdef" ||
+  fail "merge: no reason for a refusal"
 "$ktune" cache prune --database "$dir/a.db" | contains "pruned 0" || fail "prune after import"
 "$ktune" cache explain transpose --database "$dir/a.db" --shape 100x64 --ld 65,101 --device-key "$dev" |
   contains "exact: .* 10.00 us" || fail "the current record is not the one used"

@@ -1,6 +1,7 @@
 #include "cli/cache_cli.hpp"
 
 #include "cli/problem_cli.hpp"
+#include "cli/record_checks.hpp"
 
 #include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
@@ -24,37 +25,6 @@ struct CacheArgs {
   bool all_devices = false, for_shipping = false;
   ProblemArgs problem;  // explain's
 };
-
-// An import's check of what only a registered family knows: the record's variant,
-// dtype and shape make one of its problems, and its config has the family's tunables
-// with declared values and meets the constraints that depend on the problem (device
-// limits are the storing GPU's business). A user's kernel's record (no registered
-// family) is checked by TuningRecord::invalid only: its source is not here.
-std::optional<std::string> check_against_family(const TuningRecord& r) {
-  const FamilyPart* part = find_family(r.family);
-  if (!part) return std::nullopt;
-  try {
-    TuningProblem problem = family_target(*part, part->options_of(r)).problem;
-    for (auto& [name, value] : problem.problem.sizes)
-      if (name == "align") value = r.align;
-    DeviceLimits generous;
-    generous.max_smem_per_block = std::int64_t{1} << 30;
-    if (auto why = why_invalid(part->spec(), config_from_older_json(part->spec(), r.config), generous, problem.problem))
-      return "config invalid for its problem: " + *why;
-  } catch (const Error& e) {
-    return std::string(e.what());
-  }
-  return std::nullopt;
-}
-
-// Whether a record was tuned on a template this build has (a record of a family this
-// build does not know, e.g. a user's kernel keyed by its file's hash, counts as current:
-// nothing here says otherwise). Imports, merges and recovery never let a record of
-// another template replace one of a current template.
-bool is_current(const std::string& family, const std::string& template_hash) {
-  const FamilyPart* part = find_family(family);
-  return !part || part->spec().is_current(template_hash);
-}
 
 fs::path db_path(const CacheArgs& a) { return Database::path_or_default(a.database); }
 
@@ -213,18 +183,6 @@ void add_import(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   });
 }
 
-// `ktune cache merge`: the records of another database; the faster record wins.
-void add_merge(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
-  auto* merge = with_db(cache->add_subcommand("merge", "add the records of another database (the faster record wins)"), *args);
-  merge->add_option("other", args->file, "another tuning database file")->required()->check(CLI::ExistingFile);
-  merge->callback([args] {
-    const nlohmann::json doc = Database(args->file, true).export_json();
-    Database db(db_path(*args));
-    std::printf("%zu of %zu record(s) from %s stored in %s\n", db.import_json(doc, check_against_family, is_current), doc["records"].size(),
-                args->file.c_str(), db.path().c_str());
-  });
-}
-
 // `ktune cache prune`: records of a template version that changed.
 void add_prune(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   auto* prune = with_db(cache->add_subcommand("prune", "delete records tuned on a template version that changed"), *args);
@@ -275,8 +233,8 @@ void add_cache_commands(CLI::App& app) {
   auto args = std::make_shared<CacheArgs>();
   auto* cache = app.add_subcommand("cache", "inspect, share and maintain the tuning database");
   cache->require_subcommand(1);
-  for (const auto add : {add_list, add_show, add_explain, add_export, add_import, add_merge, add_prune, add_recover})
-    add(cache, args);
+  for (const auto add : {add_list, add_show, add_explain, add_export, add_import, add_prune, add_recover}) add(cache, args);
+  add_cache_merge(cache);
   cache->add_subcommand("path", "print where results and logs are stored")->callback([] {
     std::printf("database: %s\nlogs: %s\n", Database::default_path().c_str(), (Database::default_dir() / "logs").c_str());
   });

@@ -7,4 +7,7 @@ namespace ktune {
 // from the command line. Errors are thrown as ktune::Error.
 void add_cache_commands(CLI::App& app);
 
+// `ktune cache merge` (cache_merge.cpp).
+void add_cache_merge(CLI::App* cache);
+
 }  // namespace ktune

@@ -148,9 +148,15 @@ class Database {
   // tuner's own results). Returns whether it was stored; an invalid record is a
   // ktune::Error.
   bool put(const TuningRecord& record);
+  // What put_all did with each record: stored under a new key, stored in place of the
+  // record there, or not stored (the record there wins).
+  struct PutReport {
+    std::size_t added = 0, replaced = 0, kept = 0;
+  };
   // put for many records in one transaction (all stored or, on an error, none);
-  // returns how many were stored.
-  std::size_t put_all(const std::vector<TuningRecord>& records, const IsCurrent& current = {});
+  // returns how many were stored (and, with `report`, how each went).
+  std::size_t put_all(const std::vector<TuningRecord>& records, const IsCurrent& current = {},
+                      PutReport* report = nullptr);
   std::optional<TuningRecord> get(const std::string& device_key, const std::string& family, const std::string& variant,
                                   const std::string& dtype, const std::vector<std::int64_t>& shape,
                                   std::int64_t align) const;
@@ -158,6 +164,8 @@ class Database {
   std::vector<TuningRecord> find(const std::string& device_key, const std::string& family, const std::string& variant,
                                  const std::string& dtype) const;
   std::vector<TuningRecord> all() const;
+  // Rows in the results table, readable or not (all() skips, and logs, damaged ones).
+  std::size_t row_count() const;
   // Deletes the records `stale` selects; returns how many.
   std::size_t prune(const std::function<bool(const TuningRecord&)>& stale);
 
