@@ -222,7 +222,7 @@ int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOption
 struct TuneArgs {
   ProblemArgs tp;
   TuneOptions opt;
-  bool hot = false, dry_run = false;
+  bool hot = false, dry_run = false, check = false;
   std::string database, log_dir, summary, workload, record, devices, shard;
 };
 
@@ -257,6 +257,13 @@ int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
     std::printf("shard %s: %zu of the %zu problems\n", a.shard.c_str(), entries.size(), all);
     std::fflush(stdout);
   }
+  if (a.check) {  // the lines are checked (read_workload): say what they are, run nothing
+    for (const WorkloadEntry& e : entries)
+      std::printf("line %d: %s%s%s\n", e.line, problem_command(e.args).c_str(), e.search.describe().c_str(),
+                  e.error.empty() ? "" : (": cannot be used: " + e.error).c_str());
+    std::printf("%zu problem(s), every line checked\n", entries.size());
+    return 0;
+  }
   if (a.dry_run) return dry_run_workload(entries, opt);
   if (!gpu_available(capture_folder ? "--capture " + a.tp.capture : "--workload " + a.workload, "")) return 2;
   if (!a.devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(a.devices), a.summary);
@@ -273,6 +280,7 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
   if (!a.devices.empty() && a.workload.empty() && !capture_folder)
     throw Error("--devices spreads a --workload FILE or a --capture FOLDER; one problem takes --device");
   if (!a.devices.empty() && tune.count("--device")) throw Error("give --device or --devices, not both");
+  if (a.check && a.workload.empty() && !capture_folder) throw Error("--check reads a --workload FILE or a --capture FOLDER");
   if (!a.shard.empty() && a.workload.empty() && !capture_folder)
     throw Error("--shard takes one share of a --workload FILE or a --capture FOLDER");
   if (!a.workload.empty() || capture_folder) return tune_many(a, capture_folder, argv);
@@ -292,6 +300,7 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
   TuneOptions& opt = args->opt;
   bool& hot = args->hot;
   bool& dry_run = args->dry_run;
+  bool& check = args->check;
   std::string &database = args->database, &log_dir = args->log_dir, &summary = args->summary, &workload = args->workload,
               &record = args->record, &devices = args->devices, &shard = args->shard;
   auto* tune = app.add_subcommand("tune", "tune a family, or your own kernel (--kernel FILE.cu), for one problem on "
@@ -311,6 +320,7 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
   tune->add_option("--devices", devices,
                    "with --workload: the GPUs to spread it over, e.g. 0,1 or all (GPUs of one fingerprint; "
                    "a worker process per GPU)");
+  tune->add_flag("--check", check, "with --workload or --capture FOLDER: check every line and list the problems; tune nothing");
   tune->add_option("--shard", shard,
                    "with --workload or --capture FOLDER: only problems I, I+N, I+2N, ... (I/N, 0-based): one task "
                    "of an array job (scripts/slurm/)");
