@@ -2,7 +2,12 @@
 errors, building a Kernel from a description, the tuner's dry run from Python. Each
 family's own tests are in its folder (templates/<family>/python/test_*_cpu.py).
 Run: python3 python/tests/run.py cpu (ctest: python_cpu_test)."""
+import importlib.util
+import json
 import os
+import subprocess
+import sys
+import tempfile
 import unittest
 
 from support import DATA, ROOT, CpuArray, FakeDeviceArray, ktune
@@ -76,6 +81,72 @@ class PackageTest(unittest.TestCase):
         with self.assertRaises(ktune.TuningError) as e:
             ktune.tune("no_such_family", dry_run=True)
         self.assertIn("no_such_family", str(e.exception))
+
+
+HAVE_RAY = importlib.util.find_spec("ray") is not None  # optional: ktune.cluster's tests need it
+if not HAVE_RAY:
+    print("*** ktune: SKIPPING the Ray tests: Ray is not installed (pip install ray)", file=sys.stderr)
+
+
+@unittest.skipUnless(HAVE_RAY, "Ray is not installed (pip install ray)")
+class ClusterTest(unittest.TestCase):
+    """ktune.cluster.tune on a local Ray instance: one task per problem, dry runs (no GPU);
+    a failing problem reported while the others finish; the tasks' databases merged."""
+
+    @classmethod
+    def tearDownClass(cls):
+        import ray
+        ray.shutdown()
+
+    def test_a_workload_over_ray(self):
+        import ktune.cluster
+        with tempfile.TemporaryDirectory() as tmp:
+            workload = os.path.join(tmp, "w.txt")
+            with open(workload, "w") as f:
+                f.write("reduce --dtype f32 --n 100003 --op sum\n"
+                        "transpose --dtype u8 --shape 999x1001\n"
+                        f"--kernel {DATA / 'scale.cu'} --problem n=1000\n"
+                        f"--kernel {DATA / 'does_not_compile.cu'} --problem n=1000\n")
+            report = ktune.cluster.tune(workload, dry_run=True, options=["--budget-evals", "2"], quiet=True,
+                                        database=os.path.join(tmp, "tuning.db"))
+            self.assertEqual(report["problems"], 4)
+            self.assertEqual(report["tuned"], 3, report["failed"])
+            self.assertEqual([f["line"] for f in report["failed"]], [4])
+            self.assertIn("does_not_compile.cu", report["failed"][0]["command"])
+            self.assertEqual(sorted(t["line"] for t in report["tasks"]), [1, 2, 3, 4])
+            self.assertEqual(report["merge"], "nothing to merge")  # dry runs store no records
+
+    def test_the_tasks_databases_are_merged(self):
+        from ktune import cluster
+        with tempfile.TemporaryDirectory() as tmp:
+            ktune_bin = ktune._tune.tuner()
+            space = subprocess.run([ktune_bin, "space", "transpose", "--shape", "64x64"], capture_output=True,
+                                                 text=True, check=True).stdout.splitlines()
+            cfg, hash_ = space[0], json.loads(space[-1])["template_hash"]
+            dbs = []
+            for i, median in enumerate((20.0, 10.0)):  # two tasks tuned one problem: the faster stays
+                doc = os.path.join(tmp, f"r{i}.json")
+                with open(doc, "w") as f:
+                    f.write('{"ktune_schema": 3, "records": [{"device_key": "NVIDIA H200|sm_90|132sm|143771MiB|60MiB", '
+                            f'"family": "transpose", "dtype": "f32", "shape": [100, 64], "align": 1, "median_us": {median}, '
+                            f'"template_hash": "{hash_}", "config": {cfg}}}]}}')
+                dbs.append(os.path.join(tmp, f"r{i}.db"))
+                subprocess.run([ktune_bin, "cache", "import", "--database", dbs[-1], doc], check=True, capture_output=True)
+            workload = os.path.join(tmp, "w.txt")
+            with open(workload, "w") as f:
+                f.write("transpose --dtype f32 --shape 100x64\n")
+            code, text = cluster._merge(ktune_bin, os.path.join(tmp, "all.db"), workload, dbs)
+            self.assertEqual(code, 0, text)
+            self.assertIn("r1.db: 1 record(s): 0 added, 1 replaced", text)
+
+    def test_bad_workload_and_options(self):
+        import ktune.cluster
+        with self.assertRaisesRegex(ktune.TuningError, "does not check"):
+            ktune.cluster.tune(DATA / "scale.cu", dry_run=True, quiet=True)
+        with self.assertRaisesRegex(ktune.InvalidArgument, "a list of words"):
+            ktune.cluster.tune("w.txt", options="--budget-evals 2")
+        with self.assertRaisesRegex(ktune.InvalidArgument, "gpus_per_task"):
+            ktune.cluster.tune("w.txt", gpus_per_task=0)
 
 
 if __name__ == "__main__":
