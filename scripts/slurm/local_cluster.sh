@@ -9,7 +9,9 @@
 # names (node1..nodeN) each get a slurmd on this host where the packages allow it (more
 # than one slurmd per host needs Slurm built with --enable-multiple-slurmd; else one node
 # is started and said so); each node has CPUS/NODES cores and GPUS_PER_NODE GPUs as GRES
-# (/dev/nvidia0.. in order).
+# (/dev/nvidia0.. in order). KTUNE_SLURM_PREFIX: a folder where the packages were
+# unpacked with `dpkg -x` (a machine that cannot install them; put its usr/sbin, usr/bin
+# and library folders on PATH and LD_LIBRARY_PATH too): its plugins and slurmstepd are used.
 set -euo pipefail
 cmd=${1:?usage: local_cluster.sh start|stop DIR [NODES] [GPUS_PER_NODE]}
 dir=${2:?usage: local_cluster.sh start|stop DIR [NODES] [GPUS_PER_NODE]}
@@ -33,6 +35,12 @@ if [ "$cmd" = stop ]; then stop; exit 0; fi
 
 nodes=${3:-1}
 gpus=${4:-0}
+if [ -n "${KTUNE_SLURM_PREFIX:-}" ]; then
+  # Debian names the daemons *-wlm and links them by update-alternatives, which dpkg -x skips.
+  for d in slurmctld slurmd slurmstepd; do
+    [ -e "$KTUNE_SLURM_PREFIX/usr/sbin/$d" ] || ln -s "$d-wlm" "$KTUNE_SLURM_PREFIX/usr/sbin/$d"
+  done
+fi
 for tool in slurmctld slurmd sbatch munged; do
   command -v "$tool" >/dev/null || {
     echo "local_cluster.sh: $tool not found: apt-get install slurmctld slurmd slurm-client munge" >&2; exit 3; }
@@ -55,6 +63,11 @@ per_node=$(( cpus / nodes )); [ "$per_node" -ge 1 ] || per_node=1
 mem=$(( $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) / 2 / nodes ))
 gres_line=""
 if [ "$gpus" -gt 0 ]; then gres_line="GresTypes=gpu"; fi
+prefix_line="" stepd=()
+if [ -n "${KTUNE_SLURM_PREFIX:-}" ]; then
+  prefix_line="PluginDir=$KTUNE_SLURM_PREFIX/usr/lib/x86_64-linux-gnu/slurm-wlm"
+  stepd=(-d "$KTUNE_SLURM_PREFIX/usr/sbin/slurmstepd")
+fi
 {
   cat <<CONF
 ClusterName=ktune-local
@@ -87,6 +100,7 @@ InactiveLimit=0
 MinJobAge=600
 KillWait=5
 $gres_line
+$prefix_line
 CONF
   for i in $(seq 1 "$nodes"); do
     gres=""; [ "$gpus" -gt 0 ] && gres=" Gres=gpu:$gpus"
@@ -106,7 +120,7 @@ export SLURM_CONF=$dir/slurm.conf
 slurmctld -f "$SLURM_CONF"
 started=0
 for i in $(seq 1 "$nodes"); do
-  if slurmd -f "$SLURM_CONF" -N "node$i" 2>> "$dir/log/slurmd-start.log"; then started=$(( started + 1 ));
+  if slurmd -f "$SLURM_CONF" -N "node$i" "${stepd[@]}" 2>> "$dir/log/slurmd-start.log"; then started=$(( started + 1 ));
   else echo "local_cluster.sh: slurmd for node$i did not start (see $dir/log/slurmd-node$i.log)" >&2; fi
 done
 [ "$started" -ge 1 ] || { echo "local_cluster.sh: no slurmd started" >&2; stop; exit 4; }

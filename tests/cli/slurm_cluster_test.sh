@@ -24,7 +24,11 @@ dir=$(mktemp -d)
 chmod 700 "$dir"
 cluster=$dir/cluster
 gpus=${KTUNE_SLURM_GPUS:-0}
-cleanup() { bash "$src/scripts/slurm/local_cluster.sh" stop "$cluster" > /dev/null 2>&1 || true; rm -rf "$dir"; }
+cleanup() {  # KTUNE_TEST_KEEP=DIR: the results, the tasks' output and the cluster's logs are copied there
+  bash "$src/scripts/slurm/local_cluster.sh" stop "$cluster" > /dev/null 2>&1 || true
+  [ -z "${KTUNE_TEST_KEEP:-}" ] || { mkdir -p "$KTUNE_TEST_KEEP"; cp -r "$dir/results" "$cluster/log" "$KTUNE_TEST_KEEP/" 2>/dev/null; }
+  rm -rf "$dir"
+}
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; for f in "$dir"/results/logs/*; do echo "== $f" >&2; tail -5 "$f" >&2; done; exit 1; }
 source "$(dirname "$0")/contains.sh"
