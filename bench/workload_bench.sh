@@ -41,44 +41,8 @@ done
 "$ktune" capture list "$work/caps" | tee -a "$out/workload_summary.txt"
 
 # 2. the workload
-cat > "$work/work.txt" <<WORK
-transpose --dtype f32 --shape 8192x2048
-transpose --dtype f32 --shape 8191x4097
-transpose --dtype f32 --shape 4097x8191
-transpose --dtype f16 --shape 8192x4096
-transpose --dtype f16 --shape 4095x8193
-transpose --dtype u8 --shape 8191x4097
-transpose --dtype f64 --shape 4097x2049
-transpose --dtype f32 --shape 256x65536
-transpose --dtype f32 --shape 65536x256
-transpose --dtype f32 --shape 1000x1537
-transpose --dtype f16 --shape 16384x1024
-transpose --dtype f64 --shape 8192x1024
-elementwise --expr add --dtype f32 --n 16777216
-elementwise --expr fma --dtype f16 --n 10000019
-elementwise --expr relu --dtype f32 --n 33554432
-elementwise --expr cast --dtype f32 --out-dtype f16 --n 16777216
-elementwise --expr 'out = a * b - c' --dtype f64 --n 8388608
-elementwise --expr mul --dtype bf16 --n 50000017
-reduce --dtype f32 --n 100000007 --op sum
-reduce --dtype f16 --n 33554431 --op max
-reduce --dtype f64 --n 10000019 --op mean
-reduce_rows --dtype f32 --shape 8192x2048 --op sum
-reduce_rows --dtype f16 --shape 4097x3001 --op max
-reduce_cols --dtype f32 --shape 8192x2048 --op sum
-gemm --dtype f32 --shape 1024x1024x1024
-gemm --dtype f32 --shape 1000x999x1001 --layout nt
-gemm --dtype f64 --shape 512x512x512
-gemm --dtype bf16 --shape 2048x2048x2048
-gemm --dtype f16 --shape 4095x4097x1023 --layout tn
-gemm --dtype bf16 --shape 1024x64x8192
---kernel $here/examples/stencil/jacobi.cu --problem nx=4096,ny=4096
---kernel $here/examples/stencil/jacobi.cu --problem nx=8192,ny=2048
---kernel $here/examples/stencil/jacobi.cu --problem nx=1000,ny=3001
---kernel $here/examples/softmax/softmax.cu --problem rows=8192,cols=1024
---kernel $here/examples/softmax/softmax.cu --problem rows=4097,cols=1000
---kernel $here/examples/histogram/histogram.cu --problem n=67108864
-WORK
+# The shared list less its scans and compactions (paths made absolute), and the bundles.
+grep -v '^#\|^scan\|^compact' "$here/bench/workload_40.txt" | sed "s|--kernel \.\./|--kernel $here/|" > "$work/work.txt"
 for b in "$work"/caps/*.ktcap; do echo "--capture $b" >> "$work/work.txt"; done
 log "workload: $(grep -c . "$work/work.txt") problems; search: ${search[*]}"
 cp "$work/work.txt" "$out/workload.txt"

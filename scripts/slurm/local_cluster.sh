@@ -9,7 +9,7 @@
 # names (node1..nodeN) each get a slurmd on this host where the packages allow it (more
 # than one slurmd per host needs Slurm built with --enable-multiple-slurmd; else one node
 # is started and said so); each node has CPUS/NODES cores and GPUS_PER_NODE GPUs as GRES
-# (/dev/nvidia0.. in order). KTUNE_SLURM_PREFIX: a folder where the packages were
+# (/dev/nvidia0.. in order). KTUNE_SLURM_CGROUP: cgroup.conf's CgroupPlugin (autodetect). KTUNE_SLURM_PREFIX: a folder where the packages were
 # unpacked with `dpkg -x` (a machine that cannot install them; put its usr/sbin, usr/bin
 # and library folders on PATH and LD_LIBRARY_PATH too): its plugins and slurmstepd are used.
 set -euo pipefail
@@ -109,6 +109,8 @@ CONF
   done
   echo "PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
 } > "$dir/slurm.conf"
+# Without systemd (containers): slurmd makes its cgroup folders itself, not through dbus.
+printf 'CgroupPlugin=%s\nIgnoreSystemd=yes\nCgroupAutomount=yes\n' "${KTUNE_SLURM_CGROUP:-autodetect}" > "$dir/cgroup.conf"
 if [ "$gpus" -gt 0 ]; then
   : > "$dir/gres.conf"
   for i in $(seq 1 "$nodes"); do
