@@ -31,8 +31,9 @@ def _ray():
 
 
 def _problems(workload, ktune):
-    """The workload's problems, each (line, its command as `ktune tune` words), checked
-    by the tuner (`--check`: the first bad line is a TuningError naming FILE:LINE)."""
+    """The workload's problems, each (line, its command as `ktune tune` words, why it
+    cannot be used or ""), checked by the tuner (`--check`: the first bad line is a
+    TuningError naming FILE:LINE)."""
     done = subprocess.run([ktune, "tune", "--workload", str(workload), "--check"], capture_output=True, text=True)
     if done.returncode != 0:
         raise TuningError(f"the workload {workload} does not check:\n{(done.stderr or done.stdout).strip()}",
@@ -41,7 +42,8 @@ def _problems(workload, ktune):
     for text in done.stdout.splitlines():
         if text.startswith("line "):
             number, command = text[len("line "):].split(": ", 1)
-            out.append((int(number), shlex.split(command)))
+            command, _, unusable = command.partition(": cannot be used: ")  # a capture bundle that cannot be read
+            out.append((int(number), shlex.split(command), unusable))
     return out
 
 
@@ -114,10 +116,13 @@ def tune(workload, *, database=None, address=None, options=(), dry_run=False, gp
     remote = ray.remote(num_gpus=0 if dry_run else gpus_per_task, num_cpus=1, max_retries=0)(_run_task)
     extra = list(options) + (["--dry-run"] if dry_run else [])
     pending = {}
-    for line, words in problems:
+    report = {"problems": len(problems), "tuned": 0, "failed": [], "tasks": []}
+    for line, words, unusable in problems:
+        if unusable:
+            report["failed"].append({"line": line, "command": " ".join(words), "output": unusable})
+            continue
         shipped, files = _files_of(words)
         pending[remote.remote(tuner or local, shipped, files, extra)] = (line, words)
-    report = {"problems": len(problems), "tuned": 0, "failed": [], "tasks": []}
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="ktune-ray-merge-") as tmp:
         databases = []

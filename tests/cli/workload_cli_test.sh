@@ -70,4 +70,26 @@ grep -qE "cannot tune here|Tuning needs|\[1/20000\]" <<< "$out" || fail "20k-lin
 printf -- '--kernel /dev/zero --problem n=1\n' > "$dir/zero.txt"
 out=$("$ktune" tune --workload "$dir/zero.txt" --dry-run 2>&1)
 grep -q "zero.txt:1: /dev/zero: larger than 16 MiB" <<< "$out" || fail "/dev/zero as a kernel: $out"
+# --check lists the problems; --shard I/N takes problems I, I+N, ... (every one in one shard).
+printf 'transpose --shape 64x64\nreduce --n 1000 --op sum\n# c\ntranspose --shape 8x8\nreduce --n 77 --op max\ntranspose --shape 9x9\n' > "$dir/five.txt"
+"$ktune" tune --workload "$dir/five.txt" --check > "$dir/out" 2>&1 && grep -q "^5 problem(s), every line checked" "$dir/out" &&
+  grep -q "^line 4: transpose .*--shape 8x8" "$dir/out" || fail "--check: $(cat "$dir/out")"
+all=""
+for i in 0 1; do
+  "$ktune" tune --workload "$dir/five.txt" --check --shard $i/2 > "$dir/out" 2>&1 || fail "--shard $i/2: $(cat "$dir/out")"
+  all="$all $(grep -o '^line [0-9]*' "$dir/out" | tr '\n' ' ')"
+done
+[ "$(echo $all)" = "line 1 line 4 line 6 line 2 line 5" ] || fail "--shard 0/2 and 1/2 took: $all"
+"$ktune" tune --workload "$dir/five.txt" --check --shard 4/5 | grep -q "^line 6:" || fail "--shard 4/5"
+for bad in 2/2 x/2 "1/2 " -1/2 1/0 1/ /2 99999999/100000000; do
+  if "$ktune" tune --workload "$dir/five.txt" --check --shard "$bad" > "$dir/out" 2>&1 || ! grep -q -- "--shard" "$dir/out"; then
+    fail "--shard '$bad' accepted or unclear: $(cat "$dir/out")"
+  fi
+done
+if "$ktune" tune transpose --shard 0/2 > "$dir/out" 2>&1 || ! grep -q "takes one share of a --workload" "$dir/out"; then
+  fail "--shard without a workload"
+fi
+if "$ktune" tune transpose --check > "$dir/out" 2>&1 || ! grep -q "reads a --workload" "$dir/out"; then
+  fail "--check without a workload"
+fi
 echo "workload_cli_test: ok"

@@ -242,6 +242,15 @@ std::vector<WorkloadEntry> shard_of(std::vector<WorkloadEntry> entries, const st
   return mine;
 }
 
+// `--check`: the lines were checked when read; say what they are, run nothing.
+int list_workload(const std::vector<WorkloadEntry>& entries) {
+  for (const WorkloadEntry& e : entries)
+    std::printf("line %d: %s%s%s\n", e.line, problem_command(e.args).c_str(), e.search.describe().c_str(),
+                e.error.empty() ? "" : (": cannot be used: " + e.error).c_str());
+  std::printf("%zu problem(s), every line checked\n", entries.size());
+  return 0;
+}
+
 // Many problems: a --workload FILE, or a --capture FOLDER of bundles.
 int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
   TuneOptions& opt = a.opt;
@@ -257,13 +266,7 @@ int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
     std::printf("shard %s: %zu of the %zu problems\n", a.shard.c_str(), entries.size(), all);
     std::fflush(stdout);
   }
-  if (a.check) {  // the lines are checked (read_workload): say what they are, run nothing
-    for (const WorkloadEntry& e : entries)
-      std::printf("line %d: %s%s%s\n", e.line, problem_command(e.args).c_str(), e.search.describe().c_str(),
-                  e.error.empty() ? "" : (": cannot be used: " + e.error).c_str());
-    std::printf("%zu problem(s), every line checked\n", entries.size());
-    return 0;
-  }
+  if (a.check) return list_workload(entries);
   if (a.dry_run) return dry_run_workload(entries, opt);
   if (!gpu_available(capture_folder ? "--capture " + a.tp.capture : "--workload " + a.workload, "")) return 2;
   if (!a.devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(a.devices), a.summary);
