@@ -9,9 +9,12 @@
 # names (node1..nodeN) each get a slurmd on this host where the packages allow it (more
 # than one slurmd per host needs Slurm built with --enable-multiple-slurmd; else one node
 # is started and said so); each node has CPUS/NODES cores and GPUS_PER_NODE GPUs as GRES
-# (/dev/nvidia0.. in order). KTUNE_SLURM_CGROUP: cgroup.conf's CgroupPlugin (autodetect). KTUNE_SLURM_PREFIX: a folder where the packages were
-# unpacked with `dpkg -x` (a machine that cannot install them; put its usr/sbin, usr/bin
-# and library folders on PATH and LD_LIBRARY_PATH too): its plugins and slurmstepd are used.
+# (/dev/nvidia0.. in order).
+#   KTUNE_SLURM_CGROUP: cgroup.conf's CgroupPlugin (default autodetect; cgroup/v1 where
+#     the v2 plugin cannot make its folders, as in some containers).
+#   KTUNE_SLURM_PREFIX: a folder where the packages were unpacked with `dpkg -x`, on a
+#     machine that cannot install them (put its usr/sbin, usr/bin and library folders on
+#     PATH and LD_LIBRARY_PATH too): its plugins and slurmstepd are used.
 set -euo pipefail
 cmd=${1:?usage: local_cluster.sh start|stop DIR [NODES] [GPUS_PER_NODE]}
 dir=${2:?usage: local_cluster.sh start|stop DIR [NODES] [GPUS_PER_NODE]}
