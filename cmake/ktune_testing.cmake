@@ -9,10 +9,13 @@ find_package(GTest REQUIRED)
 set(KTUNE_TESTS_DIR ${PROJECT_SOURCE_DIR}/tests)
 
 # ktune_test(name labels sources... [FAMILIES f...])
+# KTUNE_QUICK_TESTS_ONLY: only the quick-labelled programs are built (scripts/test_subset.sh,
+# whose build runs no others).
+option(KTUNE_QUICK_TESTS_ONLY "build only the tests labelled quick" OFF)
 function(ktune_test name labels)
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "FAMILIES")
   ktune_has_families(ok ${arg_FAMILIES})
-  if(NOT ok)
+  if(NOT ok OR (KTUNE_QUICK_TESTS_ONLY AND NOT labels MATCHES "quick"))
     return()
   endif()
   add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
@@ -35,10 +38,20 @@ function(ktune_test name labels)
   endif()
 endfunction()
 
+# set_tests_properties for a test that may not be defined (KTUNE_QUICK_TESTS_ONLY).
+function(ktune_test_properties name)
+  if(TEST ${name})
+    set_tests_properties(${name} PROPERTIES ${ARGN})
+  endif()
+endfunction()
+
 # A compile test runs twice: on a covering sample of each space (cpu), and on every
 # config (sweep; KTUNE_SWEEP_SHARD=i/n compiles one share, to spread it over machines).
 function(ktune_compile_test name source)
   ktune_test(${name} cpu ${source})
+  if(NOT TARGET ${name})
+    return()
+  endif()
   add_test(NAME ${name}_sweep COMMAND ${name} CONFIGURATIONS sweep)
   set_tests_properties(${name}_sweep PROPERTIES LABELS sweep RUN_SERIAL TRUE TIMEOUT 21600
     ENVIRONMENT "KTUNE_COMPILE_SWEEP=1;KTUNE_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-${name}_sweep")
