@@ -111,46 +111,11 @@ def tune(workload, *, database=None, address=None, options=(), dry_run=False, gp
     problems = _problems(workload, local)
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    # Pickled by value, so that workers need ktune's Python package no more than Ray's.
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    remote = ray.remote(num_gpus=0 if dry_run else gpus_per_task, num_cpus=1, max_retries=0)(_run_task)
-    extra = list(options) + (["--dry-run"] if dry_run else [])
-    pending = {}
     report = {"problems": len(problems), "tuned": 0, "failed": [], "tasks": []}
-    for line, words, unusable in problems:
-        if unusable:
-            report["failed"].append({"line": line, "command": " ".join(words), "output": unusable})
-            continue
-        shipped, files = _files_of(words)
-        pending[remote.remote(tuner or local, shipped, files, extra)] = (line, words)
-    start = time.time()
+    pending = _submit(ray, problems, report, tuner or local, list(options) + (["--dry-run"] if dry_run else []),
+                      0 if dry_run else gpus_per_task)
     with tempfile.TemporaryDirectory(prefix="ktune-ray-merge-") as tmp:
-        databases = []
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            line, words = pending.pop(ready[0])
-            try:
-                r = ray.get(ready[0])
-            except Exception as e:  # the task itself died (worker lost, out of memory)
-                r = {"returncode": -1, "output": f"the Ray task failed: {e}", "host": "?", "gpus": "", "seconds": 0,
-                     "database": None}
-            task = {"line": line, "command": " ".join(words), "returncode": r["returncode"], "host": r["host"],
-                    "gpus": r["gpus"], "seconds": r["seconds"]}
-            report["tasks"].append(task)
-            if r["database"]:
-                databases.append(Path(tmp) / f"line-{line}.db")
-                databases[-1].write_bytes(r["database"])
-            if r["returncode"] == 0:
-                report["tuned"] += 1
-            else:
-                report["failed"].append({"line": line, "command": task["command"],
-                                         "output": "\n".join(r["output"].strip().splitlines()[-12:])})
-            if not quiet:
-                done = report["tuned"] + len(report["failed"])
-                state = "ok" if r["returncode"] == 0 else f"FAILED (exit status {r['returncode']})"
-                print(f"[{done}/{len(problems)}] line {line}: {task['command']}: {state} on {r['host']}"
-                      f"{' GPU ' + r['gpus'] if r['gpus'] else ''} in {r['seconds']:.1f} s "
-                      f"({time.time() - start:.0f} s elapsed)", flush=True)
+        databases = _collect(ray, pending, report, Path(tmp), quiet)
         code, text = _merge(local, database, workload, databases) if databases else (0, "nothing to merge")
     report["merge"] = text
     if not quiet:
@@ -158,3 +123,51 @@ def tune(workload, *, database=None, address=None, options=(), dry_run=False, gp
     if code != 0:
         raise TuningError(f"merging the tasks' databases failed:\n{text}", text)
     return report
+
+
+def _submit(ray, problems, report, ktune, options, gpus):
+    """A Ray task for each usable problem: {its object ref: (line, words)}. A problem
+    that cannot be used (a capture bundle not readable) is reported as failed."""
+    # Pickled by value, so that workers need ktune's Python package no more than Ray's.
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    remote = ray.remote(num_gpus=gpus, num_cpus=1, max_retries=0)(_run_task)
+    pending = {}
+    for line, words, unusable in problems:
+        if unusable:
+            report["failed"].append({"line": line, "command": " ".join(words), "output": unusable})
+            continue
+        shipped, files = _files_of(words)
+        pending[remote.remote(ktune, shipped, files, options)] = (line, words)
+    return pending
+
+
+def _collect(ray, pending, report, folder, quiet):
+    """Waits for the tasks as they finish: each one's line in the report (and printed),
+    its database written into `folder`; returns those databases."""
+    start, databases = time.time(), []
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        line, words = pending.pop(ready[0])
+        try:
+            r = ray.get(ready[0])
+        except Exception as e:  # the task itself died (worker lost, out of memory)
+            r = {"returncode": -1, "output": f"the Ray task failed: {e}", "host": "?", "gpus": "", "seconds": 0,
+                 "database": None}
+        task = {"line": line, "command": " ".join(words), "returncode": r["returncode"], "host": r["host"],
+                "gpus": r["gpus"], "seconds": r["seconds"]}
+        report["tasks"].append(task)
+        if r["database"]:
+            databases.append(folder / f"line-{line}.db")
+            databases[-1].write_bytes(r["database"])
+        if r["returncode"] == 0:
+            report["tuned"] += 1
+        else:
+            report["failed"].append({"line": line, "command": task["command"],
+                                     "output": "\n".join(r["output"].strip().splitlines()[-12:])})
+        if not quiet:
+            done = report["tuned"] + len(report["failed"])
+            state = "ok" if r["returncode"] == 0 else f"FAILED (exit status {r['returncode']})"
+            print(f"[{done}/{report['problems']}] line {line}: {task['command']}: {state} on {r['host']}"
+                  f"{' GPU ' + r['gpus'] if r['gpus'] else ''} in {r['seconds']:.1f} s "
+                  f"({time.time() - start:.0f} s elapsed)", flush=True)
+    return databases

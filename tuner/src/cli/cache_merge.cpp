@@ -55,14 +55,44 @@ class Merger {
   void merge(const std::string& file) {
     std::error_code ec;
     if (fs::equivalent(file, db_.path(), ec)) throw Error("it is the database merged into");
+    const Sorted sorted = read_and_sort(file);
+    Database::PutReport put;
+    db_.put_all(sorted.accepted, [this](const std::string& f, const std::string& h) { return current(f, h); }, &put);
+    std::printf("%s: %zu record(s): %zu added, %zu replaced (faster, or of the current template), %zu kept the stored "
+                "faster record, %zu refused\n",
+                file.c_str(), sorted.total, put.added, put.replaced, put.kept, sorted.refused.size());
+    for (std::size_t i = 0; i < sorted.refused.size() && i < 20; ++i)
+      std::printf("  refused: %s\n", sorted.refused[i].c_str());
+    if (sorted.refused.size() > 20) std::printf("  refused: ... and %zu more\n", sorted.refused.size() - 20);
+    totals_.added += put.added, totals_.replaced += put.replaced, totals_.kept += put.kept;
+    refused_ += sorted.refused.size();
+  }
+
+  void print_totals(std::size_t databases, std::size_t failed) const {
+    std::printf("merged %zu of %zu database(s) into %s: %zu added, %zu replaced, %zu kept, %zu refused\n",
+                databases - failed, databases, db_.path().c_str(), totals_.added, totals_.replaced, totals_.kept,
+                refused_);
+  }
+
+ private:
+  // A database's records: those to store and why the others are refused.
+  struct Sorted {
+    std::size_t total = 0;
+    std::vector<TuningRecord> accepted;
+    std::vector<std::string> refused;
+  };
+
+  // Throws ktune::Error when a record cannot be read (damaged) or is not valid.
+  Sorted read_and_sort(const std::string& file) const {
     const Database other(file, true);
     const nlohmann::json doc = other.export_json();
-    if (const std::size_t rows = other.row_count(); rows != doc["records"].size())
-      throw Error(std::to_string(rows - doc["records"].size()) + " of its " + std::to_string(rows) +
+    Sorted out;
+    out.total = doc["records"].size();
+    if (const std::size_t rows = other.row_count(); rows != out.total)
+      throw Error(std::to_string(rows - out.total) + " of its " + std::to_string(rows) +
                   " record(s) cannot be read (damaged); `ktune cache recover " + file +
                   "` copies the readable ones into a database");
-    std::vector<TuningRecord> accepted;
-    std::vector<std::string> refused, invalid;
+    std::vector<std::string> invalid;
     for (const auto& j : doc["records"]) {
       TuningRecord r;
       try {
@@ -75,29 +105,13 @@ class Merger {
       auto why = r.invalid();
       if (!why) why = check(r);
       if (why) invalid.push_back(what + ": " + *why);
-      else if (auto no = refusal(r)) refused.push_back(what + ": " + *no);
-      else accepted.push_back(std::move(r));
+      else if (auto no = refusal(r)) out.refused.push_back(what + ": " + *no);
+      else out.accepted.push_back(std::move(r));
     }
-    if (!invalid.empty())
-      throw Error(std::to_string(invalid.size()) + " invalid record(s), e.g. " + invalid.front());
-    Database::PutReport put;
-    db_.put_all(accepted, [this](const std::string& f, const std::string& h) { return current(f, h); }, &put);
-    std::printf("%s: %zu record(s): %zu added, %zu replaced (faster, or of the current template), %zu kept the stored "
-                "faster record, %zu refused\n",
-                file.c_str(), doc["records"].size(), put.added, put.replaced, put.kept, refused.size());
-    for (std::size_t i = 0; i < refused.size() && i < 20; ++i) std::printf("  refused: %s\n", refused[i].c_str());
-    if (refused.size() > 20) std::printf("  refused: ... and %zu more\n", refused.size() - 20);
-    totals_.added += put.added, totals_.replaced += put.replaced, totals_.kept += put.kept;
-    refused_ += refused.size();
+    if (!invalid.empty()) throw Error(std::to_string(invalid.size()) + " invalid record(s), e.g. " + invalid.front());
+    return out;
   }
 
-  void print_totals(std::size_t databases, std::size_t failed) const {
-    std::printf("merged %zu of %zu database(s) into %s: %zu added, %zu replaced, %zu kept, %zu refused\n",
-                databases - failed, databases, db_.path().c_str(), totals_.added, totals_.replaced, totals_.kept,
-                refused_);
-  }
-
- private:
   std::optional<std::string> check(const TuningRecord& r) const {
     const auto user = users_.find(r.family);
     if (user == users_.end()) return check_against_family(r);
