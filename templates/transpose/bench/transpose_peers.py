@@ -1,6 +1,6 @@
 """Transpose peers, one process, one protocol: ktune's stored winner through the runtime
 call (libktune_bench_shim.so, ctypes), the Triton kernel autotuned the way Triton users
-write it, PyTorch, and a memcpy of the same bytes (the ceiling). Every output is checked
+write it (over the usual space and a wider one), PyTorch, and a memcpy of the same bytes (the ceiling). Every output is checked
 against PyTorch's before timing. One JSON line per problem.
 
     python3 templates/transpose/bench/transpose_peers.py SHIM.so f32:8192x2048 f32:8192x2048:2051:8195 ...
@@ -35,14 +35,12 @@ DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f
 
 
 # The peer as Triton users write it: one BM x BN block loaded, its transpose stored,
-# autotuned over BM, BN in {32, 64, 128} and num_warps in {2, 4, 8} (27 configs), per
-# shape and pitch. (Triton specializes integer arguments divisible by 16 by itself.)
-@triton.autotune(
-    configs=[triton.Config({"BM": bm, "BN": bn}, num_warps=w) for bm in (32, 64, 128) for bn in (32, 64, 128)
-             for w in (2, 4, 8)],
-    key=["rows", "cols", "ld_src", "ld_dst"])
+# autotuned per shape and pitch (Triton specializes integer arguments divisible by 16 by
+# itself), over two spaces: the usual one, BM, BN in {32, 64, 128} and num_warps in
+# {2, 4, 8} (27 configs), and a wider one a careful user tries: BM, BN from 16 to 256 and
+# 1 to 16 warps, keeping tiles of 2048-16384 elements at 8-64 elements per thread (54).
 @triton.jit
-def triton_transpose(dst, src, rows, cols, ld_dst, ld_src, BM: tl.constexpr, BN: tl.constexpr):
+def transpose_tile(dst, src, rows, cols, ld_dst, ld_src, BM: tl.constexpr, BN: tl.constexpr):
     # A 1-D grid: a 1 x n matrix has more column blocks than grid axis 1 allows.
     blocks_n = tl.cdiv(cols, BN)
     rm = (tl.program_id(0) // blocks_n) * BM + tl.arange(0, BM)
@@ -52,9 +50,24 @@ def triton_transpose(dst, src, rows, cols, ld_dst, ld_src, BM: tl.constexpr, BN:
     tl.store(dst + rn[:, None].to(tl.int64) * ld_dst + rm[None, :], tl.trans(x), mask=tl.trans(mask))
 
 
-def run_triton(dst, src, rows, cols, ld_dst, ld_src):
+KEY = ["rows", "cols", "ld_src", "ld_dst"]
+USUAL = [triton.Config({"BM": bm, "BN": bn}, num_warps=w) for bm in (32, 64, 128) for bn in (32, 64, 128)
+         for w in (2, 4, 8)]
+WIDE = [triton.Config({"BM": bm, "BN": bn}, num_warps=w) for bm in (16, 32, 64, 128, 256)
+        for bn in (16, 32, 64, 128, 256) for w in (1, 2, 4, 8, 16)
+        if 2048 <= bm * bn <= 16384 and 8 <= bm * bn // (32 * w) <= 64]
+triton_transpose = triton.autotune(configs=USUAL, key=KEY)(transpose_tile)
+triton_transpose_wide = triton.autotune(configs=WIDE, key=KEY)(transpose_tile)
+
+
+def run_triton(kernel, dst, src, rows, cols, ld_dst, ld_src):
     grid = lambda meta: (triton.cdiv(rows, meta["BM"]) * triton.cdiv(cols, meta["BN"]),)
-    triton_transpose[grid](dst, src, rows, cols, ld_dst, ld_src)
+    kernel[grid](dst, src, rows, cols, ld_dst, ld_src)
+
+
+def config_text(kernel):
+    best = kernel.best_config
+    return f"BM={best.kwargs['BM']} BN={best.kwargs['BN']} num_warps={best.num_warps}"
 
 
 class Ktune:
@@ -112,13 +125,15 @@ def measure(ktune, flush, arg, count):
     dsts = [torch.empty(cols, ld_dst, device="cuda", dtype=dtype) for _ in range(count)]
     element_bytes = srcs[0].element_size()
     results = {"placements": count}
-    for peer in ("ktune", "python", "triton", "torch") if ktune_py else ("ktune", "triton", "torch"):
+    peers = ("ktune", "python", "triton", "triton_wide", "torch") if ktune_py else ("ktune", "triton", "triton_wide", "torch")
+    for peer in peers:
         each = []
         for src_buf, dst_buf in zip(srcs, dsts):
             src, dst = src_buf[:, :cols], dst_buf[:, :rows]
             op = {"ktune": lambda: ktune.transpose(dst_buf, src_buf, rows, cols, ld_dst, ld_src, name),
                   "python": lambda: ktune_py.transpose(src, out=dst),
-                  "triton": lambda: run_triton(dst_buf, src_buf, rows, cols, ld_dst, ld_src),
+                  "triton": lambda: run_triton(triton_transpose, dst_buf, src_buf, rows, cols, ld_dst, ld_src),
+                  "triton_wide": lambda: run_triton(triton_transpose_wide, dst_buf, src_buf, rows, cols, ld_dst, ld_src),
                   "torch": lambda: dst.copy_(src.t())}[peer]
             dst_buf.fill_(77)  # poisoned
             op()  # Triton autotunes here, at this shape and pitch (once)
@@ -137,10 +152,9 @@ def measure(ktune, flush, arg, count):
     record(results, "copy", [timed(lambda: b.copy_(a), flush, hide_launch=True) for a, b in copies])
     del copies
     torch.cuda.empty_cache()
-    best = triton_transpose.best_config
     return {"dtype": name, "shape": f"{rows}x{cols}", "ld_src": ld_src, "ld_dst": ld_dst,
             "bytes": 2 * rows * cols * element_bytes, **results, "ktune_launch": ktune.message(),
-            "triton_config": f"BM={best.kwargs['BM']} BN={best.kwargs['BN']} num_warps={best.num_warps}",
+            "triton_config": config_text(triton_transpose), "triton_wide_config": config_text(triton_transpose_wide),
             "device": torch.cuda.get_device_properties(0).name, "torch_version": torch.__version__,
             "triton_version": triton.__version__}
 
