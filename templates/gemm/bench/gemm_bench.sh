@@ -37,8 +37,9 @@ import json, sys
 ktune = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 torch = {(t["dtype"], t["shape"], t["layout"]): t for t in (json.loads(l) for l in open(sys.argv[2]) if l.strip())}
 print("| dtype | MxNxK | layout | ktune us | ktune TFLOP/s | % of ceiling | cuBLAS (torch.addmm) us | % of cuBLAS | Triton us | Triton / ktune | "
+      "Triton TMA persistent us | TMA / ktune | "
       "ktune runtime us | cuBLAS C = AB (torch.mm) us | ktune runtime C = AB us | % of torch.mm | tune s | evaluated / space | winner |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in ktune:
     layout = k.get("layout", "nn")
     if k.get("math") == "tf32":
@@ -48,12 +49,14 @@ for k in ktune:
         print(f"| {k['dtype']} | {k['shape']} | {layout} | no winner |"); continue
     cub = f"{t['torch_us']:.1f} | {100 * t['torch_us'] / w['median_us']:.1f}%" if t else "- | -"
     tri = f"{t['triton_us']:.1f} | {t['triton_us'] / w['median_us']:.3f}" if t and "triton_us" in t else "- | -"
+    tma = (f"{t['triton_tma_us']:.1f} | {t['triton_tma_us'] / w['median_us']:.3f}" if t and "triton_tma_us" in t
+           else "- | -")
     mm = f"{t['torch_mm_us']:.1f}" if t and "torch_mm_us" in t else "-"
     rt = f"{t['ktune_rt_us']:.1f}" if t and "ktune_rt_us" in t else "-"
     rt_mm = (f"{t['ktune_rt_mm_us']:.1f} | {100 * t['torch_mm_us'] / t['ktune_rt_mm_us']:.1f}%"
              if t and "ktune_rt_mm_us" in t else "- | -")
     print(f"| {k['dtype']} | {k['shape']} | {layout} | {w['median_us']:.1f} | {w['gbps'] / 1e3:.1f} | "
-          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {tri} | {rt} | {mm} | {rt_mm} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
+          f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {tri} | {tma} | {rt} | {mm} | {rt_mm} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
           f"`{w['config']}` |")
 PY
 exit $status

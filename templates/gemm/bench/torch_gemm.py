@@ -1,5 +1,6 @@
 """Peers of the GEMM benchmark: cuBLAS through torch.addmm with TF32 off, and for f16 and
-bf16 a Triton matmul autotuned over 16 configs the way the Triton tutorial does it,
+bf16 a Triton matmul autotuned over 16 configs the way the Triton tutorial does it and
+Triton's persistent TMA matmul (8 configs; rows 16-byte aligned only),
 each computing what ktune's tuner times, C = 1.25 A B - 0.75 C0 (C0 read, C written),
 and cuBLAS's plain C = A B (torch.mm) besides; with the shim (first argument, a .so),
 ktune's stored winner through its runtime call too, for both (C in place); each timed
@@ -74,6 +75,68 @@ if triton:
         triton_matmul[grid](a, b, c0, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
                             ALPHA, BETA)
 
+    # Triton's persistent TMA matmul, as its tutorial (09-persistent-matmul) builds it: one
+    # program per SM walking the tiles in grouped order, operands and C through host-side
+    # TMA descriptors (a transposed operand: a descriptor over its storage, each block
+    # transposed after the load). Needs 16-byte aligned rows; other pitches are skipped.
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    def _tma_blocks(nargs):  # a config's block shapes, set on the descriptors before each launch
+        bm, bn, bk = nargs["BM"], nargs["BN"], nargs["BK"]
+        nargs["a_desc"].block_shape = [bk, bm] if nargs["A_T"] else [bm, bk]
+        nargs["b_desc"].block_shape = [bn, bk] if nargs["B_T"] else [bk, bn]
+        nargs["c0_desc"].block_shape = [bm, bn]
+        nargs["c_desc"].block_shape = [bm, bn]
+
+    TMA_CONFIGS = [(128, 256, 64, 3, 8), (128, 256, 64, 4, 8), (128, 128, 64, 3, 8), (128, 128, 64, 4, 4),
+                   (128, 128, 128, 3, 8), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (256, 128, 64, 3, 8)]
+
+    @triton.autotune(configs=[triton.Config({"BM": bm, "BN": bn, "BK": bk}, num_stages=s, num_warps=w,
+                                            pre_hook=_tma_blocks) for bm, bn, bk, s, w in TMA_CONFIGS],
+                     key=["M", "N", "K", "A_T", "B_T"])
+    @triton.jit
+    def triton_matmul_tma(a_desc, b_desc, c0_desc, c_desc, M, N, K, alpha, beta, NUM_SMS: tl.constexpr,
+                          A_T: tl.constexpr, B_T: tl.constexpr, OUT: tl.constexpr, BM: tl.constexpr,
+                          BN: tl.constexpr, BK: tl.constexpr):
+        tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        per_group = 8 * tiles_n
+        for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, NUM_SMS):
+            first = tile // per_group * 8
+            rows = min(tiles_m - first, 8)
+            om = (first + tile % per_group % rows) * BM
+            on = (tile % per_group // rows) * BN
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for k0 in range(0, tl.cdiv(K, BK)):
+                ok = k0 * BK
+                if A_T:
+                    x = tl.trans(a_desc.load([ok, om]))
+                else:
+                    x = a_desc.load([om, ok])
+                if B_T:
+                    y = tl.trans(b_desc.load([on, ok]))
+                else:
+                    y = b_desc.load([ok, on])
+                acc = tl.dot(x, y, acc)
+            acc = alpha * acc + beta * c0_desc.load([om, on]).to(tl.float32)
+            c_desc.store([om, on], acc.to(OUT))
+
+    def tma_ready(*tensors):
+        """Why TMA descriptors cannot cover these (row-major storage), or None."""
+        for x in tensors:
+            if x.stride(1) != 1 or (x.stride(0) * x.element_size()) % 16 or x.data_ptr() % 16:
+                return "a row pitch or base not 16-byte aligned (TMA needs it)"
+        return None
+
+    def run_triton_tma(a, b, c0, c, sms):
+        m, k = a.shape
+        n = b.shape[1]
+        a_t, b_t = a.stride(0) == 1 and a.stride(1) != 1, b.stride(0) == 1 and b.stride(1) != 1
+        a_src, b_src = (a.t() if a_t else a), (b.t() if b_t else b)
+        descs = [TensorDescriptor.from_tensor(x, [16, 16]) for x in (a_src, b_src, c0, c)]
+        out = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32}[c.dtype]
+        grid = lambda meta: (min(sms, triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"])),)
+        triton_matmul_tma[grid](*descs, m, n, k, ALPHA, BETA, NUM_SMS=sms, A_T=a_t, B_T=b_t, OUT=out)
+
 ALPHA, BETA = 1.25, -0.75  # ktune's tuner's (GemmHarness): beta != 0 reads C
 DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16,
           "tf32": torch.float32}  # tf32: f32 tensors, cuBLAS with TF32 allowed, Triton's tl.dot in TF32
@@ -110,6 +173,25 @@ ktune_py = None  # the Python package, when it loads (main)
 
 def close(x, ref):
     return (x.float() - ref.float()).abs().max().item() <= 0.02 * ref.float().abs().max().item() + 0.05
+
+
+def tma_peer(a, b, c0, c, sms, flush, arg):
+    """Triton's persistent TMA matmul at this problem: its time and config, or why not."""
+    storage = [x.t() if x.stride(0) == 1 and x.stride(1) != 1 else x for x in (a, b)] + [c0, c]
+    why = tma_ready(*storage)
+    if why:
+        return {"triton_tma_skipped": why}
+    ct = torch.empty_like(c)
+    try:
+        run_triton_tma(a, b, c0, ct, sms)  # autotunes here
+    except Exception as e:  # a Triton version without this API, or a config it cannot build
+        print(f"triton tma {arg}: {type(e).__name__}: {e}", file=sys.stderr)
+        return {"triton_tma_error": f"{type(e).__name__}: {str(e)[:300]}"}
+    if not close(ct, c):
+        print(f"triton tma {arg}: max error {(ct.float() - c.float()).abs().max().item()}", file=sys.stderr)
+        return {"triton_tma_error": "differs from cuBLAS"}
+    return {"triton_tma_us": timed(lambda: run_triton_tma(a, b, c0, ct, sms), flush, hide_launch=True),
+            "triton_tma_config": str(triton_matmul_tma.best_config)}
 
 
 def main():
@@ -161,6 +243,7 @@ def main():
                 row["triton_us"] = timed(lambda: run_triton(a, b, c0, ct), flush, hide_launch=True)
                 row["triton_config"] = str(triton_matmul.best_config)
                 row["triton_version"] = triton.__version__
+            row.update(tma_peer(a, b, c0, c, props.multi_processor_count, flush, arg))
         print(json.dumps(row), flush=True)
 
 
