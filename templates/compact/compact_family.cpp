@@ -84,7 +84,7 @@ void validate(const CompactArgs& a) {
       out{a.out, n * elem, "out"}, indices{a.indices, n * 8, "indices"}, count{a.count, 8, "count"};
   for (const Span& w : {out, indices, count})
     for (const Span& o : {in, flags, out, indices, count})
-      if (&w != &o && w.name != o.name && overlap(w, o)) fail(a, std::string(w.name) + " overlaps " + o.name);
+      if (w.name != o.name && overlap(w, o)) fail(a, std::string(w.name) + " overlaps " + o.name);
 }
 
 CompactArgs compact_probe_args(CompactArgs a) {
@@ -97,8 +97,10 @@ CompactArgs compact_probe_args(CompactArgs a) {
 
 Problem compact_problem(const CompactArgs& a) { return {a.dtype, {{"n", a.n}}}; }
 
+std::string compact_predicate_normalized(const std::string& predicate) { return parse_predicate(predicate).normalized(); }
+
 std::string compact_variant(const CompactArgs& a) {
-  const std::string mode = a.mode == CompactMode::predicate ? "predicate:" + parse_predicate(a.predicate).normalized()
+  const std::string mode = a.mode == CompactMode::predicate ? "predicate:" + compact_predicate_normalized(a.predicate)
                                                            : std::string(to_string(a.mode));
   return mode + (a.indices ? "+indices" : "");
 }

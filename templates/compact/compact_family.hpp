@@ -35,6 +35,8 @@ std::string compact_predicate_source(const std::string& predicate, DType dtype);
 // expression, e.g. "predicate:o0=(i0>0)"), "+indices" when indices are written.
 Problem compact_problem(const CompactArgs& args);
 std::string compact_variant(const CompactArgs& args);
+// A predicate as its record key holds it ("o0=(i0>0)"); throws as validate() does.
+std::string compact_predicate_normalized(const std::string& predicate);
 
 // What a compaction of this input keeps: the positions, in order (a predicate
 // evaluated in double).

@@ -19,6 +19,8 @@ void launch_compact(CUfunction f, const Instance& inst, const CompactArgs& a, CU
 
 namespace {
 
+std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
 // What a compaction call's kernel depends on.
 struct CompactKey {
   DType dtype;
@@ -49,7 +51,6 @@ const LaunchInfo& CompactCalls::compact(void* out, std::int64_t* count, const vo
                                         std::int64_t n, DType dtype, CompactMode mode, std::int64_t* indices,
                                         Stream stream) {
   if (mode == CompactMode::predicate) throw InvalidArgument("compact: a predicate's call is compact_if(predicate, dtype)");
-  const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
   const CompactArgs args{dtype, n, mode, address(in), address(flags), address(out), address(indices), address(count), {}};
   static const KernelSpec* const spec = &compact_spec();
   Runtime::Impl& rt = runtime_impl(*this);
@@ -90,7 +91,6 @@ CompactIf CompactCalls::compact_if(const std::string& predicate, DType dtype) {
 const LaunchInfo& CompactIf::operator()(void* out, std::int64_t* count, const void* in, std::int64_t n,
                                         std::int64_t* indices, Stream stream) const {
   const State& st = *state_;
-  const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
   const CompactArgs args{st.dtype,     n, CompactMode::predicate, address(in),    0,
                          address(out), address(indices), address(count),  st.predicate};
   return compact_call(*st.runtime, args, state_.get(), stream, [&](CUcontext ctx) -> const Prepared& {
@@ -100,7 +100,7 @@ const LaunchInfo& CompactIf::operator()(void* out, std::int64_t* count, const vo
 }
 
 std::string CompactIf::normalized() const {
-  return compact_variant({state_->dtype, 1, CompactMode::predicate, 0, 0, 0, 0, 0, state_->predicate}).substr(10);
+  return compact_predicate_normalized(state_->predicate);
 }
 
 }  // namespace ktune

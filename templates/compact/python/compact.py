@@ -1,5 +1,7 @@
 """ktune.compact, ktune.masked_select and ktune.nonzero from Python: the compact family's
 call on framework arrays."""
+import math
+
 from ktune import family
 from ktune.family import C
 
@@ -49,9 +51,7 @@ def _runtime_compact(runtime, x, mask=None, *, where=None, indices=False, out=No
         raise TypeError(f"x is {a.dtype}: compaction takes {', '.join(_TYPES)}")
     if not a.contiguous:
         raise family.InvalidArgument("x must be contiguous (compaction reads it flattened)")
-    n = 1
-    for size in a.shape:
-        n *= size
+    n = math.prod(a.shape)
     if mask is not None and where is not None:
         raise family.InvalidArgument("give mask or where, not both")
     handle = _predicate(runtime, str(where), a.dtype) if where is not None else None

@@ -1,4 +1,6 @@
 """ktune.elementwise from Python: an expression compiled once, called on framework arrays."""
+import math
+
 from ktune import family
 from ktune.family import C
 
@@ -65,9 +67,7 @@ class Elementwise:
             if o.shape != first.shape or not o.contiguous or o.dtype != self.out_dtype:
                 raise family.InvalidArgument(
                     f"output {name} must be a contiguous {self.out_dtype} array of shape {first.shape}")
-        n = 1
-        for size in first.shape:
-            n *= size
+        n = math.prod(first.shape)
         u64 = C.c_uint64
         family.check(_call(self._handle, (u64 * max(1, len(out_arrays)))(*[o.address for o in out_arrays]),
                            len(out_arrays), (u64 * len(ins))(*[a.address for a in ins]), len(ins), n,

@@ -20,7 +20,7 @@ run reduce --op sum --dtype f32 --n 268435456
 run reduce --op sum --dtype f16 --n 268435456
 run reduce_rows --op sum --dtype f32 --shape 16384x16384
 run reduce_cols --op sum --dtype f32 --shape 16384x16384
-nvcc -O3 -arch=sm_90 -o /tmp/ktune_cub_reduce "$here/cub_reduce.cu" >> "$out/reduce.log" 2>&1 || status=1
+nvcc -O3 -arch=sm_90 -I "$here/../../../bench" -o /tmp/ktune_cub_reduce "$here/cub_reduce.cu" >> "$out/reduce.log" 2>&1 || status=1
 /tmp/ktune_cub_reduce 268435456 > "$out/reduce-peers.jsonl" 2>> "$out/reduce.log" || status=1
 python3 "$here/torch_reduce.py" sum:f32:268435456 sum:f16:268435456 rowsum:f32:16384x16384 colsum:f32:16384x16384 \
   >> "$out/reduce-peers.jsonl" \

@@ -1,4 +1,5 @@
 """ktune.sum/max/min/mean from Python: the reduction families' runtime calls."""
+import math
 from typing import Optional
 
 from ktune import family
@@ -32,9 +33,7 @@ def _runtime_reduce(runtime, x, op, dim=None, *, out=None, stream=None):
     if dim is None:
         if not a.contiguous:
             raise family.InvalidArgument(f"x with strides {a.strides} is not contiguous: reduce over a dim, or copy it")
-        n = 1
-        for size in a.shape:
-            n *= size
+        n = math.prod(a.shape)
         kept = ()
         call = lambda o: _whole(names[0], o, a.address, n, *names[1:])  # noqa: E731
     else:

@@ -1,4 +1,5 @@
 """ktune.scan and ktune.cumsum from Python: the scan family's calls on framework arrays."""
+import math
 from typing import Optional
 
 from ktune import family
@@ -39,9 +40,7 @@ def _runtime_scan(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, 
     if dim is None:
         if not a.contiguous or not o.contiguous:
             raise family.InvalidArgument("dim=None scans a contiguous array: give dim=-1 for rows, or copy it")
-        n = 1
-        for size in a.shape:
-            n *= size
+        n = math.prod(a.shape)
         if n == 0:
             return target
         family.check(_whole(*head, n, *tail))
