@@ -10,6 +10,7 @@ or nothing, the faster record kept, records of another template version refused)
 Ray is optional: `pip install ray`. See docs/clusters.md."""
 import os
 import shlex
+import socket
 import subprocess
 import sys
 import tempfile
@@ -63,11 +64,6 @@ def _files_of(words):
 def _run_task(ktune, words, files, options):
     """On a Ray worker: one problem into a fresh database; returns what happened and the
     database's bytes (None when nothing was stored). Stdlib only: it is pickled by value."""
-    import socket
-    import subprocess
-    import tempfile
-    import time
-    from pathlib import Path
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="ktune-ray-") as tmp:
         for name, data in files.items():
