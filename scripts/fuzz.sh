@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the tuning-database loader and importer, the search-log reader, the CUBIN reader, the `// @`
-# description parser and expression evaluator, and the capture-bundle reader, each for a
-# bounded time with libFuzzer (Debian's clang):
+# description parser and expression evaluator, the capture-bundle reader and the tuning-times
+# reader, each for a bounded time with libFuzzer (Debian's clang):
 #   bash scripts/fuzz.sh [SECONDS] [SEED_DB]
 # Builds an instrumented copy in build-fuzz/ (clang -O1, -fsanitize=fuzzer-no-link,address),
 # seeds the corpus with a healthy database and export, and fails on any crash.
@@ -14,7 +14,7 @@ if ! command -v clang++ > /dev/null; then echo "fuzz.sh: clang++ is required (ap
 # in CI), and crash reports still name file and line.
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None -DKTUNE_BUILD_TESTS=OFF \
   -DKTUNE_FUZZ=ON -DKTUNE_WERROR=OFF -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fsanitize=fuzzer-no-link,address" > /dev/null
-cmake --build build-fuzz --target database_fuzz log_fuzz description_fuzz capture_fuzz cubin_fuzz -j "$(nproc)" > /dev/null
+cmake --build build-fuzz --target database_fuzz log_fuzz description_fuzz capture_fuzz cubin_fuzz times_fuzz -j "$(nproc)" > /dev/null
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 printf '{"ktune_schema": 1, "records": [{"device_key": "d", "family": "transpose", "dtype": "f32", "shape": [8, 8], "align": 4, "median_us": 1.0, "template_hash": "0", "config": {"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0}}]}' > "$corpus/seed.json"
@@ -34,7 +34,8 @@ trap 'rm -rf "$corpus" "$logs" "$descriptions"' EXIT
 for f in templates/*/*.cuh tests/data/user_kernels/*.cu examples/*/*.cu; do cp "$f" "$descriptions/$(echo "$f" | tr / _)"; done
 i=0  # elementwise expressions (and compaction predicates) too
 for e in "out = a * b + c" "y = alpha * x + y" "keep = x > 0 && x < 3" "o = max(a, 0) ? sqrt(b) : -c; p = a"; do
-  printf '%s' "$e" > "$descriptions/expression_$((i += 1))"
+  i=$((i + 1))
+  printf '%s' "$e" > "$descriptions/expression_$i"
 done
 ./build-fuzz/tests/fuzz/description_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
   "$descriptions" 2>&1 | tail -5
@@ -63,3 +64,8 @@ nv.nvrtcGetCUBIN(p, buf)
 open(sys.argv[1], "wb").write(buf.raw)
 PY
 ./build-fuzz/tests/fuzz/cubin_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$cubins" 2>&1 | tail -5
+times=$(mktemp -d)
+trap 'rm -rf "$corpus" "$logs" "$descriptions" "$bundles" "$cubins" "$times"' EXIT
+printf '# seconds\tGPU\tproblem\n2.50\tNVIDIA H200\ttranspose --dtype f32 --shape 8192x2048\n16.1\tNVIDIA H200\t--kernel h.cu --problem n=5\n' \
+  > "$times/seed.tsv"
+./build-fuzz/tests/fuzz/times_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$times" 2>&1 | tail -5

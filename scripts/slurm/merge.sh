@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # After ktune's array job (scripts/slurm/submit.sh submits this as a job that waits for
 # it): says how each task ended, merges every shard's database into one, and prints the
-# command that reruns the tasks that did not finish.
+# command that reruns the tasks that did not finish; gathers the shards' tuning times.
 #   bash scripts/slurm/merge.sh RESULTS WORKLOAD N [DATABASE]     (DATABASE: RESULTS/tuning.db)
 # Each shard is merged all or nothing (`ktune cache merge`: the faster record kept where
 # two shards tuned one problem; records of another template version or an unknown kernel
@@ -29,6 +29,12 @@ if [ ${#shards[@]} -gt 0 ]; then
   "$ktune" cache merge --database "$database" --workload "$workload" "${shards[@]}" || status=1
 else
   echo "no shard database to merge (a --dry-run stores compiled programs only)"
+fi
+# How long each problem took, for the next submission's --times (longest first, equal shares).
+times=("$results"/shard-*/logs/tuning-times.tsv)
+if [ -f "${times[0]}" ]; then
+  cat "${times[@]}" > "$results/tuning-times.tsv"
+  echo "tuning times: $results/tuning-times.tsv (submit.sh --times takes it)"
 fi
 if [ ${#unfinished[@]} -gt 0 ]; then
   here=${KTUNE_SLURM_DIR:-$(cd "$(dirname "$0")" && pwd)}  # (a job runs a copy of this script)

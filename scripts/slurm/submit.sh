@@ -2,11 +2,15 @@
 # Tunes a workload over a Slurm cluster: an array job of N tasks, each with its share of
 # the problems, one GPU and a database of its own, then a job that merges them.
 #   bash scripts/slurm/submit.sh WORKLOAD RESULTS [--tasks N] [--dry-run] [--only I,J,...]
-#        [--sbatch "OPTIONS"] [--wait] [-- KTUNE_TUNE_OPTIONS...]
+#        [--times FILE] [--sbatch "OPTIONS"] [--wait] [-- KTUNE_TUNE_OPTIONS...]
 # --tasks N: array size (default: the number of problems, at most 16); --dry-run: compile
 # each shard's configs into its program store on nodes without GPUs (no --gres; a later
 # run with the same RESULTS on GPU nodes finds them); --only: rerun these tasks (what
-# merge.sh prints); --sbatch: more sbatch options for the array (partition, time,
+# merge.sh prints); --times: how long each problem took in an earlier run (the
+# RESULTS/tuning-times.tsv its merge wrote, or a log folder's tuning-times.tsv): the
+# shards get equal work, longest problems first, instead of problems I, I+N, ...; kept
+# as RESULTS/order-times.tsv, which every task and every rerun cuts its shard by;
+# --sbatch: more sbatch options for the array (partition, time,
 # account, --cpus-per-task: NVRTC uses the task's cores); --wait: return when the merge
 # job has ended, with its exit status. After `--`: options for every `ktune tune`
 # (e.g. --strategy model --budget-evals 60). The ktune binary: $KTUNE, else `ktune` on
@@ -14,16 +18,17 @@
 # programs, logs, status), RESULTS/logs/ (each task's and the merge's output), and the
 # merged RESULTS/tuning.db.
 set -euo pipefail
-usage="usage: submit.sh WORKLOAD RESULTS [--tasks N] [--dry-run] [--only I,J] [--sbatch OPTIONS] [--wait] [-- ktune tune options]"
+usage="usage: submit.sh WORKLOAD RESULTS [--tasks N] [--dry-run] [--only I,J] [--times FILE] [--sbatch OPTIONS] [--wait] [-- ktune tune options]"
 workload=${1:?$usage}
 results=${2:?$usage}
 shift 2
-tasks="" dry_run="" only="" extra="" wait=""
+tasks="" dry_run="" only="" extra="" wait="" times=""
 while [ $# -gt 0 ]; do
   case $1 in
     --tasks) tasks=${2:?$usage}; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
     --only) only=${2:?$usage}; shift 2 ;;
+    --times) times=${2:?$usage}; shift 2 ;;
     --sbatch) extra=${2:?$usage}; shift 2 ;;
     --wait) wait=1; shift ;;
     --) shift; break ;;
@@ -37,6 +42,7 @@ if [ -z "${KTUNE:-}" ]; then
   KTUNE=$(command -v ktune || echo "$here/../../build/tuner/ktune")
 fi
 [ -x "$KTUNE" ] || { echo "submit.sh: no ktune binary at $KTUNE (set KTUNE)" >&2; exit 2; }
+[ -z "$times" ] || [ -f "$times" ] || { echo "submit.sh: --times $times: no such file" >&2; exit 2; }
 # Absolute paths: the tasks start in another folder, maybe on another node (a shared
 # file system holds RESULTS, the workload and its kernel files).
 workload=$(cd "$(dirname "$workload")" && pwd)/$(basename "$workload")
@@ -54,6 +60,17 @@ problems=$(grep -c "^line " "$results/logs/check.txt" || true)
 array=${only:-0-$(( tasks - 1 ))}
 gres=(--gres=gpu:1)
 opts=("$@")
+# The times the shards are cut by stay those of the first submission: a rerun (--only)
+# must cut the same shards, or a problem could fall in none.
+order=$results/order-times.tsv
+if [ -n "$times" ] && ! cmp -s "$times" "$order"; then
+  if [ -f "$order" ]; then
+    echo "submit.sh: $results was cut by $order; its reruns keep those times (a new RESULTS folder takes others)" >&2
+    exit 2
+  fi
+  cp "$times" "$order"
+fi
+[ ! -f "$order" ] || opts=(--order-by "$order" "${opts[@]}")
 if [ -n "$dry_run" ]; then gres=(); opts=(--dry-run "${opts[@]}"); fi
 export KTUNE KTUNE_SLURM_DIR=$here
 # shellcheck disable=SC2086

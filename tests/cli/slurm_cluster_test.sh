@@ -88,6 +88,24 @@ W
       fail "shard $i's programs were not found by a later run: $(cat "$dir/again-$i.txt")"
   done
   [ $total = 6 ] || fail "the shards hold $total problems, not 6"
+  # --times: shards cut by an earlier run's times (equal work, longest first; --check
+  # lists a shard, compiles nothing): the 100 s problem alone in task 0's share. A rerun
+  # keeps those times; other ones are refused.
+  "$ktune" tune --workload "$dir/w.txt" --check | sed -n 's/^line [0-9]*: //p' |
+    awk '{ printf "%s\tNVIDIA H200\t%s\n", NR == 6 ? 100 : 1, $0 }' > "$dir/times.tsv"
+  bash "$src/scripts/slurm/submit.sh" "$dir/w.txt" "$dir/timed" --tasks 3 --times "$dir/times.tsv" --dry-run --wait -- --check \
+    > "$dir/timed.txt" 2>&1 || { cat "$dir/timed.txt"; fail "--times submission"; }
+  contains "^shard 0/3: 1 of the 6 problems" < "$dir/timed/logs/task-0.out" &&
+    contains "^order: longest first by the recorded times of 6 of the 6 problems" < "$dir/timed/logs/task-0.out" &&
+    contains "^line 6: --kernel" < "$dir/timed/logs/task-0.out" || fail "task 0's share: $(cat "$dir/timed/logs/task-0.out")"
+  cmp -s "$dir/times.tsv" "$dir/timed/order-times.tsv" || fail "the times the shards were cut by were not kept"
+  sed 's/^100/1/' "$dir/times.tsv" > "$dir/other.tsv"
+  if bash "$src/scripts/slurm/submit.sh" "$dir/w.txt" "$dir/timed" --tasks 3 --only 1 --times "$dir/other.tsv" \
+    > "$dir/other.out" 2>&1; then fail "a rerun cut by other times was submitted"; fi
+  contains "reruns keep those times" < "$dir/other.out" || fail "other times: $(cat "$dir/other.out")"
+  bash "$src/scripts/slurm/submit.sh" "$dir/w.txt" "$dir/timed" --tasks 3 --only 2 --dry-run --wait -- --check > /dev/null 2>&1 ||
+    fail "--only 2 after --times"
+  contains "^shard 2/3: 2 of the 6 problems" < "$dir/timed/logs/task-2.out" || fail "the rerun cut another share"
   # A workload that does not check is refused before anything is submitted.
   echo "transpose --dtype f33 --shape 8x8" > "$dir/bad.txt"
   if bash "$src/scripts/slurm/submit.sh" "$dir/bad.txt" "$dir/bad" > "$dir/bad.out" 2>&1; then fail "bad workload submitted"; fi

@@ -86,6 +86,33 @@ for bad in 2/2 x/2 "1/2 " -1/2 1/0 1/ /2 99999999/100000000; do
     fail "--shard '$bad' accepted or unclear: $(cat "$dir/out")"
   fi
 done
+# --order-by TIMES: longest first (unknown problems expected at the median of the known),
+# and shards of equal work: the 50 s problem alone in shard 0.
+"$ktune" tune --workload "$dir/five.txt" --check | sed -n 's/^line [0-9]*: //p' > "$dir/keys"
+{ echo "# seconds, GPU, problem"; paste <(printf '2\n3\n50\n1\n9\n') <(printf 'H200\n%.0s' 1 2 3 4 5) "$dir/keys"
+  printf 'not a line\n-4\tH200\tx\n'; } > "$dir/times.tsv"
+"$ktune" tune --workload "$dir/five.txt" --check --order-by "$dir/times.tsv" > "$dir/out" 2> "$dir/err" || fail "--order-by: $(cat "$dir/out" "$dir/err")"
+[ "$(grep -o '^line [0-9]*' "$dir/out" | tr '\n' ' ')" = "line 4 line 6 line 2 line 1 line 5 " ] || fail "--order-by order: $(cat "$dir/out")"
+grep -q "^order: longest first by the recorded times of 5 of the 5 problems" "$dir/out" || fail "--order-by says: $(cat "$dir/out")"
+grep -q "times.tsv:7: expected SECONDS<TAB>GPU<TAB>PROBLEM; line skipped" "$dir/err" &&
+  grep -q "times.tsv:8: '-4' is not a number of seconds" "$dir/err" || fail "bad times lines: $(cat "$dir/err")"
+all=""
+for i in 0 1; do
+  "$ktune" tune --workload "$dir/five.txt" --check --shard $i/2 --order-by "$dir/times.tsv" 2> /dev/null > "$dir/out" || fail "--shard $i/2 --order-by"
+  all="$all$i: $(grep -o '^line [0-9]*' "$dir/out" | tr '\n' ' ')"
+done
+[ "$all" = "0: line 4 1: line 6 line 2 line 1 line 5 " ] || fail "--shard --order-by took: $all"
+head -3 "$dir/times.tsv" > "$dir/two.tsv"  # two known: the others expected at their median (2.5 s)
+"$ktune" tune --workload "$dir/five.txt" --check --order-by "$dir/two.tsv" | grep -o '^line [0-9]*' | tr '\n' ' ' > "$dir/out"
+[ "$(cat "$dir/out")" = "line 2 line 4 line 5 line 6 line 1 " ] || fail "--order-by, two times known: $(cat "$dir/out")"
+for bad in "$dir/none.tsv" "$dir"; do
+  if "$ktune" tune --workload "$dir/five.txt" --check --order-by "$bad" > "$dir/out" 2>&1 || ! grep -q -- "--order-by" "$dir/out"; then
+    fail "--order-by $bad accepted or unclear: $(cat "$dir/out")"
+  fi
+done
+if "$ktune" tune transpose --order-by "$dir/times.tsv" > "$dir/out" 2>&1 || ! grep -q "orders a --workload" "$dir/out"; then
+  fail "--order-by without a workload"
+fi
 if "$ktune" tune transpose --shard 0/2 > "$dir/out" 2>&1 || ! grep -q "takes one share of a --workload" "$dir/out"; then
   fail "--shard without a workload"
 fi

@@ -3,6 +3,7 @@
 
 #include "cli/problem_cli.hpp"
 #include "cli/search_options.hpp"
+#include "workload/tuning_times.hpp"
 #include "workload/workload.hpp"
 #include "workload/workload_pool.hpp"
 
@@ -169,14 +170,15 @@ TuneResult tune_one(const TuneTarget& problem, const ProblemArgs& args, const Tu
 // `ktune tune --workload FILE`: the problems in turn on one GPU. One stored for the
 // current template is skipped, so a second run resumes where an interrupted one stopped
 // (also the fresh process a faulting kernel restarts); a problem that fails is reported
-// and the others go on. Ctrl-C stores the current problem's best so far and stops.
+// and the others go on; each one tuned has its time recorded (tuning_times_path). Ctrl-C
+// stores the current problem's best so far and stops.
 int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt, const std::string& summary,
                   char** argv) {
   const DeviceInfo dev = query_device_ordinal(opt.device);
   std::size_t tuned = 0, stored = 0, failed = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const WorkloadEntry& e = entries[i];
-    const std::string what = problem_command(e.args) + e.search.describe() + " (line " + std::to_string(e.line) + ")";
+    const std::string what = e.key() + " (line " + std::to_string(e.line) + ")";
     if (!e.error.empty()) {
       std::printf("[%zu/%zu] %s: skipped: %s\n", i + 1, entries.size(), what.c_str(), e.error.c_str());
       ++failed;
@@ -193,6 +195,8 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
       std::fflush(stdout);
       const TuneResult r = tune_one(target, e.args, e.search.applied_to(opt), summary, argv);
       ++(r.ranked.empty() ? failed : tuned);
+      if (!r.ranked.empty() && !r.interrupted)
+        append_tuning_time(tuning_times_path(opt), r.seconds, dev.fingerprint.name, e.key());
       if (r.interrupted) {
         std::printf("workload interrupted at line %d: %zu problem(s) not started; run it again to go on (this one's "
                     "best so far is stored and counts as done)\n",
@@ -223,12 +227,14 @@ struct TuneArgs {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false, check = false;
-  std::string database, log_dir, summary, workload, record, devices, shard;
+  std::string database, log_dir, summary, workload, record, devices, shard, order_by;
 };
 
-// `--shard I/N`: the workload's problems I, I+N, I+2N, ... (0-based), one task's share of
-// an array job; every problem is in exactly one of the N shards.
-std::vector<WorkloadEntry> shard_of(std::vector<WorkloadEntry> entries, const std::string& text) {
+// `--shard I/N`: one task's share of an array job, longest first; every problem is in
+// exactly one of the N shards. Without times, problems I, I+N, I+2N, ... (0-based); with
+// them, shares of equal work (balanced_shard).
+std::vector<WorkloadEntry> shard_of(std::vector<WorkloadEntry> entries, const std::vector<double>& seconds,
+                                    const std::string& text) {
   const auto slash = text.find('/');
   const auto digits = [](const std::string& t) {
     return !t.empty() && t.size() <= 7 && t.find_first_not_of("0123456789") == std::string::npos;
@@ -238,8 +244,42 @@ std::vector<WorkloadEntry> shard_of(std::vector<WorkloadEntry> entries, const st
   const std::size_t i = std::stoul(text.substr(0, slash)), n = std::stoul(text.substr(slash + 1));
   if (n == 0 || i >= n) throw Error("--shard " + text + ": expected I/N with 0 <= I < N");
   std::vector<WorkloadEntry> mine;
-  for (std::size_t k = i; k < entries.size(); k += n) mine.push_back(std::move(entries[k]));
+  for (std::size_t k : balanced_shard(seconds, i, n)) mine.push_back(std::move(entries[k]));
   return mine;
+}
+
+// The times that order the problems: --order-by FILE, else with --devices the times this
+// log folder recorded (a run in the same place starts its longest problems first).
+TuningTimes order_times(const TuneArgs& a) {
+  if (!a.order_by.empty()) {
+    if (!std::filesystem::is_regular_file(a.order_by))
+      throw Error("--order-by " + a.order_by + ": no such file (a tuning-times.tsv that a workload run wrote)");
+    return read_tuning_times(std::filesystem::path(a.order_by));
+  }
+  return a.devices.empty() ? TuningTimes{} : read_tuning_times(tuning_times_path(a.opt));
+}
+
+// The workload's problems (or a shard of them), longest first by `times`; file order
+// where there are none.
+std::vector<WorkloadEntry> in_tuning_order(std::vector<WorkloadEntry> entries, const TuningTimes& times,
+                                           const std::string& shard) {
+  std::vector<std::string> keys;
+  for (const auto& e : entries) keys.push_back(e.key());
+  const std::vector<double> seconds = expected_seconds(keys, times);
+  const std::size_t all = entries.size();
+  std::size_t known = 0;
+  for (const auto& k : keys) known += times.count(k);
+  if (!shard.empty()) {
+    entries = shard_of(std::move(entries), seconds, shard);
+    std::printf("shard %s: %zu of the %zu problems\n", shard.c_str(), entries.size(), all);
+  } else {
+    std::vector<WorkloadEntry> ordered;
+    for (std::size_t k : longest_first(seconds)) ordered.push_back(std::move(entries[k]));
+    entries = std::move(ordered);
+  }
+  if (known) std::printf("order: longest first by the recorded times of %zu of the %zu problems\n", known, all);
+  std::fflush(stdout);
+  return entries;
 }
 
 // `--check`: the lines were checked when read; say what they are, run nothing.
@@ -259,13 +299,8 @@ int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
   if (names_a_problem(besides) || (!a.workload.empty() && capture_folder))
     throw Error("give one problem, --workload FILE or --capture FOLDER, not two of them");
   // Every line checked before anything runs (a bundle that cannot be used is reported and skipped).
-  auto entries = capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload);
-  if (!a.shard.empty()) {
-    const std::size_t all = entries.size();
-    entries = shard_of(std::move(entries), a.shard);
-    std::printf("shard %s: %zu of the %zu problems\n", a.shard.c_str(), entries.size(), all);
-    std::fflush(stdout);
-  }
+  auto entries = in_tuning_order(capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload),
+                                 order_times(a), a.shard);
   if (a.check) return list_workload(entries);
   if (a.dry_run) return dry_run_workload(entries, opt);
   if (!gpu_available(capture_folder ? "--capture " + a.tp.capture : "--workload " + a.workload, "")) return 2;
@@ -286,6 +321,8 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
   if (a.check && a.workload.empty() && !capture_folder) throw Error("--check reads a --workload FILE or a --capture FOLDER");
   if (!a.shard.empty() && a.workload.empty() && !capture_folder)
     throw Error("--shard takes one share of a --workload FILE or a --capture FOLDER");
+  if (!a.order_by.empty() && a.workload.empty() && !capture_folder)
+    throw Error("--order-by orders a --workload FILE or a --capture FOLDER");
   if (!a.workload.empty() || capture_folder) return tune_many(a, capture_folder, argv);
   if (!a.record.empty()) a.tp = record_problem(a.record, a.tp);
   const TuneTarget problem = parse_problem(a.tp);
@@ -305,7 +342,7 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
   bool& dry_run = args->dry_run;
   bool& check = args->check;
   std::string &database = args->database, &log_dir = args->log_dir, &summary = args->summary, &workload = args->workload,
-              &record = args->record, &devices = args->devices, &shard = args->shard;
+              &record = args->record, &devices = args->devices, &shard = args->shard, &order_by = args->order_by;
   auto* tune = app.add_subcommand("tune", "tune a family, or your own kernel (--kernel FILE.cu), for one problem on "
                                           "the GPU and store the winner");
   add_problem_options(tune, tp);
@@ -325,8 +362,12 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
                    "a worker process per GPU)");
   tune->add_flag("--check", check, "with --workload or --capture FOLDER: check every line and list the problems; tune nothing");
   tune->add_option("--shard", shard,
-                   "with --workload or --capture FOLDER: only problems I, I+N, I+2N, ... (I/N, 0-based): one task "
-                   "of an array job (scripts/slurm/)");
+                   "with --workload or --capture FOLDER: one task's share of an array job (I/N, 0-based; "
+                   "scripts/slurm/): problems I, I+N, I+2N, ..., or with --order-by shares of equal work");
+  tune->add_option("--order-by", order_by,
+                   "with --workload or --capture FOLDER: start the longest problems first, by the times in FILE "
+                   "(the tuning-times.tsv of an earlier run's log folder; with --devices that folder's is the "
+                   "default); with --shard, shares of equal work");
   tune->add_option("--record", record,
                    "the problem of a record key, as JSON {\"family\", \"variant\", \"dtype\", \"shape\"} and "
                    "optionally \"align\", the call's alignment class (what the runtime passes when KTUNE_TUNE_ON_MISS=1)");

@@ -25,6 +25,8 @@ struct WorkloadEntry {
   // The problem, resolved from `args` when it is needed: a target holds its kernel's
   // whole source, and a workload of 20k lines holding every target took 1 GB.
   TuneTarget target() const { return parse_problem(args); }
+  // The line as the tuning-times file names it: the problem and its own search options.
+  std::string key() const { return problem_command(args) + search.describe(); }
 };
 
 // Whether `db` holds the problem's exact record for this GPU, tuned on the current
@@ -35,6 +37,10 @@ bool stored_exactly(const Database& db, const DeviceInfo& dev, const TuneTarget&
 // problem is tuned; the first bad one throws ktune::Error "FILE:LINE: why".
 // A bundle that cannot be used is the exception: its entry carries the error.
 std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file);
+
+// Where the workload runners record how long each problem took (workload/tuning_times.hpp):
+// tuning-times.tsv in the search logs' folder.
+std::filesystem::path tuning_times_path(const TuneOptions& opt);
 
 // `ktune tune --capture FOLDER`: every bundle in it, one entry each (numbered from 1).
 std::vector<WorkloadEntry> capture_workload(const std::filesystem::path& folder);

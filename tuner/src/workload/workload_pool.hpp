@@ -3,7 +3,8 @@
 // one host that share a device fingerprint, one worker process per GPU at a time (each
 // `ktune tune PROBLEM --device N`: its own tuner lock, timing and CUDA context), handed
 // the next problem as soon as it finishes, with one progress line per problem and an
-// ETA. Problems already stored for the current template are skipped first.
+// ETA. Problems already stored for the current template are skipped first; the rest are
+// handed out in the order given, and each one's time is recorded (tuning_times_path).
 #include "workload/workload.hpp"
 
 #include "run/tune.hpp"
