@@ -1,6 +1,5 @@
 // @kernel  gemm_mma
 // @entry   ktune_gemm_mma
-// @compatible bcd41f9fb96bc5f1: c9c0ef9dca70a09e, d4081cc06434d2a5, dfc5e1c81b4cffb2
 // @type    T = operation
 // @tune    bm      = 64, 128, 256
 // @tune    bn      = 64, 128, 256
@@ -13,7 +12,7 @@
 // @tune    vec     = 4, 8
 // @tune    engine  = mma, wgmma, tma
 // @tune    kmajor  = 0, 1
-// @tune    persistent = 0, 1
+// @tune    persistent = 0, 1, 2
 // @tune    cluster = 1, 2
 // @tune    splitk  = 1, 2, 4, 8
 // @runtime splitk
@@ -31,8 +30,8 @@
 // @derive  b_cols = kb ? bk : bn
 // @derive  ring_bytes = stages * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) * elem_bytes
 // @derive  epilogue_bytes = bm * (bn + 4) * 4
-// @derive  smem_bytes = (persistent || ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes) + (wgmma ? 1024 : 0) + (tma ? 16 * stages : 0) + (persistent ? 2560 * warps_m * warps_n : 0)
-// @derive  group_rows = bm / warps_n
+// @derive  smem_bytes = (persistent || ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes) + (wgmma ? 1024 : 0) + (tma ? 16 * stages : 0) + (persistent ? 2560 * warps_m * warps_n : 0) + (persistent == 2 ? 16 : 0)
+// @derive  group_rows = persistent == 2 ? bm : bm / warps_n
 // @require (elem_bytes == 2 || elem_bytes == 4) && vec * elem_bytes == 16 && compute_capability >= 80
 // @require threads >= 64 && threads <= (tma ? 384 : 256)
 // @require wgmma || (warp_tile_m % 16 == 0 && warp_tile_n % 16 == 0 && warp_tile_m * warp_tile_n >= 32 * 32)
@@ -43,6 +42,7 @@
 // @require kmajor == 0 || (elem_bytes == 4 && (trans_a == 1 || trans_b == 0))
 // @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
 // @require persistent == 0 || (tma && splitk == 1)
+// @require persistent < 2 || (warps_n == 2 && cluster == 1)
 // @require cluster == 1 || (tma && splitk == 1 && ceil_div(m, bm) >= cluster)
 // @require tma || ((bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0)
 // @require smem_bytes <= max_smem_per_block
@@ -91,6 +91,10 @@
 //   consumers store the last one's accumulators (each warp through a small piece of
 //   shared memory of its own, as the ring is busy), so each tile's epilogue and its
 //   pipeline's fill overlap the neighbouring tiles' multiplies.
+//   persistent = 2 (ping-pong, two consumer warpgroups): each warpgroup multiplies a
+//   whole bm x bn tile of its own, the block's tiles taken in turns (an mbarrier a
+//   warpgroup: one starts multiplying once the other has issued its multiply), so one
+//   warpgroup multiplies while the other stores.
 //   cluster = 2: blocks in pairs (a thread block cluster) on vertically adjacent tiles,
 //   which need the same tile of B: each block's producer copies half of B's k-tile and
 //   the TMA multicasts it into both blocks' shared memory, so B crosses L2 once per

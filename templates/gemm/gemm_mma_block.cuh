@@ -29,8 +29,9 @@ struct KtuneMmaBlock {
   static constexpr int producers = use_tma ? 128 : 0, consumers = 32 * warps_m * warps_n;
   static constexpr int wm = bm / warps_m, wn = bn / warps_n;
   // Accumulator tiles (i, j) of 4: mma.sync m16 x n8 tiles of the warp tile, or the
-  // m64 slabs of the warpgroup's bm / warps_n rows by the n8 tiles of all bn columns.
-  static constexpr int group_rows = bm / warps_n, i_step = use_wgmma ? 64 : 16;
+  // m64 slabs of the warpgroup's bm / warps_n rows (ping-pong, persistent = 2: all bm
+  // rows of its own tile) by the n8 tiles of all bn columns.
+  static constexpr int group_rows = persistent == 2 ? bm : bm / warps_n, i_step = use_wgmma ? 64 : 16;
   static constexpr int mi_count = use_wgmma ? group_rows / 64 : wm / 16, ni_count = use_wgmma ? bn / 8 : wn / 8;
   // The operands as this kernel reads them: kmajor made both K-major.
   static constexpr bool ta = T::ta && !KMAJOR, tb = T::tb || KMAJOR;
@@ -53,7 +54,7 @@ struct KtuneMmaBlock {
   // the wgmma descriptors take); wgmma's swizzle atoms start at 1024-byte boundaries.
   // tma's mbarriers (bars) follow the ring or the epilogue's tile, whichever is larger;
   // persistent's epilogue needs no shared tile: its warps stage C in 2560 bytes each,
-  // after the mbarriers (staging).
+  // after the mbarriers (staging; ping-pong's two turn mbarriers come first).
   unsigned smem0, As, Bs, bars, staging;
   // This block's tile of C, its slice of k, and the k-tiles in it.
   int group, m0, n0, k_begin, k_end, splitk, tiles;
@@ -83,7 +84,7 @@ struct KtuneMmaBlock {
     smem0 = ktune_smem_address(smem);
     As = use_wgmma ? (smem0 + 1023) & ~1023u : smem0, Bs = As + sizeof(In) * stages * TileA::size;
     bars = As + (persistent || ring_bytes > epilogue_bytes ? ring_bytes : epilogue_bytes);
-    staging = bars + 16u * stages;
+    staging = bars + 16u * stages + (persistent == 2 ? 16u : 0u);  // ping-pong: two turn mbarriers more
     const ktune_gemm_block<bm, bn, bk> this_block(group, k);
     m0 = this_block.m0, n0 = this_block.n0;
     k_begin = this_block.k_begin, k_end = this_block.k_end;

@@ -58,7 +58,11 @@ class GemmMmaPart : public FamilyPart {
       // block at 128x256. Measured (H100, 2026-11-23): at bf16 4096^3 each within 1% of
       // the best at 128x256 and persistent 3% ahead at 128x128; cluster 2 ahead at
       // 8192^3 (the best 5, the best by 12%) and in the TF32 and odd-shape winners.
-      if (v("persistent") == 1) score += 0.1;
+      if (v("persistent") >= 1) score += 0.1;
+      // Ping-pong (each consumer warpgroup a tile of its own, one storing while the other
+      // multiplies): at 128x128 1-9% ahead of the best cooperative 128x256 config at bf16
+      // 4096^3, 8192^3 and 2048x11008x4096 (H100, 2026-11-28), ranked ahead of them.
+      if (v("persistent") == 2) score += 0.6;
       if (v("cluster") == 2) score += 0.2;
     } else {
       score += std::log2(static_cast<double>(wm / 16 * (wn / 8)) / (wm / 16 + wn / 16));

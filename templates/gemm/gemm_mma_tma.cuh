@@ -2,7 +2,9 @@
 // the TMA copies of whole tiles into the ring, the consumer warpgroups multiply them;
 // each stage has a `full` and an `empty` mbarrier instead of block-wide barriers.
 // persistent = 1 walks tiles and overlaps each tile's epilogue with the next one's
-// copies; cluster = 2 multicasts B's tiles to a pair of blocks. Included by gemm_mma.cuh.
+// copies; persistent = 2 (ping-pong) gives the two consumer warpgroups every other tile
+// each, so one's epilogue overlaps the other's multiply; cluster = 2 multicasts B's
+// tiles to a pair of blocks. Included by gemm_mma.cuh.
 
 // persistent's epilogue: the accumulators to the tile of C at (tm0, tn0) while the
 // producer fills the ring with the next tile's k-tiles, so each warp goes through its
@@ -73,16 +75,22 @@ template <class Block>
 __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block::Acc& acc, const ktune_tensor_map& tma_a,
                                                        const ktune_tensor_map& tma_b) {
   constexpr int stages = Block::stages, cluster = Block::cluster, bm = Block::bm, bn = Block::bn;
-  constexpr bool persistent = Block::persistent;
+  constexpr bool persistent = Block::persistent != 0, pingpong = Block::persistent == 2;
+  // The warps that read a stage: every consumer warp, or (ping-pong) one warpgroup's.
+  constexpr int readers = pingpong ? 4 : Block::consumers / 32;
   using TileA = typename Block::TileA;
   using TileB = typename Block::TileB;
   // full(s), empty(s): the mbarriers of stage s.
   const auto full = [&](int s) { return b.bars + 8u * s; };
   const auto empty = [&](int s) { return b.bars + 8u * (stages + s); };
+  // Ping-pong: warpgroup w may start multiplying its next tile (the other one's
+  // multiply of the tile before is issued; one arrival per warp).
+  const auto turn = [&](int w) { return b.bars + 16u * stages + 8u * w; };
   if (b.tid == 0) {
 #pragma unroll
-    for (int s = 0; s < stages; ++s)  // empty: one arrival per consumer warp of each block of the cluster
-      ktune_mbar_init(full(s), 1), ktune_mbar_init(empty(s), cluster * Block::consumers / 32);
+    for (int s = 0; s < stages; ++s)  // empty: one arrival per reading warp of each block of the cluster
+      ktune_mbar_init(full(s), 1), ktune_mbar_init(empty(s), cluster * readers);
+    if constexpr (pingpong) ktune_mbar_init(turn(0), 4), ktune_mbar_init(turn(1), 4);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   if constexpr (cluster > 1) ktune_cluster_arrive(), ktune_cluster_wait();  // the cluster's mbarriers are ready
@@ -124,8 +132,14 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
     return true;  // the consumers' epilogue needs none of this warpgroup
   }
   if constexpr (rebalance) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  // Ping-pong: warpgroup wg takes the block's tiles wg, wg + 2, ... whole, its k-tiles
+  // g = tile * tiles + t in the ring, which the producer fills with them in order. The
+  // two take turns: one starts multiplying a tile only once the other has issued its
+  // multiply of the tile before (so one multiplies while the other stores), which also
+  // keeps every stage's `full` mbarrier within one phase of the k-tile a warpgroup waits
+  // for (a parity wait cannot tell a phase from the one two before).
   const int wg = b.warp / 4, lane = b.lane;
-  b.row0 = wg * Block::group_rows + b.warp % 4 * 16, b.col0 = 0;
+  b.row0 = (pingpong ? 0 : wg * Block::group_rows) + b.warp % 4 * 16, b.col0 = 0;
   // This warp's wgmma reading stage s completed: the stage is free in this block, and
   // (cluster) for the producers that copy B's slices to every block.
   const auto release = [&](int s) {
@@ -135,23 +149,31 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
       ktune_mbar_arrive_cluster(empty(s), lane);  // lane r: block r's
     }
   };
-  int g = 0;
-  for (long long index = first; index < end; index += step) {
+  constexpr int turns = pingpong ? 2 : 1;
+  int g = pingpong ? wg * b.tiles : 0, mine = 0;  // mine: this warpgroup's tiles so far
+  for (long long index = first + (pingpong ? wg * step : 0); index < end; index += turns * step, ++mine) {
     int tm0, tn0;
     origin(index, tm0, tn0);
     if constexpr (persistent) Block::clear(acc);
+    // Tile `mine` of warpgroup 1 waits for warpgroup 0's tile `mine` (its arrival number
+    // mine), tile `mine` of warpgroup 0 for warpgroup 1's tile mine - 1.
+    if constexpr (pingpong)
+      if (wg == 1 || mine > 0) ktune_mbar_wait(turn(wg), (mine - (wg == 0)) % 2);
     for (int t = 0; t < b.tiles; ++t, ++g) {
       ktune_mbar_wait(full(g % stages), (g / stages) % 2);
       ktune_wgmma_tile<typename Block::In, bn, Block::bk, Block::group_rows, Block::ta, Block::tb>(
-          acc, b.a_stage(g), b.b_stage(g), wg);
+          acc, b.a_stage(g), b.b_stage(g), pingpong ? 0 : wg);
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       if (t > 0) release((g - 1) % stages);  // this warp's wgmma of k-tile g - 1 completed
     }
+    if constexpr (pingpong)
+      if (lane == 0) ktune_mbar_arrive(turn(1 - wg));  // the other warpgroup's turn to multiply
     if constexpr (persistent) {
       Block::wait_for_wgmma(acc);
       if (b.tiles > 0) release((g - 1) % stages);
       ktune_mma_store_staged(b, acc, tm0, tn0);
     }
+    if constexpr (pingpong) g += b.tiles;  // past the other warpgroup's tile
   }
   // A block leaves only once no other block of its cluster can arrive on its mbarriers.
   if constexpr (cluster > 1) ktune_cluster_arrive();

@@ -222,31 +222,36 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
 
 // The tensor-core pipelines at an odd shape (packed operands, partial tiles), each
 // layout: a 4-stage config of each engine (mma, wgmma, tma: the warp-specialized one's
-// mbarriers and TMA copies; tma persistent, in clusters of 2 (multicast B), and both),
+// mbarriers and TMA copies; tma persistent, ping-pong, in clusters of 2 (multicast B),
+// persistent in clusters),
 // for bf16 and TF32 (whose wgmma and tma configs of layouts other than nt transpose an
 // operand first), few enough for compute-sanitizer.
 TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
   std::size_t ran = 0;
-  for (const auto& [dtype, math] : {std::pair{DType::bf16, GemmMath::automatic}, std::pair{DType::f32, GemmMath::tf32}})
-    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
-      GemmHarness h(dev_, shape_of(dtype, layout, 129, 127, 131, math), TimingProtocol{});
-      const KernelSpec& spec = h.spec();
-      ASSERT_EQ(spec.family(), "gemm_mma");
-      const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
-      std::vector<Config> picked;
-      const std::tuple<const char*, const char*, const char*> kinds[] = {
-          {"wgmma", "0", "1"}, {"mma", "0", "1"}, {"tma", "0", "1"}, {"tma", "1", "1"}, {"tma", "0", "2"}, {"tma", "1", "2"}};
-      for (const auto& [engine, persistent, cluster] : kinds)
-        for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
-          if (value(c, "engine") == engine && value(c, "persistent") == persistent && value(c, "cluster") == cluster &&
-              value(c, "stages") == "4" && value(c, "bm") == "128") {
-            picked.push_back(c);
-            break;
-          }
-      ASSERT_EQ(picked.size(), 6u) << layout;
-      ran += verify_configs(h, picked, "gemm_mma pipelines");
-    }
-  EXPECT_EQ(ran, 48u);
+  // Also at 2200 x 2100 x 300, where persistent blocks walk several tiles (306 of 128 x 128
+  // against 132 SMs; both ping-pong warpgroups multiply) through more k-tiles than stages.
+  for (const auto& [m, n, k] : {std::tuple{129, 127, 131}, std::tuple{2200, 2100, 300}})
+    for (const auto& [dtype, math] : {std::pair{DType::bf16, GemmMath::automatic}, std::pair{DType::f32, GemmMath::tf32}})
+      for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+        GemmHarness h(dev_, shape_of(dtype, layout, m, n, k, math), TimingProtocol{});
+        const KernelSpec& spec = h.spec();
+        ASSERT_EQ(spec.family(), "gemm_mma");
+        const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
+        std::vector<Config> picked;
+        const std::tuple<const char*, const char*, const char*> kinds[] = {
+            {"wgmma", "0", "1"}, {"mma", "0", "1"}, {"tma", "0", "1"}, {"tma", "1", "1"}, {"tma", "0", "2"}, {"tma", "1", "2"},
+            {"tma", "2", "1"}};
+        for (const auto& [engine, persistent, cluster] : kinds)
+          for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
+            if (value(c, "engine") == engine && value(c, "persistent") == persistent && value(c, "cluster") == cluster &&
+                value(c, "stages") == "4" && value(c, "bm") == "128") {
+              picked.push_back(c);
+              break;
+            }
+        ASSERT_EQ(picked.size(), 7u) << layout;
+        ran += verify_configs(h, picked, "gemm_mma pipelines");
+      }
+  EXPECT_EQ(ran, 112u);
 }
 
 // kmajor's transpose mode at a shape of more 64 x 64 tiles than blocks fit on the GPU
