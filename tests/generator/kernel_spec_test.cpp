@@ -163,11 +163,12 @@ TEST(KernelSpec, CompatibleHashesHoldWhileTheCodeIsUnchanged) {
 
 // The family split into one file per design and the run history taken out of its
 // comments changed the text, not the code: records of both earlier texts stay current.
+// gemm_mma's code changed since (ping-pong, 2026-11-28): its earlier records are stale.
 TEST(KernelSpec, ReorganizedTemplatesKeepTheirRecords) {
   const KernelSpec& transpose = KernelSpec::builtin("transpose");
   EXPECT_TRUE(transpose.is_current("9b3f4f485de4e608"));  // 5c66303
   EXPECT_TRUE(transpose.is_current("2dbf0a8301ed02be"));  // d174da9
-  EXPECT_TRUE(KernelSpec::builtin("gemm_mma").is_current("c9c0ef9dca70a09e"));
+  EXPECT_FALSE(KernelSpec::builtin("gemm_mma").is_current("c9c0ef9dca70a09e"));
   EXPECT_FALSE(KernelSpec::builtin("gemm").is_current("c9c0ef9dca70a09e"));
 }
 
