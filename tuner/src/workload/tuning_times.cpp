@@ -58,7 +58,7 @@ TuningTimes read_tuning_times(std::istream& in, const std::string& name) {
   TuningTimes times;
   std::string line, problem;
   bool too_long = false;
-  int number = 0, bad = 0;
+  long long number = 0, bad = 0;
   while (bounded_line(in, line, too_long)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -68,19 +68,21 @@ TuningTimes read_tuning_times(std::istream& in, const std::string& name) {
     if (why.empty()) {
       times[problem] = seconds;
     } else if (++bad <= k_warnings) {
-      std::fprintf(stderr, "warning: %s:%d: %s; line skipped (tuning times only order the work)\n", name.c_str(),
+      std::fprintf(stderr, "warning: %s:%lld: %s; line skipped (tuning times only order the work)\n", name.c_str(),
                    number, why.c_str());
     }
   }
-  if (bad > k_warnings) std::fprintf(stderr, "warning: %s: %d more line(s) skipped\n", name.c_str(), bad - k_warnings);
+  if (bad > k_warnings)
+    std::fprintf(stderr, "warning: %s: %lld more line(s) skipped\n", name.c_str(), bad - k_warnings);
   return times;
 }
 
 TuningTimes read_tuning_times(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return {};
+  if (std::filesystem::is_directory(file, ec)) throw Error("tuning times " + file.string() + " is a folder, not a file");
   std::ifstream in(file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(file, ec)) throw Error("cannot read tuning times " + file.string() + ": " + std::strerror(errno));
+  if (!in) throw Error("cannot read tuning times " + file.string() + ": " + std::strerror(errno));
   return read_tuning_times(in, file.string());
 }
 
