@@ -70,6 +70,15 @@ grep -qE "cannot tune here|Tuning needs|\[1/20000\]" <<< "$out" || fail "20k-lin
 printf -- '--kernel /dev/zero --problem n=1\n' > "$dir/zero.txt"
 out=$("$ktune" tune --workload "$dir/zero.txt" --dry-run 2>&1)
 grep -q "zero.txt:1: /dev/zero: larger than 16 MiB" <<< "$out" || fail "/dev/zero as a kernel: $out"
+# A line longer than 64 KiB is a clear error read in bounded memory: 600 MB of one line
+# through a FIFO (no disk) under a 400 MB address-space limit.
+mkfifo "$dir/long.txt"
+(head -c 600000000 /dev/zero | tr '\0' 'a' > "$dir/long.txt") &
+out=$(ulimit -v 400000; "$ktune" tune --workload "$dir/long.txt" --check 2>&1)
+wait
+grep -q "long.txt:1: longer than 64 KiB" <<< "$out" || fail "a 600 MB line: $out"
+out=$(timeout 20 "$ktune" tune --workload /dev/zero --check 2>&1)
+grep -q "/dev/zero:1: longer than 64 KiB" <<< "$out" || fail "an endless line: $out"
 # --check lists the problems; --shard I/N takes problems I, I+N, ... (every one in one shard).
 printf 'transpose --shape 64x64\nreduce --n 1000 --op sum\n# c\ntranspose --shape 8x8\nreduce --n 77 --op max\ntranspose --shape 9x9\n' > "$dir/five.txt"
 "$ktune" tune --workload "$dir/five.txt" --check > "$dir/out" 2>&1 && grep -q "^5 problem(s), every line checked" "$dir/out" &&

@@ -1,5 +1,7 @@
 #include "workload/tuning_times.hpp"
 
+#include "workload/bounded_line.hpp"
+
 #include <ktune/error.hpp>
 
 #include <algorithm>
@@ -16,25 +18,8 @@
 namespace ktune {
 namespace {
 
-constexpr std::size_t k_max_line = 64 * 1024;  // a workload line is far shorter
+constexpr std::size_t k_max_line = 64 * 1024;  // a workload line is far shorter (workload.cpp's limit)
 constexpr int k_warnings = 5;                  // then only a count
-
-// One line of at most k_max_line characters into `line`; false at the end of the input.
-// A longer line is read to its end and left empty, `too_long` set: memory stays bounded
-// by the limit whatever the file holds.
-bool bounded_line(std::istream& in, std::string& line, bool& too_long) {
-  line.clear();
-  too_long = false;
-  std::istream::int_type c;
-  bool any = false;
-  while ((c = in.get()) != std::istream::traits_type::eof()) {
-    any = true;
-    if (c == '\n') return true;
-    if (line.size() < k_max_line) line.push_back(static_cast<char>(c));
-    else too_long = true;
-  }
-  return any;
-}
 
 // "SECONDS\tGPU\tPROBLEM": the problem, its seconds, or why the line is not one.
 std::string parse_line(const std::string& line, std::string& problem, double& seconds) {
@@ -59,7 +44,7 @@ TuningTimes read_tuning_times(std::istream& in, const std::string& name) {
   std::string line, problem;
   bool too_long = false;
   long long number = 0, bad = 0;
-  while (bounded_line(in, line, too_long)) {
+  while (read_bounded_line(in, line, k_max_line, too_long, true)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!too_long && (line.empty() || line[0] == '#')) continue;

@@ -1,5 +1,6 @@
 #include "workload/workload.hpp"
 
+#include "workload/bounded_line.hpp"
 #include "workload/capture_replay.hpp"
 
 #include <ktune/cache/lookup.hpp>
@@ -10,6 +11,8 @@
 namespace ktune {
 
 namespace {
+
+constexpr std::size_t k_max_line = 64 * 1024;
 
 // A line as `ktune tune` would take it (the same options, checked the same way): the
 // problem, and search options of its own.
@@ -39,7 +42,10 @@ std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
   if (!in) throw Error("cannot read workload file " + file.string());
   std::vector<WorkloadEntry> entries;
   std::string text;
-  for (int line = 1; std::getline(in, text); ++line) {
+  bool too_long = false;
+  for (int line = 1; read_bounded_line(in, text, k_max_line, too_long, false); ++line) {
+    if (too_long)  // bounded memory and time, whatever the file holds
+      throw Error(file.string() + ":" + std::to_string(line) + ": longer than 64 KiB; a problem takes one short line");
     if (const auto hash = text.find('#'); hash != std::string::npos) text.erase(hash);
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
