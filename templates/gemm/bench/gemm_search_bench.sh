@@ -16,7 +16,8 @@ mkdir -p "$out"
 work=$(mktemp -d)
 problems=${KTUNE_GEMM_PROBLEMS:-"bf16:4096x4096x4096:nn bf16:8192x8192x8192:nn bf16:2048x11008x4096:nn"}
 status=0
-seconds() { sed -n 's/.* \([0-9.]*\) s (search [0-9.]* s).*/\1/p' "$1" | tail -1; }
+seconds() { sed -n 's/.* \([0-9.]*\) s (search [0-9.]* s).*/\1/p' "$1" | tail -1; }  # of a tuning run's output
+winner() { grep -A1 "^rank" "$1" | tail -1 | awk '{ $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' | sed 's/^ *//'; }
 echo "| problem | exhaustive: configs, s | model 120: s | model winner / exhaustive winner (interleaved) | exhaustive winner | model winner |" > "$out/search.md"
 echo "|---|---|---|---|---|---|" >> "$out/search.md"
 for p in $problems; do
@@ -41,7 +42,6 @@ for p in $problems; do
   read -r ex_us mo_us <<< "$(awk '/^ *[0-9.]+ +[0-9]/ { printf "%s ", $1 }' "$work/$name-bench.txt")"
   ratio=$(awk -v a="$mo_us" -v b="$ex_us" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else print "-" }')
   configs=$(sed -n 's/.*: \([0-9]*\) of [0-9]* configs evaluated.*/\1/p' "$work/$name-exhaustive.txt" | tail -1)
-  winner() { grep -A1 "^rank" "$1" | tail -1 | awk '{ $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' | sed 's/^ *//'; }
   echo "| $dtype $shape $layout | $configs, $(seconds "$work/$name-exhaustive.txt") | $(seconds "$work/$name-model.txt") | $ratio ($mo_us / $ex_us us) | \`$(winner "$work/$name-exhaustive.txt")\` | \`$(winner "$work/$name-model.txt")\` |" >> "$out/search.md"
 done
 cat "$out/search.md"

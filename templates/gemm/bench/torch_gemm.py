@@ -120,6 +120,10 @@ if triton:
             acc = alpha * acc + beta * c0_desc.load([om, on]).to(tl.float32)
             c_desc.store([om, on], acc.to(OUT))
 
+    def tma_storage(x):
+        """The row-major tensor an operand is stored as (a transposed one: its .t())."""
+        return x.t() if x.stride(0) == 1 and x.stride(1) != 1 else x
+
     def tma_ready(*tensors):
         """Why TMA descriptors cannot cover these (row-major storage), or None."""
         for x in tensors:
@@ -130,8 +134,8 @@ if triton:
     def run_triton_tma(a, b, c0, c, sms):
         m, k = a.shape
         n = b.shape[1]
-        a_t, b_t = a.stride(0) == 1 and a.stride(1) != 1, b.stride(0) == 1 and b.stride(1) != 1
-        a_src, b_src = (a.t() if a_t else a), (b.t() if b_t else b)
+        a_src, b_src = tma_storage(a), tma_storage(b)
+        a_t, b_t = a_src is not a, b_src is not b
         descs = [TensorDescriptor.from_tensor(x, [16, 16]) for x in (a_src, b_src, c0, c)]
         out = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32}[c.dtype]
         grid = lambda meta: (min(sms, triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"])),)
@@ -177,8 +181,7 @@ def close(x, ref):
 
 def tma_peer(a, b, c0, c, sms, flush, arg):
     """Triton's persistent TMA matmul at this problem: its time and config, or why not."""
-    storage = [x.t() if x.stride(0) == 1 and x.stride(1) != 1 else x for x in (a, b)] + [c0, c]
-    why = tma_ready(*storage)
+    why = tma_ready(tma_storage(a), tma_storage(b), c0, c)
     if why:
         return {"triton_tma_skipped": why}
     ct = torch.empty_like(c)

@@ -85,22 +85,15 @@ class Merger {
   // Throws ktune::Error when a record cannot be read (damaged) or is not valid.
   Sorted read_and_sort(const std::string& file) const {
     const Database other(file, true);
-    const nlohmann::json doc = other.export_json();
+    std::vector<TuningRecord> records = other.all();  // (the readable ones)
     Sorted out;
-    out.total = doc["records"].size();
+    out.total = records.size();
     if (const std::size_t rows = other.row_count(); rows != out.total)
       throw Error(std::to_string(rows - out.total) + " of its " + std::to_string(rows) +
                   " record(s) cannot be read (damaged); `ktune cache recover " + file +
                   "` copies the readable ones into a database");
     std::vector<std::string> invalid;
-    for (const auto& j : doc["records"]) {
-      TuningRecord r;
-      try {
-        r = TuningRecord::from_json(j);
-      } catch (const Error& e) {
-        invalid.push_back(e.what());
-        continue;
-      }
+    for (TuningRecord& r : records) {
       const std::string what = r.family + " " + r.dtype + " " + shape_to_string(r.shape) + " (" + r.device_key + ")";
       auto why = r.invalid();
       if (!why) why = check(r);

@@ -196,7 +196,7 @@ void TuningRun::prepare_space() {
   result_.database = db_path_;
   run_id_ = spec_.family() + "-" + tp_.dtype_key + "-" + shape_to_string(tp_.shape) + "-" +
             std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
-  result_.log = (o_.log_dir.empty() ? db_path_.parent_path() / "logs" : o_.log_dir) / (run_id_ + ".jsonl");
+  result_.log = o_.logs() / (run_id_ + ".jsonl");
   slog_ = std::make_unique<SearchLog>(result_.log);
 }
 
@@ -500,6 +500,10 @@ void TuningRun::store_winner(nlohmann::json& closing) {
 }
 
 }  // namespace
+
+std::filesystem::path TuneOptions::logs() const {
+  return log_dir.empty() ? Database::path_or_default(database).parent_path() / "logs" : log_dir;
+}
 
 TuneResult tune(const TuneOptions& options, const HarnessFactory& make_harness) {
   TuningRun run(options, make_harness);

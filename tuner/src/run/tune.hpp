@@ -35,6 +35,8 @@ struct TuneOptions {
   TimingProtocol timing;
   std::filesystem::path database;  // empty: Database::default_path()
   std::filesystem::path log_dir;   // empty: <database dir>/logs
+  // Where the search logs go: log_dir, else the database's folder's logs/.
+  std::filesystem::path logs() const;
   bool progress = true;
   // Configs (config_to_string) that faulted in an earlier process of this run, and why:
   // recorded as launch errors, never launched again.

@@ -66,11 +66,7 @@ std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
   return entries;
 }
 
-std::filesystem::path tuning_times_path(const TuneOptions& opt) {
-  const std::filesystem::path logs =
-      opt.log_dir.empty() ? Database::path_or_default(opt.database).parent_path() / "logs" : opt.log_dir;
-  return logs / "tuning-times.tsv";
-}
+std::filesystem::path tuning_times_path(const TuneOptions& opt) { return opt.logs() / "tuning-times.tsv"; }
 
 std::vector<WorkloadEntry> capture_workload(const std::filesystem::path& folder) {
   std::vector<WorkloadEntry> entries;
