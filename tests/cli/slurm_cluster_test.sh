@@ -103,6 +103,10 @@ W
   if bash "$src/scripts/slurm/submit.sh" "$dir/w.txt" "$dir/timed" --tasks 3 --only 1 --times "$dir/other.tsv" \
     > "$dir/other.out" 2>&1; then fail "a rerun cut by other times was submitted"; fi
   contains "reruns keep those times" < "$dir/other.out" || fail "other times: $(cat "$dir/other.out")"
+  if bash "$src/scripts/slurm/submit.sh" "$dir/w.txt" "$dir/none" --times "$dir/none.tsv" > "$dir/none.out" 2>&1; then
+    fail "--times naming no file was submitted"
+  fi
+  contains "none.tsv: no such file" < "$dir/none.out" || fail "--times naming no file: $(cat "$dir/none.out")"
   bash "$src/scripts/slurm/submit.sh" "$dir/w.txt" "$dir/timed" --tasks 3 --only 2 --dry-run --wait -- --check > /dev/null 2>&1 ||
     fail "--only 2 after --times"
   contains "^shard 2/3: 2 of the 6 problems" < "$dir/timed/logs/task-2.out" || fail "the rerun cut another share"
