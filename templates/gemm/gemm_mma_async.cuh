@@ -108,26 +108,26 @@ __device__ __forceinline__ unsigned long long ktune_wgmma_desc(unsigned address,
 
 // Issues wgmma over one k-tile of the stages at a_s and b_s (shared-space addresses)
 // into acc: the m64 slabs of warpgroup wg's group_rows rows by all bn columns.
-// ta, tb: the operands as this kernel reads them (MN-major A, K-major B).
+// ta, tb: the operands as this kernel reads them (MN-major A, K-major B). Each
+// descriptor is the tile's first plus an offset in 16-byte units (the address field
+// cannot carry: shared memory ends below 256 KB), so a k step costs one add, not a
+// descriptor's worth of bit operations on every thread.
 template <class In, int bn, int bk, int group_rows, bool ta, bool tb>
 __device__ __forceinline__ void ktune_wgmma_tile(float (&acc)[group_rows / 64][bn / 8][4], unsigned a_s, unsigned b_s,
                                                  int wg) {
   constexpr int KS = 32 / sizeof(In);  // elements of one k step (32 bytes)
+  // K-major tiles: rows of 128 bytes, 8-row atoms 1024 bytes apart, 32 bytes a k step.
+  // MN-major ones: column blocks of 64 elements (8192 bytes each), 16 k rows of 128
+  // bytes a k step. A's slab i: 64 rows further (8192 bytes either way).
+  const unsigned long long a0 = ta ? ktune_wgmma_desc(a_s + wg * (group_rows / 64) * 8192, 8192, 1024)
+                                   : ktune_wgmma_desc(a_s + wg * group_rows * 128, 16, 1024);
+  const unsigned long long b0 = tb ? ktune_wgmma_desc(b_s, 16, 1024) : ktune_wgmma_desc(b_s, 8192, 1024);
+  constexpr unsigned step_a = (ta ? 2048 : 32) / 16, step_b = (tb ? 32 : 2048) / 16;
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-  for (int s = 0; s < bk / KS; ++s) {
-    // K-major tiles: rows of 128 bytes, 8-row atoms 1024 bytes apart, 32 bytes a k
-    // step. MN-major ones: column blocks of 64 elements (8192 bytes each), 16 k rows
-    // of 128 bytes a k step.
-    const unsigned long long db =
-        tb ? ktune_wgmma_desc(b_s + s * 32, 16, 1024) : ktune_wgmma_desc(b_s + s * 2048, 8192, 1024);
+  for (int s = 0; s < bk / KS; ++s)
 #pragma unroll
-    for (int i = 0; i < group_rows / 64; ++i) {
-      const int r0 = wg * group_rows + i * 64;
-      const unsigned long long da = ta ? ktune_wgmma_desc(a_s + r0 / 64 * 8192 + s * 2048, 8192, 1024)
-                                          : ktune_wgmma_desc(a_s + r0 * 128 + s * 32, 16, 1024);
-      ktune_wgmma<In, bn>::template run<ta, !tb>(acc[i], da, db);
-    }
-  }
+    for (int i = 0; i < group_rows / 64; ++i)
+      ktune_wgmma<In, bn>::template run<ta, !tb>(acc[i], a0 + i * (8192 / 16) + s * step_a, b0 + s * step_b);
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }

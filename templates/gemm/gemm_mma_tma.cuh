@@ -138,7 +138,10 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
   // multiply of the tile before (so one multiplies while the other stores), which also
   // keeps every stage's `full` mbarrier within one phase of the k-tile a warpgroup waits
   // for (a parity wait cannot tell a phase from the one two before).
-  const int wg = b.warp / 4, lane = b.lane;
+  // The warpgroup's index through a shuffle: the compiler then knows it (and the ring
+  // positions that follow from it) uniform across the warp and keeps the main loop's
+  // descriptors in uniform registers, as wgmma takes them.
+  const int wg = __shfl_sync(0xffffffffu, b.warp / 4, 0), lane = b.lane;
   b.row0 = (pingpong ? 0 : wg * Block::group_rows) + b.warp % 4 * 16, b.col0 = 0;
   // This warp's wgmma reading stage s completed: the stage is free in this block, and
   // (cluster) for the producers that copy B's slices to every block.
