@@ -139,7 +139,7 @@ Config gemm_default_config(const GemmArgs& a) {
   if (&spec == &KernelSpec::builtin("gemm_mma"))
     return config_from_json(spec, {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"warps_m", 2}, {"warps_n", 2}, {"stages", 3},
                                    {"layout", "xor"}, {"group", 8}, {"vec", 16 / size_of(a.dtype)}, {"engine", "mma"},
-                                   {"kmajor", 0}, {"persistent", 0}, {"cluster", 1}, {"splitk", 1}});
+                                   {"kmajor", 0}, {"persistent", 0}, {"cluster", 1}, {"streamk", 0}, {"splitk", 1}});
   return config_from_json(spec, {{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vec", 1}, {"layout", "none"},
                                  {"buffer", 1}, {"split", 0}, {"splitk", 1}, {"warp_n", 8}});
 }
@@ -183,6 +183,13 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
   if (plan.splitk > 1) {
     plan.work_offset = at;
     at += round(plan.splitk * a.m * a.n * size_of(gemm_accumulator(a.dtype)));
+  }
+  if (spec.tunable_index("streamk") >= 0 && tunable(spec, inst, "streamk") == 1) {
+    // A bm x bn f32 slot a persistent block (the grid: one block an SM at most).
+    const std::int64_t blocks = inst.grid[0], tile = tunable(spec, inst, "bm") * tunable(spec, inst, "bn");
+    plan.work_offset = at;
+    at += round(blocks * tile * 4);
+    plan.flags_bytes = round(blocks * 4);
   }
   plan.workspace_bytes = at;
   return plan;

@@ -93,6 +93,10 @@ struct GemmPlan {
   bool transpose_a = false, transpose_b = false;
   std::int64_t packed_lda = 0, packed_ldb = 0;  // elements
   std::size_t a_offset = 0, b_offset = 0, work_offset = 0, workspace_bytes = 0;
+  // Stream-K (gemm_mma's streamk): its partials in the workspace (work_offset), and a
+  // counter a tail tile in a buffer of their own, zero before the first launch (each
+  // launch leaves them zero; a workspace is shared with other configs' contents).
+  std::size_t flags_bytes = 0;
   int splitk = 1;
   int cluster = 1;  // blocks of a cluster along x, sharing B's tiles (gemm_mma's tma engine)
   GemmTensorMap map_a, map_b;

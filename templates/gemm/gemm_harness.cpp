@@ -168,7 +168,12 @@ TimingStats GemmHarness::time_ceiling() {
 void GemmHarness::launch(CUfunction f, const Instance& inst) {
   const GemmPlan plan = gemm_plan(spec(), inst, args_);
   workspace_.grow(plan.workspace_bytes);
-  launch_gemm(f, inst, args_, plan, workspace_.get(), stream_);
+  if (flags_.size() < plan.flags_bytes) {  // zero once: each launch leaves them zero
+    flags_.grow(plan.flags_bytes);
+    driver::check(driver::api().cuMemsetD8Async(flags_.get(), 0, flags_.size(), stream_), "cuMemsetD8Async",
+                  "zeroing stream-K's counters");
+  }
+  launch_gemm(f, inst, args_, plan, workspace_.get(), flags_.get(), stream_);
 }
 
 std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& inst) {

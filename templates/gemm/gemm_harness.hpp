@@ -34,7 +34,7 @@ class GemmHarness : public DeviceHarness {
 
  private:
   GemmArgs args_;
-  DeviceBuffer a_, b_, c_, c0_, ref_, bound_, counter_, workspace_;
+  DeviceBuffer a_, b_, c_, c0_, ref_, bound_, counter_, workspace_, flags_;  // flags_: stream-K's counters
   std::unique_ptr<Module> helpers_;
   CUfunction check_ = nullptr, peak_ = nullptr;  // peak_: the tensor cores' ceiling
   std::unique_ptr<FmaCeiling> fma_;               // the SIMT kernels' ceiling

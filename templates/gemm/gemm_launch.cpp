@@ -73,7 +73,7 @@ struct GemmKey {
 // launch_gemm with alpha and beta in the accumulator's type.
 template <class Acc>
 void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan, CUdeviceptr workspace,
-                    CUstream stream) {
+                    CUdeviceptr flags, CUstream stream) {
   using Params = GemmParams<Acc>;
   const Acc alpha = static_cast<Acc>(args.alpha), beta = static_cast<Acc>(args.beta);
   const int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k);
@@ -90,7 +90,7 @@ void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, co
     Params::launch(f, LaunchShape::linear(std::min(tiles, resident_blocks(f, inst)), inst.block[0], inst.smem_bytes),
                    stream, inst.name_expression + " (transposing an operand)", DevicePtr{src}, DevicePtr{src}, DevicePtr{},
                    static_cast<int>(stored.first), static_cast<int>(stored.second), k, src_ld, src_ld, to_ld, alpha, beta,
-                   DevicePtr{to}, -1, CUtensorMap{}, CUtensorMap{});
+                   DevicePtr{to}, -1, CUtensorMap{}, CUtensorMap{}, DevicePtr{});
   };
   operand(plan.transpose_a, args.a, args.lda, gemm_stored_a(args), plan.a_offset, plan.packed_lda, A, lda);
   operand(plan.transpose_b, args.b, args.ldb, gemm_stored_b(args), plan.b_offset, plan.packed_ldb, B, ldb);
@@ -99,7 +99,7 @@ void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, co
   const DevicePtr work{workspace + plan.work_offset};
   const auto run = [&](const LaunchShape& shape, const std::string& what, int sum_slices) {
     Params::launch(f, shape, stream, what, DevicePtr{A}, DevicePtr{B}, DevicePtr{args.c}, m, n, k, lda, ldb, args.ldc,
-                   alpha, beta, work, sum_slices, map_a, map_b);
+                   alpha, beta, work, sum_slices, map_a, map_b, DevicePtr{flags});
   };
   LaunchShape shape = LaunchShape::of(inst);
   shape.cluster = static_cast<unsigned>(std::max(1, plan.cluster));
@@ -113,14 +113,16 @@ void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, co
 }  // namespace
 
 void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan,
-                 CUdeviceptr workspace, CUstream stream) {
+                 CUdeviceptr workspace, CUdeviceptr flags, CUstream stream) {
   if (plan.workspace_bytes > 0 && !workspace)
     throw Error("gemm " + inst.name_expression + " needs a workspace of " + std::to_string(plan.workspace_bytes) +
                 " bytes");
+  if (plan.flags_bytes > 0 && !flags)
+    throw Error("gemm " + inst.name_expression + " needs " + std::to_string(plan.flags_bytes) + " bytes of zeroed counters");
   if (gemm_accumulator(args.dtype) == DType::f64)
-    launch_gemm_as<double>(f, inst, args, plan, workspace, stream);
+    launch_gemm_as<double>(f, inst, args, plan, workspace, flags, stream);
   else
-    launch_gemm_as<float>(f, inst, args, plan, workspace, stream);
+    launch_gemm_as<float>(f, inst, args, plan, workspace, flags, stream);
 }
 
 const LaunchInfo& GemmCalls::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -148,7 +150,9 @@ const LaunchInfo& GemmCalls::gemm(const GemmProblem& pr, Stream stream) {
   const Prepared& p = impl.prepared_for(key, [&] { return gemm_tuning_problem(args); });
   const auto s = reinterpret_cast<CUstream>(stream);
   const GemmPlan plan = gemm_plan(*p.spec, p.instance, args);
-  launch_gemm(p.function, p.instance, args, plan, impl.workspace(ctx, s, family, plan.workspace_bytes), s);
+  static const char flags_owner = 0;  // stream-K's counters: a workspace nothing else writes
+  launch_gemm(p.function, p.instance, args, plan, impl.workspace(ctx, s, family, plan.workspace_bytes),
+              impl.workspace(ctx, s, &flags_owner, plan.flags_bytes), s);
   return p.info;
 }
 

@@ -14,6 +14,7 @@
 // @tune    kmajor  = 0, 1
 // @tune    persistent = 0, 1, 2
 // @tune    cluster = 1, 2
+// @tune    streamk = 0, 1
 // @tune    splitk  = 1, 2, 4, 8
 // @runtime splitk
 // @derive  wgmma = engine != "mma"
@@ -43,6 +44,7 @@
 // @require !wgmma || ((group_rows == 64 || group_rows == 128) && group_rows / 64 * bn / 2 <= 128)
 // @require persistent == 0 || (tma && splitk == 1)
 // @require persistent < 2 || (warps_n == 2 && cluster == 1)
+// @require streamk == 0 || (persistent && cluster == 1)
 // @require cluster == 1 || (tma && splitk == 1 && ceil_div(m, bm) >= cluster)
 // @require tma || ((bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0)
 // @require smem_bytes <= max_smem_per_block
@@ -95,6 +97,8 @@
 //   whole bm x bn tile of its own, the block's tiles taken in turns (an mbarrier a
 //   warpgroup: one starts multiplying once the other has issued its multiply), so one
 //   warpgroup multiplies while the other stores.
+//   streamk = 1 (persistent): the tiles a last, partial round would take are split in
+//   k among the blocks instead (gemm_mma_streamk), partial tiles added through `work`.
 //   cluster = 2: blocks in pairs (a thread block cluster) on vertically adjacent tiles,
 //   which need the same tile of B: each block's producer copies half of B's k-tile and
 //   the TMA multicasts it into both blocks' shared memory, so B crosses L2 once per
@@ -117,28 +121,33 @@
 // The designs, a file each (included here, in this order): the Hopper machinery
 // (gemm_mma_async), operand tiles (gemm_mma_tile), kmajor's transpose mode
 // (gemm_mma_transpose), what a block's engines share (gemm_mma_block), the epilogue
-// (gemm_mma_epilogue), and one per engine: gemm_mma_sync, gemm_mma_wgmma, gemm_mma_tma.
+// (gemm_mma_epilogue), persistent blocks' stream-K schedule (gemm_mma_streamk) and its
+// partial tiles (gemm_mma_fixup), and one per engine: gemm_mma_sync, gemm_mma_wgmma,
+// gemm_mma_tma.
 // The kernel below picks the engine.
 // @include gemm_mma_async
 // @include gemm_mma_tile
 // @include gemm_mma_transpose
 // @include gemm_mma_block
 // @include gemm_mma_epilogue
+// @include gemm_mma_streamk
+// @include gemm_mma_fixup
 // @include gemm_mma_sync
 // @include gemm_mma_wgmma
 // @include gemm_mma_tma
 
 template <class T, int bm, int bn, int bk, int warps_m, int warps_n, int stages, int layout, int group, int vec,
-          int engine, int kmajor, int persistent, int cluster>
+          int engine, int kmajor, int persistent, int cluster, int streamk>
 __global__ void __launch_bounds__(32 * warps_m * warps_n + (engine == engine_tma ? 128 : 0))
     ktune_gemm_mma(const typename T::in* __restrict__ A, const typename T::in* __restrict__ B,
                    typename ktune_gemm_out_of<T>::type* C,
                    int m, int n, int k, long long lda, long long ldb, long long ldc, float alpha, float beta,
                    float* work, int sum_slices, const __grid_constant__ ktune_tensor_map tma_a,
-                   const __grid_constant__ ktune_tensor_map tma_b) {
-  using Block = KtuneMmaBlock<T, bm, bn, bk, warps_m, warps_n, stages, layout, vec, engine, kmajor, persistent, cluster>;
+                   const __grid_constant__ ktune_tensor_map tma_b, unsigned* flags) {
+  using Block =
+      KtuneMmaBlock<T, bm, bn, bk, warps_m, warps_n, stages, layout, vec, engine, kmajor, persistent, cluster, streamk>;
   extern __shared__ __align__(128) unsigned char ktune_mma_smem[];
-  Block b(A, B, C, m, n, lda, ldb, ldc, alpha, beta, work, ktune_mma_smem);
+  Block b(A, B, C, m, n, lda, ldb, ldc, alpha, beta, work, flags, ktune_mma_smem);
   if (sum_slices > 0)
     return ktune_gemm_sum_slices(work, m, n, sum_slices, [&](int gm, int gn, float v) { b.store(gm, gn, v); });
   // Transpose mode (kmajor): A (m x n, pitch lda) to work (pitch ldc), transposed.

@@ -99,6 +99,13 @@ KTUNE_WGMMA(128, 8, "tf32", float, KTUNE_D16(0), 64, 65, "")
 KTUNE_WGMMA(256, 8, "tf32", float, KTUNE_D32(0), 128, 129, "")
 
 
+// x as the compiler may keep in a uniform register: through a shuffle from lane 0. x
+// must be the same in every lane, which the compiler cannot tell of a thread index's
+// function or a division subroutine's result; the wgmma descriptors and the ring
+// positions that follow from such values otherwise live in vector registers, moved to
+// uniform ones before every wgmma. Every lane of the warp must call it.
+__device__ __forceinline__ int ktune_uniform(int x) { return __shfl_sync(0xffffffffu, x, 0); }
+
 // A shared-memory matrix descriptor: 128-byte swizzle, byte offsets between column
 // blocks of 64 elements (lbo) and between groups of 8 rows (sbo).
 __device__ __forceinline__ unsigned long long ktune_wgmma_desc(unsigned address, unsigned lbo, unsigned sbo) {

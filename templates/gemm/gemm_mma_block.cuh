@@ -16,12 +16,13 @@ template <class T, class Out> struct ktune_gemm_out_of<ktune_gemm_out<T, Out>> {
 enum ktune_mma_engine { engine_mma, engine_wgmma, engine_tma };
 
 template <class T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int LAYOUT, int VEC, int ENGINE,
-          int KMAJOR, int PERSISTENT, int CLUSTER>
+          int KMAJOR, int PERSISTENT, int CLUSTER, int STREAMK>
 struct KtuneMmaBlock {
   using In = typename T::in;
   using Out = typename ktune_gemm_out_of<T>::type;
   static constexpr int bm = BM, bn = BN, bk = BK, warps_m = WARPS_M, warps_n = WARPS_N, stages = STAGES;
   static constexpr int persistent = PERSISTENT, cluster = CLUSTER;
+  static constexpr bool streamk = STREAMK != 0;
   static_assert(VEC * sizeof(In) == 16, "16-byte copies");
   static constexpr int KS = 32 / sizeof(In);  // elements of one k step: 16 halves (k16) or 8 floats (k8)
   static constexpr bool use_wgmma = ENGINE != engine_mma, use_tma = ENGINE == engine_tma;
@@ -48,7 +49,8 @@ struct KtuneMmaBlock {
   int m, n;
   long long lda, ldb, ldc, mn;
   float alpha, beta;
-  float* work;
+  float* work;     // split-K's partials, or stream-K's (a bm x bn slot a block)
+  unsigned* flags;  // stream-K: a counter a tail tile, zero between launches
   unsigned char* smem;  // the kernel's dynamic shared memory
   // Shared-space byte addresses of the stage rings (what cp.async, ldmatrix, TMA and
   // the wgmma descriptors take); wgmma's swizzle atoms start at 1024-byte boundaries.
@@ -68,9 +70,9 @@ struct KtuneMmaBlock {
 
   __device__ __forceinline__ KtuneMmaBlock(const In* A_, const In* B_, Out* C_, int m_, int n_, long long lda_,
                                            long long ldb_, long long ldc_, float alpha_, float beta_, float* work_,
-                                           unsigned char* smem_)
+                                           unsigned* flags_, unsigned char* smem_)
       : tid(threadIdx.x), lane(tid % 32), A(A_), B(B_), C(C_), m(m_), n(n_), lda(lda_), ldb(ldb_), ldc(ldc_),
-        mn((long long)m_ * n_), alpha(alpha_), beta(beta_), work(work_), smem(smem_) {}
+        mn((long long)m_ * n_), alpha(alpha_), beta(beta_), work(work_), flags(flags_), smem(smem_) {}
 
   __device__ __forceinline__ void store(int gm, int gn, float v) const {
     Out* c = C + gm * ldc + gn;

@@ -95,20 +95,26 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
   }
   if constexpr (cluster > 1) ktune_cluster_arrive(), ktune_cluster_wait();  // the cluster's mbarriers are ready
   else __syncthreads();
-  // The tiles of C this block computes: its own, or (persistent) every gridDim.x-th. A
-  // cluster's blocks take cluster x 1 neighbouring tiles, which share B's, in the
-  // order of (cluster * bm) x bn tiles; block `rank` the rank-th. g counts the k-tiles
-  // through the ring over all of them: stage g % stages, phase g / stages.
+  // The tiles of C this block computes: its own, or (persistent) the schedule's units
+  // (gemm_mma_streamk: every gridDim.x-th tile whole, and with streamk a chunk of k of
+  // a tile the last round leaves over). A cluster's blocks take cluster x 1
+  // neighbouring tiles, which share B's, in the order of (cluster * bm) x bn tiles;
+  // block `rank` the rank-th. g counts the k-tiles through the ring over all units:
+  // stage g % stages, phase g / stages.
   const int rank = blockIdx.x % cluster;
   const int tiles_m = (b.m + cluster * bm - 1) / (cluster * bm), tiles_n = (b.n + bn - 1) / bn;
-  const long long first = (persistent ? blockIdx.x : (long long)blockIdx.y * gridDim.x + blockIdx.x) / cluster;
-  const long long step = persistent ? gridDim.x / cluster : 1;
-  const long long end = persistent ? (long long)tiles_m * tiles_n : first + 1;
+  const int me = blockIdx.x / cluster;
+  const ktune_mma_schedule schedule(Block::streamk, (long long)tiles_m * tiles_n, gridDim.x / cluster, b.tiles);
+  const int units = ktune_uniform(persistent ? schedule.count(me) : 1);  // (every thread)
+  const auto unit = [&](int j) {
+    return persistent ? schedule.unit(me, j)
+                      : ktune_mma_unit{(long long)blockIdx.y * gridDim.x / cluster + me, 0, b.tiles, unit_whole, 0, 0, 0, -1};
+  };
   const auto origin = [&](long long index, int& tm0, int& tn0) {
     ktune_gemm_tile_origin<cluster * bm, bn>(index, b.group, tiles_m, tiles_n, tm0, tn0);
     tm0 += rank * bm;
   };
-  if constexpr (!persistent) origin(first, b.m0, b.n0);
+  if constexpr (!persistent) origin(unit(0).tile, b.m0, b.n0);
   // Registers: the producers need few; 2 consumer warpgroups (384 threads, 168 a
   // thread at launch) take 232 each.
   constexpr bool rebalance = Block::warps_n == 2;
@@ -116,10 +122,11 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
     if constexpr (rebalance) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (b.tid == 0) {
       int g = 0;
-      for (long long index = first; index < end; index += step) {
+      for (int j = 0; j < units; ++j) {
+        const ktune_mma_unit u = unit(j);
         int tm0, tn0;
-        origin(index, tm0, tn0);
-        for (int t = 0; t < b.tiles; ++t, ++g) {
+        origin(u.tile, tm0, tn0);
+        for (int t = u.kt0; t < u.kt1; ++t, ++g) {
           const int s = g % stages, k0 = b.k_begin + t * Block::bk;
           if (g >= stages) ktune_mbar_wait(empty(s), (g / stages + 1) % 2);  // k-tile g - stages consumed
           ktune_mbar_expect(full(s), Block::ring_bytes / stages);
@@ -132,16 +139,15 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
     return true;  // the consumers' epilogue needs none of this warpgroup
   }
   if constexpr (rebalance) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-  // Ping-pong: warpgroup wg takes the block's tiles wg, wg + 2, ... whole, its k-tiles
-  // g = tile * tiles + t in the ring, which the producer fills with them in order. The
-  // two take turns: one starts multiplying a tile only once the other has issued its
-  // multiply of the tile before (so one multiplies while the other stores), which also
+  // Ping-pong: warpgroup wg takes the block's units wg, wg + 2, ..., their k-tiles
+  // where the producer put them in the ring (past the other warpgroup's units). The
+  // two take turns: one starts multiplying a unit only once the other has issued its
+  // multiply of the unit before (so one multiplies while the other stores), which also
   // keeps every stage's `full` mbarrier within one phase of the k-tile a warpgroup waits
   // for (a parity wait cannot tell a phase from the one two before).
-  // The warpgroup's index through a shuffle: the compiler then knows it (and the ring
-  // positions that follow from it) uniform across the warp and keeps the main loop's
-  // descriptors in uniform registers, as wgmma takes them.
-  const int wg = __shfl_sync(0xffffffffu, b.warp / 4, 0), lane = b.lane;
+  // The warpgroup's index and the units' bounds known uniform (gemm_mma_streamk): the
+  // main loop's ring positions and wgmma descriptors stay in uniform registers.
+  const int wg = ktune_uniform(b.warp / 4), lane = b.lane;
   b.row0 = (pingpong ? 0 : wg * Block::group_rows) + b.warp % 4 * 16, b.col0 = 0;
   // This warp's wgmma reading stage s completed: the stage is free in this block, and
   // (cluster) for the producers that copy B's slices to every block.
@@ -152,31 +158,44 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
       ktune_mbar_arrive_cluster(empty(s), lane);  // lane r: block r's
     }
   };
-  constexpr int turns = pingpong ? 2 : 1;
-  int g = pingpong ? wg * b.tiles : 0, mine = 0;  // mine: this warpgroup's tiles so far
-  for (long long index = first + (pingpong ? wg * step : 0); index < end; index += turns * step, ++mine) {
-    int tm0, tn0;
-    origin(index, tm0, tn0);
+  // Stream-K's partials: the unit's threads (a warpgroup in ping-pong, else every
+  // consumer) and their named barrier (0 and 1 are the block's and the epilogue's).
+  constexpr int unit_threads = pingpong ? 128 : Block::consumers;
+  const int unit_thread = pingpong ? b.ctid % 128 : b.ctid, unit_bar = 2 + (pingpong ? wg : 0);
+  for (int j = pingpong ? wg : 0; j < units; j += pingpong ? 2 : 1) {
+    const ktune_mma_unit u = ktune_uniform(unit(j));
+    int g = j * b.tiles;  // where the unit starts in the ring: the units before it are whole tiles
+    const int mine = pingpong ? j / 2 : j;  // this warpgroup's units so far
     if constexpr (persistent) Block::clear(acc);
-    // Tile `mine` of warpgroup 1 waits for warpgroup 0's tile `mine` (its arrival number
-    // mine), tile `mine` of warpgroup 0 for warpgroup 1's tile mine - 1.
+    // Unit `mine` of warpgroup 1 waits for warpgroup 0's unit `mine` (its arrival number
+    // mine), unit `mine` of warpgroup 0 for warpgroup 1's unit mine - 1.
     if constexpr (pingpong)
       if (wg == 1 || mine > 0) ktune_mbar_wait(turn(wg), (mine - (wg == 0)) % 2);
-    for (int t = 0; t < b.tiles; ++t, ++g) {
+    for (int t = u.kt0; t < u.kt1; ++t, ++g) {
       ktune_mbar_wait(full(g % stages), (g / stages) % 2);
       ktune_wgmma_tile<typename Block::In, bn, Block::bk, Block::group_rows, Block::ta, Block::tb>(
           acc, b.a_stage(g), b.b_stage(g), pingpong ? 0 : wg);
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (t > 0) release((g - 1) % stages);  // this warp's wgmma of k-tile g - 1 completed
+      if (t > u.kt0) release((g - 1) % stages);  // this warp's wgmma of k-tile g - 1 completed
     }
     if constexpr (pingpong)
       if (lane == 0) ktune_mbar_arrive(turn(1 - wg));  // the other warpgroup's turn to multiply
     if constexpr (persistent) {
       Block::wait_for_wgmma(acc);
-      if (b.tiles > 0) release((g - 1) % stages);
+      if (u.kt1 > u.kt0) release((g - 1) % stages);
+      constexpr int slot_floats = bm * bn;
+      if (u.role == unit_partial) {
+        ktune_mma_put_partial<typename Block::Acc, unit_threads>(acc, b.work + (long long)me * slot_floats,
+                                                                 b.flags + u.tail, unit_thread, unit_bar);
+        continue;
+      }
+      if (u.role == unit_final)
+        ktune_mma_add_partials<typename Block::Acc, unit_threads>(acc, b.work, b.flags + u.tail, u.first, u.step,
+                                                                  u.last, unit_thread, unit_bar, slot_floats);
+      int tm0, tn0;
+      origin(u.tile, tm0, tn0);
       ktune_mma_store_staged(b, acc, tm0, tn0);
     }
-    if constexpr (pingpong) g += b.tiles;  // past the other warpgroup's tile
   }
   // A block leaves only once no other block of its cluster can arrive on its mbarriers.
   if constexpr (cluster > 1) ktune_cluster_arrive();

@@ -6,7 +6,7 @@
 template <class Block>
 __device__ __forceinline__ void ktune_mma_multiply_wgmma(Block& b, typename Block::Acc& acc) {
   constexpr int stages = Block::stages;
-  const int wg = __shfl_sync(0xffffffffu, b.warp / 4, 0);  // uniform to the compiler (gemm_mma_tma)
+  const int wg = ktune_uniform(b.warp / 4);
   b.row0 = wg * Block::group_rows + b.warp % 4 * 16, b.col0 = 0;
   const auto wait_for_tile = [] {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 3));

@@ -223,13 +223,14 @@ TEST_F(GemmRuntimeGpu, DoubleBufferedConfigsUnderSanitizers) {
 // The tensor-core pipelines at an odd shape (packed operands, partial tiles), each
 // layout: a 4-stage config of each engine (mma, wgmma, tma: the warp-specialized one's
 // mbarriers and TMA copies; tma persistent, ping-pong, in clusters of 2 (multicast B),
-// persistent in clusters),
+// persistent in clusters, persistent and ping-pong with stream-K),
 // for bf16 and TF32 (whose wgmma and tma configs of layouts other than nt transpose an
 // operand first), few enough for compute-sanitizer.
 TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
   std::size_t ran = 0;
   // Also at 2200 x 2100 x 300, where persistent blocks walk several tiles (306 of 128 x 128
-  // against 132 SMs; both ping-pong warpgroups multiply) through more k-tiles than stages.
+  // against 132 SMs; both ping-pong warpgroups multiply) through more k-tiles than stages,
+  // and stream-K shares out the last 42 tiles' k-tiles (partials, finals adding them).
   for (const auto& [m, n, k] : {std::tuple{129, 127, 131}, std::tuple{2200, 2100, 300}})
     for (const auto& [dtype, math] : {std::pair{DType::bf16, GemmMath::automatic}, std::pair{DType::f32, GemmMath::tf32}})
       for (const char* layout : {"nn", "nt", "tn", "tt"}) {
@@ -238,20 +239,21 @@ TEST_F(GemmRuntimeGpu, TensorCorePipelinesUnderSanitizers) {
         ASSERT_EQ(spec.family(), "gemm_mma");
         const auto value = [&](const Config& c, const char* name) { return to_string(c[spec.tunable_index(name)]); };
         std::vector<Config> picked;
-        const std::tuple<const char*, const char*, const char*> kinds[] = {
-            {"wgmma", "0", "1"}, {"mma", "0", "1"}, {"tma", "0", "1"}, {"tma", "1", "1"}, {"tma", "0", "2"}, {"tma", "1", "2"},
-            {"tma", "2", "1"}};
-        for (const auto& [engine, persistent, cluster] : kinds)
+        const std::tuple<const char*, const char*, const char*, const char*> kinds[] = {
+            {"wgmma", "0", "1", "0"}, {"mma", "0", "1", "0"}, {"tma", "0", "1", "0"}, {"tma", "1", "1", "0"},
+            {"tma", "0", "2", "0"},   {"tma", "1", "2", "0"}, {"tma", "2", "1", "0"}, {"tma", "1", "1", "1"},
+            {"tma", "2", "1", "1"}};
+        for (const auto& [engine, persistent, cluster, streamk] : kinds)
           for (const auto& c : enumerate(spec, dev_.limits, h.problem()))
             if (value(c, "engine") == engine && value(c, "persistent") == persistent && value(c, "cluster") == cluster &&
-                value(c, "stages") == "4" && value(c, "bm") == "128") {
+                value(c, "streamk") == streamk && value(c, "stages") == "4" && value(c, "bm") == "128") {
               picked.push_back(c);
               break;
             }
-        ASSERT_EQ(picked.size(), 7u) << layout;
+        ASSERT_EQ(picked.size(), 9u) << layout;
         ran += verify_configs(h, picked, "gemm_mma pipelines");
       }
-  EXPECT_EQ(ran, 112u);
+  EXPECT_EQ(ran, 144u);
 }
 
 // kmajor's transpose mode at a shape of more 64 x 64 tiles than blocks fit on the GPU

@@ -179,5 +179,28 @@ TEST(GemmMmaModel, ProposesPingPongFirstAtLargeShapes) {
   }
 }
 
+// Stream-K (gemm_mma_streamk) against the same config without it, as measured (H100,
+// 2026-11-28, ping-pong 128 x 128, 5 stages): 5.5% ahead at 4100x2060x4096, where the 33
+// tiles left over split in 4 chunks; 3.6% behind at 2048x11008x4096 (56 left, 2 chunks);
+// the same work at 2048^3 (256 tiles: 124 left over, no blocks idle for a second chunk).
+TEST(GemmMmaModel, RanksStreamKByTheChunksOfTheLastRound) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
+  const auto score = [&](int m, int n, int k, int streamk) {
+    const Problem p{DType::bf16, {{"m", m}, {"n", n}, {"k", k}, {"align", 8}, {"trans_a", 0}, {"trans_b", 0}}};
+    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p);
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      const nlohmann::json c = config_to_json(spec, space.config(i));
+      if (c["persistent"] == 2 && c["bm"] == 128 && c["bn"] == 128 && c["stages"] == 5 && c["group"] == 8 &&
+          c["streamk"] == streamk)
+        return space.model_score(i);
+    }
+    ADD_FAILURE() << "no ping-pong 128 x 128 config with streamk " << streamk;
+    return 0.0;
+  };
+  EXPECT_GT(score(4100, 2060, 4096, 1), score(4100, 2060, 4096, 0));
+  EXPECT_LT(score(2048, 11008, 4096, 1), score(2048, 11008, 4096, 0));
+  EXPECT_LT(score(2048, 2048, 2048, 1), score(2048, 2048, 2048, 0));
+}
+
 }  // namespace
 }  // namespace ktune
