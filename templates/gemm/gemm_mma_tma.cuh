@@ -69,6 +69,22 @@ __device__ __forceinline__ void ktune_mma_store_staged(const Block& b, const typ
     }
 }
 
+// A persistent consumer's end of unit u (gemm_mma_streamk): a partial tile to block
+// me's slot of the workspace, or the tile to C at (tm0, tn0), a final unit's after
+// adding the other chunks' partials. thread, bar: the unit's thread and named barrier.
+template <int threads, class Block>
+__device__ __forceinline__ void ktune_mma_finish_unit(const Block& b, typename Block::Acc& acc, const ktune_mma_unit& u,
+                                                      int me, int thread, int bar, int tm0, int tn0) {
+  constexpr int slot_floats = Block::bm * Block::bn;
+  if (u.role == unit_partial)
+    return ktune_mma_put_partial<typename Block::Acc, threads>(acc, b.work + (long long)me * slot_floats,
+                                                               b.flags + u.tail, thread, bar);
+  if (u.role == unit_final)
+    ktune_mma_add_partials<typename Block::Acc, threads>(acc, b.work, b.flags + u.tail, u.first, u.step, u.last,
+                                                         thread, bar, slot_floats);
+  ktune_mma_store_staged(b, acc, tm0, tn0);
+}
+
 // Returns true when this thread is done: a producer, or a consumer of a persistent
 // block (which stored its tiles itself); the others go on to the shared epilogue.
 template <class Block>
@@ -183,18 +199,9 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
     if constexpr (persistent) {
       Block::wait_for_wgmma(acc);
       if (u.kt1 > u.kt0) release((g - 1) % stages);
-      constexpr int slot_floats = bm * bn;
-      if (u.role == unit_partial) {
-        ktune_mma_put_partial<typename Block::Acc, unit_threads>(acc, b.work + (long long)me * slot_floats,
-                                                                 b.flags + u.tail, unit_thread, unit_bar);
-        continue;
-      }
-      if (u.role == unit_final)
-        ktune_mma_add_partials<typename Block::Acc, unit_threads>(acc, b.work, b.flags + u.tail, u.first, u.step,
-                                                                  u.last, unit_thread, unit_bar, slot_floats);
       int tm0, tn0;
       origin(u.tile, tm0, tn0);
-      ktune_mma_store_staged(b, acc, tm0, tn0);
+      ktune_mma_finish_unit<unit_threads>(b, acc, u, me, unit_thread, unit_bar, tm0, tn0);
     }
   }
   // A block leaves only once no other block of its cluster can arrive on its mbarriers.
