@@ -2,8 +2,8 @@
 // counted on a flag a tail tile. Included by gemm_mma.cuh.
 
 // A unit the compiler knows uniform (ktune_uniform, gemm_mma_async: its bounds come
-// from divisions; were they not known uniform, the main loop would run in vector
-// registers, 112 instead of 64 instructions a k-tile in ping-pong).
+// from divisions; were they not known uniform, the main loop, descriptors included,
+// would run in vector registers).
 __device__ __forceinline__ ktune_mma_unit ktune_uniform(ktune_mma_unit u) {
   u.kt0 = ktune_uniform(u.kt0), u.kt1 = ktune_uniform(u.kt1), u.role = ktune_uniform(u.role);
   u.tail = ktune_uniform(u.tail), u.first = ktune_uniform(u.first), u.step = ktune_uniform(u.step);

@@ -7,8 +7,8 @@
 // left over are split in k into S equal chunks (S = G / R, at most 8 and k-tiles), one
 // a block: chunk c of tile t to block t + c R, so the blocks multiplying at once share
 // each k-tile of A and B in L2 as a whole round does (shares of k-tiles dealt out in
-// tile order, the first version, read 7-17% slower at bf16 4096^3 and 2048x11008x4096:
-// each block's k-range apart from the others'). Chunks 1..S-1 write partial tiles (to
+// tile order put each block's k-range apart from the others' and lost that sharing:
+// bench/results/not-kept.md). Chunks 1..S-1 write partial tiles (to
 // their block's slot of `work`, counted on the tile's flag); chunk 0 finalizes the tile
 // (waits for the others' partials, adds them in chunk order: deterministic, and stores
 // C). A partial never waits, so no wait can close a cycle: every block being resident
