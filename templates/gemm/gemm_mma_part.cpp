@@ -3,6 +3,7 @@
 // (gemm_options.hpp), and a static model.
 #include <ktune/error.hpp>
 #include <gemm/gemm_family.hpp>
+#include <gemm/gemm_mma_streamk_host.hpp>
 #include <gemm/gemm_model.hpp>
 #include <ktune/tuner/family.hpp>
 #include <gemm/gemm_options.hpp>
@@ -91,12 +92,12 @@ class GemmMmaPart : public FamilyPart {
     // Measured (H100, 2026-11-28, ping-pong 128 x 128): 5.5% ahead at 4100x2060x4096 (4
     // chunks), even at 8192^3 (8), 3.6% behind at 2048x11008x4096 (2): ranked ahead
     // from 4 chunks, behind below.
-    const double slots = static_cast<double>(device.sm_count) * per_sm, left = std::fmod(tiles, slots);
-    const double chunks = left > 0 ? std::min({8.0, std::floor(slots / left), std::ceil(dim("k") / bk)}) : 0;
-    const bool streamk = v("streamk") == 1, split = streamk && tiles > slots && chunks >= 2;
-    score += split && chunks >= 4 ? 2 * std::log2(waves / (std::floor(waves) + 1 / chunks)) - 0.05
-                                  : 2 * std::log2(waves / std::ceil(waves));
-    if (streamk) score -= split && chunks >= 4 ? 0 : split ? 0.1 : 0.01;  // (0.01: the same work as without)
+    const ktune_mma_schedule tail(true, static_cast<long long>(tiles), static_cast<int>(static_cast<double>(device.sm_count) * per_sm),
+                                  static_cast<int>(std::ceil(dim("k") / bk)));
+    const bool streamk = v("streamk") == 1, pays = streamk && tail.on && tail.chunks >= 4;
+    score += pays ? 2 * std::log2(waves / (std::floor(waves) + 1.0 / tail.chunks)) - 0.05
+                  : 2 * std::log2(waves / std::ceil(waves));
+    if (streamk && !pays) score -= tail.on ? 0.1 : 0.01;  // (0.01: the same work as without)
     score += 0.3 * std::log2(std::min(per_sm * warps, 8.0) / 8);  // warps to hide latency
     if (v("group") > 1 && std::ceil(dim("m") / bm) > 8) score += 0.1;  // L2 reuse across a group of tile rows
     if (splitk > 1) score -= 0.2 * std::log2(splitk);                   // partials written and re-read

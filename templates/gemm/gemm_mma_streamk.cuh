@@ -13,8 +13,8 @@
 // (waits for the others' partials, adds them in chunk order: deterministic, and stores
 // C). A partial never waits, so no wait can close a cycle: every block being resident
 // at once (the grid is at most one block per SM) is what the finalizers' waits need.
-// Plain arithmetic, which gemm_streamk_test also runs on the host. Included by
-// gemm_mma.cuh.
+// Plain arithmetic, which the model and gemm_streamk_test also run on the host
+// (gemm_mma_streamk_host.hpp). Included by gemm_mma.cuh.
 
 enum ktune_mma_unit_role { unit_whole, unit_partial, unit_final };
 
@@ -24,6 +24,11 @@ struct ktune_mma_unit {
   int tail;         // partial, final: the tile's index among the tail's (its flag)
   int first, step;  // final: the blocks whose partials it adds, first, first + step, ...
   int last;         // ... up to last (none if first > last)
+
+  // The whole tile `tile`: k-tiles 0 to kt.
+  static __device__ __forceinline__ ktune_mma_unit whole(long long tile, int kt) {
+    return {tile, 0, kt, unit_whole, 0, 0, 0, -1};
+  }
 };
 
 struct ktune_mma_schedule {
@@ -49,7 +54,7 @@ struct ktune_mma_schedule {
 
   // Unit j of block b (j < count(b)).
   __device__ __forceinline__ ktune_mma_unit unit(int b, int j) const {
-    ktune_mma_unit u{b + (long long)j * blocks, 0, kt, unit_whole, 0, 0, 0, -1};
+    ktune_mma_unit u = ktune_mma_unit::whole(b + (long long)j * blocks, kt);
     if (!on || j < whole) return u;
     const int t = b % rem, c = b / rem;
     u.tile = tail0 + t, u.tail = t, u.kt0 = c * kt / chunks, u.kt1 = (c + 1) * kt / chunks;

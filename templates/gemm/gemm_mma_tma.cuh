@@ -123,8 +123,7 @@ __device__ __forceinline__ bool ktune_mma_multiply_tma(Block& b, typename Block:
   const ktune_mma_schedule schedule(Block::streamk, (long long)tiles_m * tiles_n, gridDim.x / cluster, b.tiles);
   const int units = ktune_uniform(persistent ? schedule.count(me) : 1);  // (every thread)
   const auto unit = [&](int j) {
-    return persistent ? schedule.unit(me, j)
-                      : ktune_mma_unit{(long long)blockIdx.y * gridDim.x / cluster + me, 0, b.tiles, unit_whole, 0, 0, 0, -1};
+    return persistent ? schedule.unit(me, j) : ktune_mma_unit::whole((long long)blockIdx.y * gridDim.x / cluster + me, b.tiles);
   };
   const auto origin = [&](long long index, int& tm0, int& tn0) {
     ktune_gemm_tile_origin<cluster * bm, bn>(index, b.group, tiles_m, tiles_n, tm0, tn0);

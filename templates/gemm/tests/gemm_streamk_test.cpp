@@ -2,11 +2,7 @@
 // tile's k-tiles exactly once, a block writes at most one partial, each final unit adds
 // exactly the partials of its tile, and every unit but a block's last is a whole tile
 // (where the producer and the consumers find it in the ring).
-#define __device__
-#define __forceinline__ inline
-#include <gemm/gemm_mma_streamk.cuh>
-#undef __device__
-#undef __forceinline__
+#include <gemm/gemm_mma_streamk_host.hpp>
 
 #include <gtest/gtest.h>
 

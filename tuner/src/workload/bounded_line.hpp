@@ -7,6 +7,9 @@
 
 namespace ktune {
 
+// The longest line a workload or tuning-times file may hold (a problem takes one short line).
+constexpr std::size_t k_max_workload_line = 64 * 1024;
+
 // The next line of `in` (without its '\n') into `line`, at most `limit` characters; false
 // at the end of the input. A longer line sets `too_long`, `line` holding its first `limit`
 // characters; the rest of it is read and dropped when `skip_rest` (the next call reads the

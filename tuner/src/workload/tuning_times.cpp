@@ -18,8 +18,7 @@
 namespace ktune {
 namespace {
 
-constexpr std::size_t k_max_line = 64 * 1024;  // a workload line is far shorter (workload.cpp's limit)
-constexpr int k_warnings = 5;                  // then only a count
+constexpr int k_warnings = 5;  // then only a count
 
 // "SECONDS\tGPU\tPROBLEM": the problem, its seconds, or why the line is not one.
 std::string parse_line(const std::string& line, std::string& problem, double& seconds) {
@@ -44,7 +43,7 @@ TuningTimes read_tuning_times(std::istream& in, const std::string& name) {
   std::string line, problem;
   bool too_long = false;
   long long number = 0, bad = 0;
-  while (read_bounded_line(in, line, k_max_line, too_long, true)) {
+  while (read_bounded_line(in, line, k_max_workload_line, too_long, true)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!too_long && (line.empty() || line[0] == '#')) continue;

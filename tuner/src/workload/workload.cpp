@@ -12,8 +12,6 @@ namespace ktune {
 
 namespace {
 
-constexpr std::size_t k_max_line = 64 * 1024;
-
 // A line as `ktune tune` would take it (the same options, checked the same way): the
 // problem, and search options of its own.
 void parse_line(const std::string& text, const std::filesystem::path& folder, WorkloadEntry& e) {
@@ -43,7 +41,7 @@ std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
   std::vector<WorkloadEntry> entries;
   std::string text;
   bool too_long = false;
-  for (int line = 1; read_bounded_line(in, text, k_max_line, too_long, false); ++line) {
+  for (int line = 1; read_bounded_line(in, text, k_max_workload_line, too_long, false); ++line) {
     if (too_long)  // bounded memory and time, whatever the file holds
       throw Error(file.string() + ":" + std::to_string(line) + ": longer than 64 KiB; a problem takes one short line");
     if (const auto hash = text.find('#'); hash != std::string::npos) text.erase(hash);
