@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,30 @@ inline LoadedSpace compile_and_load(const std::string& source, const std::vector
     }
   }
   return out;
+}
+
+// `enqueue(stream)` captured into a CUDA graph on a stream made for it (global capture
+// mode, as torch.cuda.graph uses), then the graph launched `replays` times and waited
+// for. Any failure of the capture itself fails the test.
+inline void capture_and_replay(const std::function<void(CUstream)>& enqueue, int replays = 2) {
+  const auto& d = driver::api();
+  CUstream s = nullptr;
+  driver::check(d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  driver::check(d.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), "cuStreamBeginCapture");
+  try {
+    enqueue(s);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "a call under capture threw: " << e.what();
+  }
+  CUgraph graph = nullptr;
+  driver::check(d.cuStreamEndCapture(s, &graph), "cuStreamEndCapture (the capture must still be valid)");
+  CUgraphExec exec = nullptr;
+  driver::check(d.cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
+  for (int i = 0; i < replays; ++i) driver::check(d.cuGraphLaunch(exec, s), "cuGraphLaunch");
+  driver::check(d.cuStreamSynchronize(s), "cuStreamSynchronize");
+  d.cuGraphExecDestroy(exec);
+  d.cuGraphDestroy(graph);
+  d.cuStreamDestroy(s);
 }
 
 // Runtime API tests: device 0's primary context made current (as an application's

@@ -120,6 +120,12 @@ std::size_t Database::row_count() const {
   return q.step() ? static_cast<std::size_t>(q.int64(0)) : 0;
 }
 
+std::int64_t Database::data_version() const {
+  std::lock_guard<std::mutex> lock(db_->mutex);
+  Statement q(db_->db, "PRAGMA data_version");
+  return q.step() ? q.int64(0) : 0;
+}
+
 std::size_t Database::prune(const std::function<bool(const TuningRecord&)>& stale) {
   if (read_only_) throw DatabaseError(path_.string(), "open read-only", "tuning database " + path_.string() + " is open read-only");
   std::size_t removed = 0;

@@ -2,6 +2,7 @@
 // error kind and message of this thread. Each family's calls are in its folder
 // (templates/<family>/<family>_c_api.cpp).
 #include <ktune/runtime/c_api_support.hpp>
+#include <ktune/runtime/workspaces.hpp>
 
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 struct ktune_c_kernel {
   ktune::Kernel kernel;
   std::string variables;
+  std::vector<std::string> dtypes;  // per argument, declared
 };
 
 namespace ktune::c_api {
@@ -60,7 +62,9 @@ void keep(const LaunchInfo& info) {
 
 DType dtype_of(const char* name) {
   const auto type = name ? parse_dtype(name) : std::nullopt;
-  if (!type) throw InvalidArgument(std::string("unknown dtype '") + (name ? name : "(null)") + "'");
+  if (!type)
+    throw InvalidArgument(std::string("unknown dtype '") + (name ? name : "(null)") +
+                          "' (known: " + std::string(dtype_names()) + ")");
   return *type;
 }
 
@@ -87,6 +91,17 @@ ktune_c_runtime* ktune_c_runtime_new(const char* database, int read_only) {
 
 void ktune_c_runtime_free(ktune_c_runtime* rt) { delete rt; }
 
+int ktune_c_runtime_refresh(ktune_c_runtime* rt) {
+  if (!rt) return invalid("ktune_c_runtime_refresh: null runtime");
+  return guarded([&] { rt->rt->refresh(); });
+}
+
+int ktune_c_stream_capturing(uintptr_t stream) {
+  int capturing = 0;
+  if (guarded([&] { capturing = ktune::stream_capturing(reinterpret_cast<CUstream>(stream)) ? 1 : 0; }) != 0) return -1;
+  return capturing;
+}
+
 const char* ktune_c_last_match(void) { return state.match.c_str(); }
 const char* ktune_c_last_config(void) { return state.config.c_str(); }
 const char* ktune_c_last_tuned_shape(void) { return state.tuned_shape.c_str(); }
@@ -101,8 +116,9 @@ ktune_c_kernel* ktune_c_kernel_new(ktune_c_runtime* rt, const char* path_or_sour
   if (guarded([&] {
         std::vector<std::string> args;
         if (type && *type) args.emplace_back(type);
-        out = std::make_unique<ktune_c_kernel>(ktune_c_kernel{rt->rt->kernel(path_or_source, entry, args), {}});
+        out = std::make_unique<ktune_c_kernel>(ktune_c_kernel{rt->rt->kernel(path_or_source, entry, args), {}, {}});
         out->variables = joined(out->kernel.problem_variables());
+        for (const ktune::DType d : out->kernel.argument_dtypes()) out->dtypes.emplace_back(ktune::to_string(d));
       }) != 0)
     return nullptr;
   return out.release();
@@ -132,10 +148,22 @@ int ktune_c_kernel_arg_role(ktune_c_kernel* k, int i) {
   return static_cast<std::size_t>(i) < roles.size() ? static_cast<int>(roles[static_cast<std::size_t>(i)]) : -1;
 }
 
+const char* ktune_c_kernel_arg_dtype(ktune_c_kernel* k, int i) {
+  if (!k || i < 0 || static_cast<std::size_t>(i) >= k->dtypes.size()) return "";
+  return k->dtypes[static_cast<std::size_t>(i)].c_str();
+}
+
 int ktune_c_kernel_launch(ktune_c_kernel* k, uintptr_t stream, const char* const* names, const int64_t* values,
                           int problem_count, const ktune_c_arg* args, int arg_count) {
-  if (!k || problem_count < 0 || arg_count < 0 || (problem_count && (!names || !values)) || (arg_count && !args))
-    return invalid("ktune_c_kernel_launch: null kernel, names, values or arguments");
+  return ktune_c_kernel_launch_checked(k, stream, names, values, problem_count, args, nullptr, nullptr, arg_count);
+}
+
+int ktune_c_kernel_launch_checked(ktune_c_kernel* k, uintptr_t stream, const char* const* names,
+                                  const int64_t* values, int problem_count, const ktune_c_arg* args,
+                                  const int64_t* counts, const char* const* dtypes, int arg_count) {
+  if (!k || problem_count < 0 || arg_count < 0 || (problem_count && (!names || !values)) || (arg_count && !args) ||
+      (!counts != !dtypes))
+    return invalid("ktune_c_kernel_launch: null kernel, names, values, arguments, counts or dtypes");
   return guarded([&] {
     std::vector<ktune::Kernel::ProblemValue> problem;
     for (int i = 0; i < problem_count; ++i) {
@@ -146,7 +174,12 @@ int ktune_c_kernel_launch(ktune_c_kernel* k, uintptr_t stream, const char* const
     for (int i = 0; i < arg_count; ++i) {
       const ktune_c_arg& a = args[i];
       switch (a.kind) {
-        case KTUNE_C_POINTER: list.emplace_back(reinterpret_cast<const void*>(a.value.pointer)); break;
+        case KTUNE_C_POINTER:
+          if (counts && dtypes && counts[i] >= 0 && dtypes[i])
+            list.emplace_back(ktune::Array{reinterpret_cast<const void*>(a.value.pointer), counts[i], dtype_of(dtypes[i])});
+          else
+            list.emplace_back(reinterpret_cast<const void*>(a.value.pointer));
+          break;
         case KTUNE_C_F32: list.emplace_back(a.value.f32); break;
         case KTUNE_C_F64: list.emplace_back(a.value.f64); break;
         case KTUNE_C_I32: list.emplace_back(a.value.i32); break;

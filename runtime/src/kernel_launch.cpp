@@ -69,6 +69,7 @@ struct Kernel::State {
   [[noreturn]] void fail(const std::string& what) const { throw InvalidArgument(kernel->spec.family() + ": " + what); }
   Key key_of(CUcontext ctx, const ProblemValue* problem, std::size_t problem_count, const LaunchArg* args) const;
   void check_args(const LaunchArg* args, std::size_t count) const;
+  void check_arrays(const Key& key, const LaunchArg* args) const;
   bool capture_launch(const TuningProblem& tp, const UserProblem& up, const Prepared& p, Stream stream,
                       const LaunchArg* args, std::size_t count) const;
 };
@@ -136,6 +137,30 @@ void Kernel::State::check_args(const LaunchArg* args, std::size_t count) const {
     if (args[i].kind != kinds[i])
       fail("argument " + kernel->args[i].name + " is " + kind_name(kinds[i]) + ", got " + kind_name(args[i].kind));
     if (args[i].kind == LaunchArg::Kind::pointer && !args[i].pointer) fail("argument " + kernel->args[i].name + " is null");
+  }
+}
+
+// Arrays given with their size and dtype (ktune::Array) against the declaration at
+// this problem: a wrong dtype, or fewer elements than the kernel may touch, is refused
+// on the host, before the driver is reached.
+void Kernel::State::check_arrays(const Key& key, const LaunchArg* args) const {
+  const auto checked = [](const LaunchArg& a) { return a.kind == LaunchArg::Kind::pointer && a.count >= 0; };
+  if (std::none_of(args, args + kinds.size(), checked)) return;
+  UserProblem up;
+  up.type = type;
+  up.values.assign(key.values.begin(), key.values.begin() + static_cast<std::ptrdiff_t>(kernel->variables.size()));
+  const std::vector<double> extents = arg_values(*kernel, up);
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (!checked(args[i])) continue;
+    const KernelArg& a = kernel->args[i];
+    const DType want = arg_dtype(*kernel, a, up);
+    if (args[i].dtype != want)
+      fail("argument " + a.name + " is declared " + a.type + " (" + std::string(to_string(want)) + "), got a " +
+           std::string(to_string(args[i].dtype)) + " array");
+    const auto need = static_cast<std::int64_t>(extents[i]);
+    if (args[i].count < need)
+      fail("argument " + a.name + " holds " + std::to_string(args[i].count) + " elements, but its declared size " +
+           a.size.text() + " is " + std::to_string(need) + " at this problem");
   }
 }
 
@@ -270,8 +295,10 @@ const LaunchInfo& Kernel::launch_args(Stream stream, const ProblemValue* problem
                                       const LaunchArg* args, std::size_t count) const {
   const State& st = *state_;
   st.check_args(args, count);  // throws before anything launches
+  State::Key key = st.key_of(nullptr, problem, problem_count, args);
+  st.check_arrays(key, args);  // (still before the driver: these checks need no GPU)
   const CUcontext ctx = st.runtime->current_context();
-  const State::Key key = st.key_of(ctx, problem, problem_count, args);
+  key.ctx = ctx;
   bool launched = false;
   const Prepared* p = &st.prepared.get(key, [&] {
     UserProblem up;
@@ -282,9 +309,10 @@ const LaunchInfo& Kernel::launch_args(Stream stream, const ProblemValue* problem
     tp.owner = st.kernel;
     const Runtime::Impl::UserKernelCall user{st.kernel->spec.source(), problem_text(*st.kernel, up)};
     Prepared fresh = st.runtime->prepare(ctx, tp, &user);
-    if (st.runtime->capture) launched = st.capture_launch(tp, up, fresh, stream, args, count);
+    if (st.runtime->capture && !stream_capturing(reinterpret_cast<CUstream>(stream)))
+      launched = st.capture_launch(tp, up, fresh, stream, args, count);
     return fresh;
-  });
+  }, st.runtime->generation());
   if (!launched) launch_prepared(*p, stream, args, count);
   return p->info;
 }
@@ -301,6 +329,14 @@ std::vector<Kernel::Role> Kernel::argument_roles() const {
                                                      : Role::scalar);
   return out;
 }
+std::vector<DType> Kernel::argument_dtypes() const {
+  UserProblem types;
+  types.type = state_->type;
+  std::vector<DType> out;
+  for (const auto& a : state_->kernel->args) out.push_back(arg_dtype(*state_->kernel, a, types));
+  return out;
+}
+
 const std::vector<std::string>& Kernel::problem_variables() const { return state_->kernel->variables; }
 
 }  // namespace ktune

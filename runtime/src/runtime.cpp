@@ -66,22 +66,49 @@ std::size_t ProblemKeyHash::operator()(const ProblemKey& k) const {
   return h;
 }
 
-CUdeviceptr Runtime::Impl::workspace(CUcontext ctx, CUstream stream, const void* owner, std::size_t bytes) {
-  if (bytes == 0) return 0;
-  {
-    std::shared_lock<std::shared_mutex> lock(workspace_mutex);
-    const auto it = workspaces.find({ctx, stream, owner});
-    if (it != workspaces.end() && it->second.size() >= bytes) return it->second.get();
+std::uint64_t Runtime::Impl::generation() {
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now().time_since_epoch()).count();
+  std::int64_t due = next_check_ns_.load(std::memory_order_relaxed);
+  if (now < due || !next_check_ns_.compare_exchange_strong(due, now + std::chrono::nanoseconds(k_database_check).count()))
+    return generation_.load(std::memory_order_acquire);
+  // This thread checks; a first call holding `slow` (compiling) is not waited for.
+  std::unique_lock<std::mutex> lock(slow, std::try_to_lock);
+  if (lock.owns_lock() && db) {
+    try {
+      const std::int64_t version = db->data_version();
+      if (version != data_version_) generation_.fetch_add(1, std::memory_order_acq_rel);
+      data_version_ = version;
+    } catch (const std::exception& e) {  // a busy or damaged file: the lookups made stay
+      logger("ktune.runtime")->warn("checking the tuning database for changes failed ({})", e.what());
+    }
   }
-  std::unique_lock<std::shared_mutex> lock(workspace_mutex);
-  DeviceBuffer& buffer = workspaces[{ctx, stream, owner}];
-  if (buffer.size() < bytes) {
-    driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize", "growing a workspace");
-    buffer.grow(bytes);
-    driver::check(driver::api().cuMemsetD8(buffer.get(), 0, buffer.size()), "cuMemsetD8", "zeroing a workspace");
-  }
-  return buffer.get();
+  return generation_.load(std::memory_order_acquire);
 }
+
+void Runtime::Impl::refresh() {
+  std::lock_guard<std::mutex> lock(slow);
+  try {
+    if (Database* store = database()) data_version_ = store->data_version();
+  } catch (const std::exception& e) {
+    logger("ktune.runtime")->warn("reading the tuning database's version failed ({})", e.what());
+  }
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+// First calls may run while this thread captures a CUDA graph (torch.cuda.graph after
+// an eager call on another stream): loading a module or setting a function's shared
+// memory is then allowed in relaxed capture mode, and nothing is enqueued meanwhile.
+class RelaxedCapture {
+ public:
+  RelaxedCapture() { driver::check(driver::api().cuThreadExchangeStreamCaptureMode(&mode_), "cuThreadExchangeStreamCaptureMode"); }
+  ~RelaxedCapture() { driver::api().cuThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCapture(const RelaxedCapture&) = delete;
+  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+ private:
+  CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+};
 
 CUcontext Runtime::Impl::current_context() {
   const auto& d = driver::api();
@@ -111,6 +138,7 @@ Database* Runtime::Impl::database() {
   try {
     const std::string path = Database::path_or_default(options.database).string();
     db = std::make_unique<Database>(path, options.read_only);
+    data_version_ = db->data_version();
   } catch (const std::exception& e) {
     db_failed = true;
     logger("ktune.runtime")->warn("no tuning database ({}); using safe defaults", e.what());
@@ -133,6 +161,7 @@ CUfunction Runtime::Impl::function(CUcontext ctx, const DeviceInfo& dev, const T
 }
 
 Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, const UserKernelCall* user) {
+  const RelaxedCapture relaxed;
   std::lock_guard<std::mutex> lock(slow);
   const DeviceInfo& dev = current_device();
   if (capture && !user) capture->problem(p, dev);
@@ -220,6 +249,8 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
   impl_->capture = Capture::from_environment(Database::path_or_default(impl_->options.database));
 }
 Runtime::~Runtime() = default;
+
+void Runtime::refresh() { impl_->refresh(); }
 
 void Runtime::flush_l2(Stream stream) {
   const CUcontext ctx = impl_->current_context();

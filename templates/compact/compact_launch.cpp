@@ -40,8 +40,8 @@ const LaunchInfo& compact_call(Runtime::Impl& rt, const CompactArgs& args, const
   const CUcontext ctx = rt.current_context();
   const Prepared& p = prepared(ctx);
   const auto s = reinterpret_cast<CUstream>(stream);
-  const CUdeviceptr workspace = rt.workspace(ctx, s, owner, compact_workspace_bytes(p.instance.grid[0]));
-  launch_compact(p.function, p.instance, args, workspace, s);
+  const WorkspaceLease workspace = rt.workspace(ctx, s, owner, compact_workspace_bytes(p.instance.grid[0]));
+  launch_compact(p.function, p.instance, args, workspace.get(), s);
   return p.info;
 }
 
@@ -95,7 +95,8 @@ const LaunchInfo& CompactIf::operator()(void* out, std::int64_t* count, const vo
                          address(out), address(indices), address(count),  st.predicate};
   return compact_call(*st.runtime, args, state_.get(), stream, [&](CUcontext ctx) -> const Prepared& {
     return st.prepared.get(State::Key{ctx, n, indices != nullptr},
-                           [&] { return st.runtime->prepare(ctx, compact_tuning_problem(args)); });
+                           [&] { return st.runtime->prepare(ctx, compact_tuning_problem(args)); },
+                           st.runtime->generation());
   });
 }
 

@@ -65,7 +65,8 @@ const LaunchInfo& Elementwise::call(void* const* outputs, std::size_t output_cou
   const CUcontext ctx = st.runtime->current_context();
   const State::Key key{ctx, n, elementwise_alignment(st.op, args)};
   const Prepared& p =
-      st.prepared.get(key, [&] { return st.runtime->prepare(ctx, elementwise_tuning_problem(st.op, n, key.align)); });
+      st.prepared.get(key, [&] { return st.runtime->prepare(ctx, elementwise_tuning_problem(st.op, n, key.align)); },
+                      st.runtime->generation());
   launch_elementwise(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
   return p.info;
 }

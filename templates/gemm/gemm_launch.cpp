@@ -151,8 +151,9 @@ const LaunchInfo& GemmCalls::gemm(const GemmProblem& pr, Stream stream) {
   const auto s = reinterpret_cast<CUstream>(stream);
   const GemmPlan plan = gemm_plan(*p.spec, p.instance, args);
   static const char flags_owner = 0;  // stream-K's counters: a workspace nothing else writes
-  launch_gemm(p.function, p.instance, args, plan, impl.workspace(ctx, s, family, plan.workspace_bytes),
-              impl.workspace(ctx, s, &flags_owner, plan.flags_bytes), s);
+  const WorkspaceLease workspace = impl.workspace(ctx, s, family, plan.workspace_bytes);
+  const WorkspaceLease flags = impl.workspace(ctx, s, &flags_owner, plan.flags_bytes);
+  launch_gemm(p.function, p.instance, args, plan, workspace.get(), flags.get(), s);
   return p.info;
 }
 

@@ -45,9 +45,9 @@ const LaunchInfo& reduce_call(Runtime::Impl& rt, ReduceKind kind, const ReduceAr
   const KernelSpec& spec = reduce_spec(kind);
   const ProblemKey key(ctx, spec, ReduceKey{args.op, args.dtype, args.rows, args.cols, reduce_alignment(args)});
   const Prepared& p = rt.prepared_for(key, [&] { return reduce_tuning_problem(kind, args); });
-  const CUdeviceptr workspace =
-      kind == ReduceKind::whole ? rt.workspace(ctx, stream, &spec, reduce_workspace_bytes(p.sm_count)) : 0;
-  launch_reduce(spec, p.function, p.instance, args, workspace, stream);
+  const WorkspaceLease workspace =
+      kind == ReduceKind::whole ? rt.workspace(ctx, stream, &spec, reduce_workspace_bytes(p.sm_count)) : WorkspaceLease();
+  launch_reduce(spec, p.function, p.instance, args, workspace.get(), stream);
   return p.info;
 }
 

@@ -49,9 +49,10 @@ const LaunchInfo& scan_call(Runtime::Impl& rt, const ScanArgs& args, CUstream st
   const KernelSpec& spec = scan_spec(args.kind);
   const ProblemKey key(ctx, spec, ScanKey{args.op, args.dtype, args.exclusive, args.rows, args.n, scan_alignment(args)});
   const Prepared& p = rt.prepared_for(key, [&] { return scan_tuning_problem(args); });
-  const CUdeviceptr workspace =
-      args.kind == ScanKind::whole ? rt.workspace(ctx, stream, &spec, scan_workspace_bytes(p.instance.grid[0])) : 0;
-  launch_scan(p.function, p.instance, args, workspace, stream);
+  const WorkspaceLease workspace = args.kind == ScanKind::whole
+                                       ? rt.workspace(ctx, stream, &spec, scan_workspace_bytes(p.instance.grid[0]))
+                                       : WorkspaceLease();
+  launch_scan(p.function, p.instance, args, workspace.get(), stream);
   return p.info;
 }
 

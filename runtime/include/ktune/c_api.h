@@ -29,6 +29,12 @@ const char* ktune_c_version(void);
 ktune_c_runtime* ktune_c_runtime_new(const char* database, int read_only);
 void ktune_c_runtime_free(ktune_c_runtime* rt);
 
+/* Resolves again, at their next call, the problems rt serves from anything but an exact
+ * record (Runtime::refresh). */
+int ktune_c_runtime_refresh(ktune_c_runtime* rt);
+/* 1 when `stream` is capturing into a CUDA graph, 0 when not, -1 on an error (no GPU). */
+int ktune_c_stream_capturing(uintptr_t stream);
+
 /* This thread's last successful launch: match level (exact, nearest, same_arch,
  * fallback), the config that ran, and the tuned problem it came from. */
 const char* ktune_c_last_match(void);
@@ -48,6 +54,9 @@ int ktune_c_kernel_arg_kind(ktune_c_kernel* k, int i); /* enum ktune_c_arg_kind,
 /* What the kernel does with argument i: 0 reads it (in), 1 writes it (out), 2 both
  * (inout), 3 a scalar; -1 for no such argument. */
 int ktune_c_kernel_arg_role(ktune_c_kernel* k, int i);
+/* The dtype argument i is declared with, the type parameter bound ("f32", "bf16", ...;
+ * a scalar's too); "" for no such argument. */
+const char* ktune_c_kernel_arg_dtype(ktune_c_kernel* k, int i);
 
 enum ktune_c_arg_kind { KTUNE_C_POINTER = 0, KTUNE_C_F32, KTUNE_C_F64, KTUNE_C_I32, KTUNE_C_I64 };
 typedef struct {
@@ -65,6 +74,13 @@ typedef struct {
  * declaration order; nothing launches on a mismatch. */
 int ktune_c_kernel_launch(ktune_c_kernel* k, uintptr_t stream, const char* const* names, const int64_t* values,
                           int problem_count, const ktune_c_arg* args, int arg_count);
+/* The same, checked: array argument i holds counts[i] elements of dtypes[i] (a dtype
+ * name), refused before anything launches when the dtype is not the declared one or it
+ * holds fewer elements than its declared extent at this problem. Scalars' entries
+ * (counts[i] < 0 or dtypes[i] NULL) are not read. */
+int ktune_c_kernel_launch_checked(ktune_c_kernel* k, uintptr_t stream, const char* const* names,
+                                  const int64_t* values, int problem_count, const ktune_c_arg* args,
+                                  const int64_t* counts, const char* const* dtypes, int arg_count);
 
 #ifdef __cplusplus
 }

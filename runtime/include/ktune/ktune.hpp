@@ -23,14 +23,44 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace ktune {
 
-// One argument of a user's kernel launch: a device pointer, or a scalar whose C++ type
-// must be the declared one (f32: float, f64: double, i32: int, i64: std::int64_t; i8,
-// u8 and i16 scalars take an int).
+// A device array for a checked launch: its address, how many elements it holds, and
+// their dtype. ktune::array(ptr, count) reads the dtype from the pointer's type (float,
+// double, std::int8_t ... std::int64_t, std::uint8_t); for halves give it:
+// ktune::Array{ptr, count, ktune::DType::bf16}.
+struct Array {
+  const void* data;
+  std::int64_t count;
+  DType dtype;
+};
+template <class T>
+constexpr DType dtype_of_pointer() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int8_t> ||
+                    std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int16_t> ||
+                    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>,
+                "ktune::array: give a half type's dtype with ktune::Array{ptr, count, dtype}");
+  if constexpr (std::is_same_v<T, float>) return DType::f32;
+  else if constexpr (std::is_same_v<T, double>) return DType::f64;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return DType::i8;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return DType::u8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return DType::i16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return DType::i32;
+  else return DType::i64;
+}
+template <class T>
+Array array(const T* data, std::int64_t count) {
+  return Array{data, count, dtype_of_pointer<std::remove_cv_t<T>>()};
+}
+
+// One argument of a user's kernel launch: a device pointer (unchecked: the kernel gets
+// it as it is), a ktune::Array (checked against the declaration before anything is
+// launched), or a scalar whose C++ type must be the declared one (f32: float, f64:
+// double, i32: int, i64: std::int64_t; i8, u8 and i16 scalars take an int).
 struct LaunchArg {
   enum class Kind { pointer, f32, f64, i32, i64 };
   Kind kind;
@@ -41,7 +71,10 @@ struct LaunchArg {
     std::int32_t i32;
     std::int64_t i64;
   };
+  std::int64_t count = -1;  // an Array's elements; -1: a raw pointer, unchecked
+  DType dtype = DType::f32;  // an Array's dtype
   LaunchArg(const void* p) : kind(Kind::pointer), pointer(p) {}
+  LaunchArg(const Array& a) : kind(Kind::pointer), pointer(a.data), count(a.count), dtype(a.dtype) {}
   LaunchArg(float v) : kind(Kind::f32), f32(v) {}
   LaunchArg(double v) : kind(Kind::f64), f64(v) {}
   LaunchArg(std::int32_t v) : kind(Kind::i32), i32(v) {}
@@ -62,7 +95,10 @@ class Kernel {
 
   // Arguments in the declaration's order. Their count, pointer or scalar, and scalar
   // types are checked against the declaration, the problem against its variables; a
-  // mismatch or a null pointer throws ktune::Error and nothing is launched.
+  // mismatch or a null pointer throws ktune::InvalidArgument and nothing is launched.
+  // An array given as a ktune::Array is also checked: its dtype must be the declared
+  // one (the type parameter bound) and it must hold at least the elements its `@arg`
+  // extent gives at this problem. A raw pointer is not (nothing says how large it is).
   template <class... Args>
   const LaunchInfo& launch(Stream stream, ProblemValues problem, const Args&... args) const {
     const LaunchArg list[] = {LaunchArg(args)...};
@@ -81,6 +117,9 @@ class Kernel {
   const std::vector<LaunchArg::Kind>& argument_kinds() const;
   enum class Role { in, out, inout, scalar };
   std::vector<Role> argument_roles() const;
+  // Each argument's declared dtype, the type parameter bound (a pointer's elements, a
+  // scalar's value).
+  std::vector<DType> argument_dtypes() const;
 
   struct State;
 
@@ -112,6 +151,12 @@ class Runtime : public FamilyCalls {
   // cannot be read or a description that does not parse (with the line).
   Kernel kernel(const std::string& path_or_source, const std::string& entry,
                 const std::vector<std::string>& template_args = {});
+
+  // Looks up again, at their next call, the problems this runtime serves from anything
+  // but an exact record (nearest, same_arch, fallback), e.g. after tuning them in this
+  // process. A runtime also notices records other processes write (checked at most
+  // twice a second, on a call), so this is only needed to see them at once.
+  void refresh();
 
   // Enqueues the tuner's L2 flush (a read of twice the L2 size) on `stream`, so an
   // application can time ktune's kernels cold exactly as `ktune tune` did.

@@ -7,6 +7,7 @@
 #include <ktune/error.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
+#include <ktune/runtime/runtime_impl.hpp>
 #include <reduce/reduce_harness.hpp>
 
 #include <unistd.h>
@@ -143,6 +144,53 @@ TEST_F(ReduceRuntimeGpu, MisalignedDeterministicAndTwoStreams) {
   EXPECT_EQ(fetch(out.get() + 32), static_cast<float>(expect));
   driver::api().cuStreamDestroy(s1);
   driver::api().cuStreamDestroy(s2);
+}
+
+// Captured in a CUDA graph on a stream the runtime has never seen (as torch.cuda.graph
+// does), after an eager call and as a problem's very first call: the graph owns its
+// workspace, replays give the sums of the data copied in since, nothing synchronizes.
+TEST_F(ReduceRuntimeGpu, CapturedOnAFreshStreamAndReplayed) {
+  Runtime rt(options());
+  const std::size_t n = 1000003, m = 77777;
+  DeviceBuffer in(n * 4), out(64);
+  auto host = values(n);
+  driver::check(driver::api().cuMemcpyHtoD(in.get(), host.data(), n * 4), "HtoD");
+  const auto sum = [&](std::int64_t count, std::size_t at, CUstream s) {
+    rt.reduce(reinterpret_cast<void*>(out.get() + at), reinterpret_cast<const void*>(in.get()), count, ReduceOp::sum,
+              DType::f32, reinterpret_cast<Stream>(s));
+  };
+  sum(static_cast<std::int64_t>(n), 0, nullptr);  // eager first, on the legacy stream
+  fetch(out.get());
+  for (auto& v : host) v = -2 * v;
+  driver::check(driver::api().cuMemcpyHtoD(in.get(), host.data(), n * 4), "HtoD");
+  capture_and_replay([&](CUstream s) {
+    sum(static_cast<std::int64_t>(n), 0, s);
+    sum(static_cast<std::int64_t>(m), 16, s);  // first call of this problem: loaded under capture
+  });
+  double expect_n = 0, expect_m = 0;
+  for (std::size_t i = 0; i < n; ++i) (i < m ? expect_m : expect_n) += host[i];
+  EXPECT_EQ(fetch(out.get()), static_cast<float>(expect_n + expect_m));
+  EXPECT_EQ(fetch(out.get() + 16), static_cast<float>(expect_m));
+}
+
+// Streams that come and go leave no pile of workspaces: at most Workspaces::k_max_streams.
+TEST_F(ReduceRuntimeGpu, WorkspacesOfGoneStreamsAreBounded) {
+  Runtime rt(options());
+  const std::size_t n = 4099;
+  DeviceBuffer in(n * 4), out(64);
+  const auto host = values(n);
+  double expect = 0;
+  for (float v : host) expect += v;
+  driver::check(driver::api().cuMemcpyHtoD(in.get(), host.data(), n * 4), "HtoD");
+  for (std::size_t k = 0; k < Workspaces::k_max_streams + 50; ++k) {
+    CUstream s = nullptr;
+    driver::check(driver::api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    rt.reduce(reinterpret_cast<void*>(out.get()), reinterpret_cast<const void*>(in.get()), static_cast<std::int64_t>(n),
+              ReduceOp::sum, DType::f32, reinterpret_cast<Stream>(s));
+    driver::check(driver::api().cuStreamDestroy(s), "cuStreamDestroy");  // with its work still queued
+  }
+  EXPECT_EQ(fetch(out.get()), static_cast<float>(expect));
+  EXPECT_LE(ImplAccess::of(rt).workspaces.eager_count(), Workspaces::k_max_streams);
 }
 
 TEST_F(ReduceRuntimeGpu, PitchedRowsAndBadInput) {

@@ -166,6 +166,9 @@ class Database {
   std::vector<TuningRecord> all() const;
   // Rows in the results table, readable or not (all() skips, and logs, damaged ones).
   std::size_t row_count() const;
+  // SQLite's PRAGMA data_version: changes when another connection (another process, or
+  // another Database object) commits to the file; a runtime re-resolves its lookups then.
+  std::int64_t data_version() const;
   // Deletes the records `stale` selects; returns how many.
   std::size_t prune(const std::function<bool(const TuningRecord&)>& stale);
 

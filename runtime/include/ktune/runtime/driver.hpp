@@ -19,7 +19,8 @@ namespace ktune::driver {
   X(cuMemsetD8) X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)        \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)     \
   X(cuGetErrorName) X(cuGetErrorString) X(cuPointerGetAttribute) X(cuStreamBeginCapture)                 \
-  X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy) X(cuTensorMapEncodeTiled)
+  X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy) X(cuTensorMapEncodeTiled) \
+  X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuStreamIsCapturing) X(cuStreamWaitEvent) X(cuThreadExchangeStreamCaptureMode)
 
 struct Api {
 #define KTUNE_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -11,14 +11,18 @@
 #include <ktune/runtime/capture.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/l2_flush.hpp>
+#include <ktune/runtime/workspaces.hpp>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 namespace ktune {
 
@@ -48,35 +52,53 @@ struct Prepared {
   Instance instance;
   LaunchInfo info;
   int sm_count = 0;  // of the context's device (workspaces sized per SM)
+  std::uint64_t generation = 0;  // the runtime's database generation it was resolved in
 };
 
 // Prepared launches by key, for the built-in calls, each elementwise handle and each
-// user kernel: the hot path is a shared-lock lookup; entries are never erased, so the
-// references returned stay valid.
+// user kernel: the hot path is a shared-lock lookup. A launch not served `exact` is
+// resolved again once the database generation moved on (a record tuned since); the one
+// it replaces is kept, so references handed out stay valid.
 template <class Key, class Hash>
 class PreparedMap {
  public:
-  // make() -> Prepared runs on a key's first call only.
+  // make() -> Prepared runs on a key's first call, and again after a newer generation.
   template <class Make>
-  const Prepared& get(const Key& key, const Make& make) {
+  const Prepared& get(const Key& key, const Make& make, std::uint64_t generation) {
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
       const auto it = map_.find(key);
-      if (it != map_.end()) return it->second;
+      if (it != map_.end() && (it->second->generation == generation || it->second->info.match == MatchLevel::exact))
+        return *it->second;
     }
-    Prepared fresh = make();
+    auto fresh = std::make_unique<Prepared>(make());
+    fresh->generation = generation;
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    return map_.emplace(key, std::move(fresh)).first->second;
+    auto& slot = map_[key];
+    if (slot) replaced_.push_back(std::move(slot));
+    slot = std::move(fresh);
+    return *slot;
   }
 
  private:
   std::shared_mutex mutex_;
-  std::unordered_map<Key, Prepared, Hash> map_;
+  std::unordered_map<Key, std::unique_ptr<Prepared>, Hash> map_;
+  std::vector<std::unique_ptr<Prepared>> replaced_;  // (another thread may still read one)
 };
 
 struct Runtime::Impl {
   Options options;
   PreparedMap<ProblemKey, ProblemKeyHash> prepared;
+
+  // Moves on when the database changed (Runtime::refresh, or another connection's commit
+  // seen by PRAGMA data_version, checked at most every k_database_check): lookups not
+  // served `exact` are then resolved again. Read on every call (cheap).
+  static constexpr std::chrono::milliseconds k_database_check{500};
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<std::int64_t> next_check_ns_{0};
+  std::int64_t data_version_ = -1;  // under `slow`
+  std::uint64_t generation();
+  void refresh();
 
   std::mutex slow;  // everything below: first calls only
   std::unique_ptr<PrimaryContext> own_context;
@@ -91,18 +113,17 @@ struct Runtime::Impl {
   std::map<CUcontext, std::unique_ptr<L2Flush>> flushes;
   std::unique_ptr<Capture> capture;  // KTUNE_CAPTURE set; first calls only
 
-  // Workspaces per (context, stream, owner): launches on one stream run in order, so
-  // they can share one. Zeroed when allocated; grown on demand (after the stream's
-  // queued launches, which may still use the old one, finished).
-  std::shared_mutex workspace_mutex;  // shared on the hot path: the buffer exists and fits
-  std::map<std::tuple<CUcontext, CUstream, const void*>, DeviceBuffer> workspaces;
-  CUdeviceptr workspace(CUcontext ctx, CUstream stream, const void* owner, std::size_t bytes);
+  // Scratch memory per (context, stream, owner), and graph-owned inside a capture.
+  Workspaces workspaces;
+  WorkspaceLease workspace(CUcontext ctx, CUstream stream, const void* owner, std::size_t bytes) {
+    return workspaces.lease(ctx, stream, owner, bytes);
+  }
 
   // The prepared launch of a built-in call; make_problem() -> TuningProblem runs on the
   // first call only.
   template <class MakeProblem>
   const Prepared& prepared_for(const ProblemKey& key, const MakeProblem& make_problem) {
-    return prepared.get(key, [&] { return prepare(key.ctx, make_problem()); });
+    return prepared.get(key, [&] { return prepare(key.ctx, make_problem()); }, generation());
   }
 
   CUcontext current_context();
