@@ -308,6 +308,101 @@ double evaluate(const Node& n, const double* in, const double* s) {
   return 0;
 }
 
+
+// Symbolic derivatives (ElementwiseExpr::gradient), simplified as they are built so the
+// backward kernel computes no multiplications by 0 or 1.
+NodeP make(Node::Kind kind, std::string op, std::vector<NodeP> args, double value = 0) {
+  auto n = std::make_shared<Node>();
+  n->kind = kind, n->op = std::move(op), n->args = std::move(args), n->value = value;
+  return n;
+}
+NodeP num(double v) { return make(Node::number, "", {}, v); }
+bool is(const NodeP& n, double v) { return n->kind == Node::number && n->value == v; }
+NodeP neg(const NodeP& a) { return is(a, 0) ? a : make(Node::unary_minus, "", {a}); }
+NodeP add(const NodeP& a, const NodeP& b) { return is(a, 0) ? b : is(b, 0) ? a : make(Node::binary, "+", {a, b}); }
+NodeP sub(const NodeP& a, const NodeP& b) { return is(b, 0) ? a : is(a, 0) ? neg(b) : make(Node::binary, "-", {a, b}); }
+NodeP mul(const NodeP& a, const NodeP& b) {
+  if (is(a, 0) || is(b, 0)) return num(0);
+  return is(a, 1) ? b : is(b, 1) ? a : make(Node::binary, "*", {a, b});
+}
+NodeP div(const NodeP& a, const NodeP& b) { return is(a, 0) ? a : make(Node::binary, "/", {a, b}); }
+NodeP fn(const char* name, std::vector<NodeP> args) { return make(Node::call, name, std::move(args)); }
+NodeP cmp(const char* op, const NodeP& a, const NodeP& b) { return make(Node::binary, op, {a, b}); }
+NodeP pick(const NodeP& c, const NodeP& a, const NodeP& b) {
+  return is(a, 0) && is(b, 0) ? a : make(Node::ternary, "", {c, a, b});
+}
+
+// d n / d input[x].
+NodeP derivative(const NodeP& n, std::size_t x) {
+  const auto d = [&](std::size_t k) { return derivative(n->args[k], x); };
+  switch (n->kind) {
+    case Node::number:
+    case Node::scalar: return num(0);
+    case Node::input: return num(n->slot == x ? 1 : 0);
+    case Node::unary_minus: return neg(d(0));
+    case Node::ternary: return pick(n->args[0], d(1), d(2));
+    case Node::binary: {
+      const NodeP &u = n->args[0], &v = n->args[1];
+      if (n->op == "+") return add(d(0), d(1));
+      if (n->op == "-") return sub(d(0), d(1));
+      if (n->op == "*") return add(mul(d(0), v), mul(u, d(1)));
+      if (n->op == "/") return sub(div(d(0), v), div(mul(u, d(1)), mul(v, v)));
+      return num(0);  // comparisons, && and ||: piecewise constant
+    }
+    case Node::call: break;
+  }
+  const NodeP& u = n->args[0];
+  const std::string& f = n->op;
+  if (f == "min" || f == "max") {  // ties share the gradient, as PyTorch's minimum/maximum
+    const NodeP &v = n->args[1], du = d(0), dv = d(1);
+    const char* first = f == "min" ? "<" : ">";
+    const char* second = f == "min" ? ">" : "<";
+    return pick(cmp(first, u, v), du, pick(cmp(second, u, v), dv, mul(num(0.5), add(du, dv))));
+  }
+  if (f == "fma") return add(add(mul(d(0), n->args[1]), mul(u, d(1))), d(2));
+  if (f == "pow") {
+    const NodeP& v = n->args[1];
+    return add(mul(mul(v, fn("pow", {u, sub(v, num(1))})), d(0)), mul(mul(n, fn("log", {u})), d(1)));
+  }
+  NodeP local;  // d f(u) / d u
+  if (f == "abs") local = sub(cmp(">", u, num(0)), cmp("<", u, num(0)));
+  else if (f == "exp") local = n;
+  else if (f == "log") local = div(num(1), u);
+  else if (f == "sqrt") local = div(num(0.5), n);
+  else if (f == "rsqrt") local = div(mul(num(-0.5), n), u);
+  else if (f == "tanh") local = sub(num(1), mul(n, n));
+  else if (f == "sin") local = fn("cos", {u});
+  else if (f == "cos") local = neg(fn("sin", {u}));
+  else if (f == "erf") local = mul(num(1.1283791670955126), fn("exp", {neg(mul(u, u))}));  // 2/sqrt(pi)
+  else if (f == "sigmoid") local = mul(n, sub(num(1), n));
+  else local = num(0);  // floor, ceil
+  return mul(local, d(0));
+}
+
+void scalars_used(const Node& n, std::vector<bool>& used) {
+  if (n.kind == Node::scalar) used[n.slot] = true;
+  for (const auto& a : n.args) scalars_used(*a, used);
+}
+
+// The expression language's own text of a tree, with the user's names.
+std::string source(const Node& n, const std::vector<std::string>& inputs, const std::vector<std::string>& scalars) {
+  const auto s = [&](std::size_t k) { return source(*n.args[k], inputs, scalars); };
+  switch (n.kind) {
+    case Node::number: return n.value < 0 ? "(" + literal(n.value) + ")" : literal(n.value);
+    case Node::input: return inputs[n.slot];
+    case Node::scalar: return scalars[n.slot];
+    case Node::unary_minus: return "(-" + s(0) + ")";
+    case Node::binary: return "(" + s(0) + n.op + s(1) + ")";
+    case Node::ternary: return "(" + s(0) + "?" + s(1) + ":" + s(2) + ")";
+    case Node::call: {
+      std::string text = n.op + "(";
+      for (std::size_t k = 0; k < n.args.size(); ++k) text += (k ? "," : "") + s(k);
+      return text + ")";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string elementwise_shortcut(std::string_view name) {
@@ -344,6 +439,41 @@ std::string ElementwiseExpr::normalized() const {
   for (std::size_t k = 0; k < values_.size(); ++k)
     s += (k ? ";o" : "o") + std::to_string(k) + "=" + print(*values_[k], false);
   return s;
+}
+
+ElementwiseExpr::Gradient ElementwiseExpr::gradient() const {
+  Gradient g;
+  const auto taken = [&](const std::string& name) {
+    return std::find(inputs_.begin(), inputs_.end(), name) != inputs_.end() ||
+           std::find(scalars_.begin(), scalars_.end(), name) != scalars_.end() ||
+           std::find(outputs_.begin(), outputs_.end(), name) != outputs_.end();
+  };
+  for (const auto& o : outputs_) g.output_grads.push_back("ktune_dout_" + o);
+  // The backward's inputs: this expression's inputs (as they were), then the outputs' gradients.
+  std::vector<std::string> names = inputs_;
+  names.insert(names.end(), g.output_grads.begin(), g.output_grads.end());
+  for (const auto& name : g.output_grads)
+    if (taken(name)) throw InvalidArgument("elementwise gradient: the expression already uses the name " + name);
+  std::vector<bool> used(scalars_.size(), false);
+  for (std::size_t x = 0; x < inputs_.size(); ++x) {
+    NodeP total = num(0);
+    for (std::size_t o = 0; o < outputs_.size(); ++o) {
+      auto grad_of_output = std::make_shared<Node>();
+      grad_of_output->kind = Node::input, grad_of_output->slot = inputs_.size() + o;
+      total = add(total, mul(grad_of_output, derivative(values_[o], x)));
+    }
+    if (is(total, 0)) continue;  // no gradient flows to this input: zeros
+    const std::string out = "ktune_din_" + inputs_[x];
+    if (taken(out)) throw InvalidArgument("elementwise gradient: the expression already uses the name " + out);
+    // Two outputs per kernel at most: a new line starts the next kernel's expression.
+    const char* separator = g.text.empty() ? "" : g.inputs_with_grad.size() % 2 == 0 ? "\n" : "; ";
+    g.text += separator + out + " = " + source(*total, names, scalars_);
+    g.inputs_with_grad.push_back(inputs_[x]);
+    scalars_used(*total, used);
+  }
+  for (std::size_t k = 0; k < scalars_.size(); ++k)
+    if (used[k]) g.scalars.push_back(scalars_[k]);
+  return g;
 }
 
 std::string ElementwiseExpr::cuda_body() const {

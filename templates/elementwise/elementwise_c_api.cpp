@@ -10,7 +10,7 @@
 
 struct ktune_c_elementwise {
   ktune::Elementwise op;
-  std::string inputs, outputs, scalars;
+  std::string inputs, outputs, scalars, gradient;
 };
 
 extern "C" {
@@ -30,7 +30,7 @@ ktune_c_elementwise* ktune_c_elementwise_new(ktune_c_runtime* rt, const char* ex
         for (std::string name; std::getline(list, name, ',');)
           if (!name.empty()) names.push_back(name);
         out = std::make_unique<ktune_c_elementwise>(ktune_c_elementwise{
-            rt->rt->elementwise(expression, in, out_dtype && *out_dtype ? dtype_of(out_dtype) : in, names), {}, {}, {}});
+            rt->rt->elementwise(expression, in, out_dtype && *out_dtype ? dtype_of(out_dtype) : in, names), {}, {}, {}, {}});
         out->inputs = joined(out->op.inputs()), out->outputs = joined(out->op.outputs());
         out->scalars = joined(out->op.scalars());
       }) != 0)
@@ -42,6 +42,16 @@ void ktune_c_elementwise_free(ktune_c_elementwise* e) { delete e; }
 const char* ktune_c_elementwise_inputs(ktune_c_elementwise* e) { return e ? e->inputs.c_str() : ""; }
 const char* ktune_c_elementwise_outputs(ktune_c_elementwise* e) { return e ? e->outputs.c_str() : ""; }
 const char* ktune_c_elementwise_scalars(ktune_c_elementwise* e) { return e ? e->scalars.c_str() : ""; }
+
+const char* ktune_c_elementwise_gradient(ktune_c_elementwise* e) {
+  using namespace ktune::c_api;
+  if (!e) {
+    invalid("ktune_c_elementwise_gradient: null handle");
+    return nullptr;
+  }
+  if (guarded([&] { e->gradient = e->op.gradient_expression(); }) != 0) return nullptr;
+  return e->gradient.c_str();
+}
 
 int ktune_c_elementwise_call(ktune_c_elementwise* e, const uintptr_t* outputs, int output_count, const uintptr_t* inputs,
                              int input_count, int64_t n, const double* scalars, int scalar_count, uintptr_t stream) {

@@ -75,5 +75,6 @@ const std::vector<std::string>& Elementwise::inputs() const { return state_->op.
 const std::vector<std::string>& Elementwise::outputs() const { return state_->op.expr.outputs(); }
 const std::vector<std::string>& Elementwise::scalars() const { return state_->op.expr.scalars(); }
 std::string Elementwise::normalized() const { return state_->op.expr.normalized(); }
+std::string Elementwise::gradient_expression() const { return state_->op.expr.gradient().text; }
 
 }  // namespace ktune

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 namespace ktune {
@@ -131,6 +133,87 @@ TEST(ElementwiseExpr, TrailingSemicolonAndMultipleOutputs) {
   e.eval(in, nullptr, out);
   EXPECT_EQ(out[0], 8);
   EXPECT_EQ(out[1], 2);
+}
+
+}  // namespace
+}  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// The symbolic gradient of each expression, evaluated as an expression of its own, equals
+// central differences of the forward one at random points, for every function and operator.
+TEST(ElementwiseExprGradient, MatchesFiniteDifferences) {
+  const std::vector<std::string> expressions = {
+      "out = a * b + c",        "out = a / b - a",         "out = -a * alpha + b",    "out = a > b ? a * a : b",
+      "out = abs(a) + min(a, b) * max(b, c)", "out = exp(a) + log(b) + sqrt(c)", "out = rsqrt(b) * tanh(a)",
+      "out = sin(a) * cos(b) + erf(c)",      "out = pow(b, a) + fma(a, b, c)",  "out = sigmoid(a * b) + floor(c)",
+      "y = alpha * x + y",      "p = a * b; q = a + c",     "out = (a < b) + (a && c) + ceil(b)"};
+  std::uint64_t state = 12345;
+  const auto uniform = [&](double lo, double hi) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  for (const auto& text : expressions) {
+    const bool alpha = text.find("alpha") != std::string::npos;
+    const auto e = ElementwiseExpr::parse(text, alpha ? std::vector<std::string>{"alpha"} : std::vector<std::string>{});
+    const auto g = e.gradient();
+    SCOPED_TRACE(text + "  ->  " + g.text);
+    const std::size_t ni = e.inputs().size(), no = e.outputs().size();
+    std::vector<double> in(ni), dout(no), s = {1.7};
+    for (int trial = 0; trial < 20; ++trial) {
+      for (auto& v : in) v = uniform(0.3, 2.0);  // positive: log, sqrt, pow stay defined
+      for (auto& v : dout) v = uniform(-1.0, 1.0);
+      std::vector<double> grads(ni, 0.0);
+      std::istringstream lines(g.text);
+      for (std::string line; std::getline(lines, line);) {
+        const auto b = ElementwiseExpr::parse(line, g.scalars);
+        std::vector<double> b_in;  // the backward's inputs by name
+        for (const auto& name : b.inputs()) {
+          const auto out_at = std::find(g.output_grads.begin(), g.output_grads.end(), name);
+          if (out_at != g.output_grads.end()) {
+            b_in.push_back(dout[static_cast<std::size_t>(out_at - g.output_grads.begin())]);
+          } else {
+            const auto at = std::find(e.inputs().begin(), e.inputs().end(), name);
+            ASSERT_NE(at, e.inputs().end()) << name;
+            b_in.push_back(in[static_cast<std::size_t>(at - e.inputs().begin())]);
+          }
+        }
+        std::vector<double> b_out(b.outputs().size());
+        std::vector<double> b_s(b.scalars().size(), s[0]);
+        b.eval(b_in.data(), b_s.data(), b_out.data());
+        for (std::size_t k = 0; k < b.outputs().size(); ++k) {
+          const std::string input = b.outputs()[k].substr(std::string("ktune_din_").size());
+          const auto at = std::find(e.inputs().begin(), e.inputs().end(), input);
+          ASSERT_NE(at, e.inputs().end()) << b.outputs()[k];
+          grads[static_cast<std::size_t>(at - e.inputs().begin())] = b_out[k];
+        }
+      }
+      for (std::size_t x = 0; x < ni; ++x) {
+        const double h = 1e-6;
+        std::vector<double> up = in, down = in, o_up(no), o_down(no);
+        up[x] += h, down[x] -= h;
+        e.eval(up.data(), s.data(), o_up.data());
+        e.eval(down.data(), s.data(), o_down.data());
+        double numeric = 0;
+        for (std::size_t o = 0; o < no; ++o) numeric += dout[o] * (o_up[o] - o_down[o]) / (2 * h);
+        if (std::fabs(o_up[0] - o_down[0]) > 0.5) continue;  // a step of floor, ceil or a comparison: no derivative
+        EXPECT_NEAR(grads[x], numeric, 1e-5 * (1 + std::fabs(numeric))) << "d/d" << e.inputs()[x];
+      }
+    }
+  }
+}
+
+TEST(ElementwiseExprGradient, FlatInputsGetNoLineAndNamesNeverCollide) {
+  EXPECT_EQ(ElementwiseExpr::parse("out = a * b").gradient().text,
+            "ktune_din_a = (ktune_dout_out*b); ktune_din_b = (ktune_dout_out*a)");
+  EXPECT_EQ(ElementwiseExpr::parse("out = a + b + c").gradient().text,
+            "ktune_din_a = ktune_dout_out; ktune_din_b = ktune_dout_out\nktune_din_c = ktune_dout_out");
+  const auto flat = ElementwiseExpr::parse("out = (a > b) + floor(c)").gradient();
+  EXPECT_EQ(flat.text, "");
+  EXPECT_TRUE(flat.inputs_with_grad.empty());
+  EXPECT_EQ(ElementwiseExpr::parse("out = a * b + c").gradient().inputs_with_grad, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_THROW(ElementwiseExpr::parse("out = ktune_dout_out * 2").gradient(), InvalidArgument);
 }
 
 }  // namespace

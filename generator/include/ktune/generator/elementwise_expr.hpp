@@ -33,6 +33,22 @@ class ElementwiseExpr {
   // Canonical text with positional names, e.g. "o0=((i0*i1)+i2)": the same computation
   // written with other names or spacing keys the same tuning record.
   std::string normalized() const;
+  // The backward of this expression as an expression of its own: for each input x that
+  // any output depends on, `ktune_din_x = sum over outputs o of ktune_dout_o * d o/d x`,
+  // differentiated symbolically (comparisons, floor and ceil are flat; min/max ties
+  // share; abs has 0 at 0). Its inputs are this expression's inputs and ktune_dout_<o>
+  // for each output o. Inputs no output depends on
+  // get no line (their gradient is zero); an empty text: no gradient at all.
+  // The text holds one expression a line, each of at most two assignments (an
+  // elementwise kernel's limit), to be run as separate kernels.
+  // Scalars it uses are this expression's, a subset (Gradient::scalars).
+  struct Gradient {
+    std::string text;
+    std::vector<std::string> output_grads;      // ktune_dout_<output>, in output order
+    std::vector<std::string> inputs_with_grad;  // the inputs it computes ktune_din_<input> for
+    std::vector<std::string> scalars;           // the scalars it uses (declare exactly these)
+  };
+  Gradient gradient() const;
   // Body of `__device__ void eval(const C* in, const C* s, C* out)` (C: compute type).
   std::string cuda_body() const;
   // out[k] for one element, in double precision (the CPU reference).

@@ -33,6 +33,11 @@ class Elementwise {
   const std::vector<std::string>& scalars() const;
   // The key the tuner stores winners under, e.g. "o0=((i0*i1)+i2)".
   std::string normalized() const;
+  // The backward as an expression of its own, differentiated symbolically: for each input
+  // x some output depends on, `ktune_din_x = ...` of the inputs and `ktune_dout_o` (the
+  // gradient of output o), e.g. "out = a * b" gives "ktune_din_a = (ktune_dout_out*b);
+  // ktune_din_b = (ktune_dout_out*a)". Empty when no output depends on any input.
+  std::string gradient_expression() const;
 
   struct State;
 

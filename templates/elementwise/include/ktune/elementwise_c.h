@@ -19,6 +19,9 @@ void ktune_c_elementwise_free(ktune_c_elementwise* e);
 const char* ktune_c_elementwise_inputs(ktune_c_elementwise* e);
 const char* ktune_c_elementwise_outputs(ktune_c_elementwise* e);
 const char* ktune_c_elementwise_scalars(ktune_c_elementwise* e);
+/* The backward expression (Elementwise::gradient_expression); NULL on an error. Valid
+ * until the next call on e. */
+const char* ktune_c_elementwise_gradient(ktune_c_elementwise* e);
 int ktune_c_elementwise_call(ktune_c_elementwise* e, const uintptr_t* outputs, int output_count, const uintptr_t* inputs,
                              int input_count, int64_t n, const double* scalars, int scalar_count, uintptr_t stream);
 
