@@ -132,17 +132,21 @@ def current_device():
     return torch._C._cuda_getDevice() if torch is not None and _torch_tensor[0] is not None else None
 
 
-def address_of(x, name, stream, current, keep):
-    """x's data address, checked as as_device_array checks x (`current`: current_device());
-    what must stay alive through the launch is appended to `keep`. A plain PyTorch tensor
-    is read with three calls: a user's kernel takes only the address."""
+def array_facts(x, name, stream, current, keep):
+    """(address, dtype, element count, contiguous) of x, checked as as_device_array checks
+    x (`current`: current_device()); what must stay alive through the launch is appended
+    to `keep`. A plain PyTorch tensor is read with a few attribute calls, no DLPack."""
     if type(x) is _torch_tensor[0]:
-        if not x.is_cuda or x.dtype not in _torch_dtypes or x.get_device() != current:
-            return _from_torch(x, name).address  # raises the error that says which
-        return x.data_ptr()
+        dtype = _torch_dtypes.get(x.dtype)
+        if not x.is_cuda or dtype is None or x.get_device() != current:
+            _from_torch(x, name)  # raises the error that says which
+        return x.data_ptr(), dtype, x.numel(), x.is_contiguous()
     a = as_device_array(x, name, stream)
     keep.append(a)
-    return a.address
+    count = 1
+    for n in a.shape:
+        count *= n
+    return a.address, a.dtype, count, a.contiguous
 
 
 def as_device_array(x, name="array", stream=None):

@@ -56,9 +56,10 @@ _sigs = {
     "ktune_c_kernel_arg_count": (ctypes.c_int, [ctypes.c_void_p]),
     "ktune_c_kernel_arg_kind": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     "ktune_c_kernel_arg_role": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
-    "ktune_c_kernel_launch": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64, ctypes.POINTER(ctypes.c_char_p),
-                                             ctypes.POINTER(ctypes.c_int64), ctypes.c_int, ctypes.POINTER(Arg),
-                                             ctypes.c_int]),
+    "ktune_c_kernel_arg_names": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "ktune_c_kernel_arg_dtype": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
+    "ktune_c_runtime_refresh": (ctypes.c_int, [ctypes.c_void_p]),
+    "ktune_c_stream_capturing": (ctypes.c_int, [ctypes.c_uint64]),
 }
 for _name, (_res, _args) in _sigs.items():
     _f = getattr(lib, _name)
@@ -75,6 +76,12 @@ def check(rc):
             raise CudaError(message, lib.ktune_c_error_cuda_result())
         raise _KINDS.get(kind, Error)(message)
     return rc
+
+
+def stream_capturing(stream):
+    """Whether the CUstream `stream` is capturing into a CUDA graph (False where no GPU
+    answers: nothing can be capturing there)."""
+    return lib.ktune_c_stream_capturing(stream) == 1
 
 
 def last_launch():

@@ -2,18 +2,19 @@
 module, see family.py), the process's default runtime, Kernel, and the launch
 information. Under torch.compile a Kernel call goes through a torch.library op."""
 import itertools
+import sys
 import threading
 import weakref
 
 from . import _lib
-from ._arrays import address_of, current_device, dlpack_stream, stream_handle
+from ._arrays import array_facts, current_device, dlpack_stream, stream_handle
 from ._torch_ops import TorchOps
 from .errors import InvalidArgument
 
 _lib_ = _lib.lib
 # The launch without argtypes: ctypes then converts nothing (every argument is passed as a
 # ctypes object or a C int), 1.5-2 us less per call than checked conversions.
-_launch = _lib_["ktune_c_kernel_launch"]
+_launch = _lib_["ktune_c_kernel_launch_checked"]
 _launch.restype = _lib.ctypes.c_int
 
 
@@ -32,7 +33,14 @@ class Runtime:
             self._handle = None
 
     def kernel(self, path_or_source, entry, type=None):
+        """A user's kernel on this runtime (Kernel)."""
         return Kernel(path_or_source, entry, type, runtime=self)
+
+    def refresh(self):
+        """Looks up again, at their next call, the problems this runtime serves from
+        anything but an exact record (after tuning them, say). Records other processes
+        write are noticed by themselves within half a second; this makes it immediate."""
+        _lib.check(_lib_.ktune_c_runtime_refresh(self._handle))
 
 
 _default = None
@@ -49,6 +57,12 @@ def default_runtime():
             if _default is None:
                 _default = Runtime()
     return _default
+
+
+def refresh():
+    """The default runtime's refresh() (Runtime.refresh); nothing to do before it exists."""
+    if _default is not None:
+        _default.refresh()
 
 
 def register_callable(obj):
@@ -80,10 +94,17 @@ def _build_kernel_op(torch):
 _kernel_op = TorchOps(_build_kernel_op)
 
 
+_SCALAR_RANGE = {_lib.I32: (-2**31, 2**31), _lib.I64: (-2**63, 2**63)}
+
+
 class Kernel:
     """A user's kernel (a .cu file with a `// @` description, or its text), launched with
     its stored winner: k(y, x, n, problem={"n": n}). Arguments in declaration order:
-    device arrays for pointers, Python numbers for scalars."""
+    device arrays for pointers, Python numbers for scalars. Each array is checked against
+    its `@arg` line before anything launches: its dtype (the type parameter bound), that
+    it is dense (contiguous) and on the current device, and that it holds at least the
+    elements its declared size gives at this problem. A kernel has no gradient: a tensor
+    that requires grad under grad mode is refused (call it under torch.no_grad())."""
 
     def __init__(self, path_or_source, entry, type=None, runtime=None):
         self._runtime = runtime or default_runtime()
@@ -92,11 +113,14 @@ class Kernel:
         self._handle = _lib.check(handle)
         self.variables = [v for v in _lib_.ktune_c_kernel_variables(self._handle).decode().split(",") if v]
         count = _lib_.ktune_c_kernel_arg_count(self._handle)
+        self.names = _lib_.ktune_c_kernel_arg_names(self._handle).decode().split(",")
         self.kinds = [_lib_.ktune_c_kernel_arg_kind(self._handle, i) for i in range(count)]
+        self.dtypes = [_lib_.ktune_c_kernel_arg_dtype(self._handle, i).decode() for i in range(count)]
         self.writes = [_lib_.ktune_c_kernel_arg_role(self._handle, i) in (1, 2) for i in range(count)]  # out, inout
         # Built once: the variables' names as the C call takes them, and argument labels.
         self._names = (_lib.ctypes.c_char_p * max(1, len(self.variables)))(*[v.encode() for v in self.variables])
-        self._labels = [f"argument {i}" for i in range(count)]
+        self._labels = [f"argument {i} ({name})" for i, name in enumerate(self.names)]
+        self._dtype_names = [d.encode() for d in self.dtypes]
         self._first_array = next((i for i, k in enumerate(self.kinds) if k == _lib.POINTER), None)
         self._handle_c = _lib.ctypes.c_void_p(self._handle)  # (the launch's arguments go unconverted: _launch)
         self._buffers = threading.local()  # each thread's ctypes argument arrays, made at its first call
@@ -133,27 +157,15 @@ class Kernel:
     def launch(self, args, problem, stream):
         """The launch itself (no torch.compile routing): args a sequence, problem a dict."""
         s = stream_handle(stream, like=args[self._first_array] if self._first_array is not None else None)
-        c_args, slots, values = self._thread_buffers()
+        c_args, slots, values, counts, dtypes = self._thread_buffers()
         keep = []  # what keeps each array (and its DLPack capsule) alive through the launch
         current = current_device()
+        grad = grad_mode()
         for i, (a, kind) in enumerate(zip(args, self.kinds)):
-            slot = slots[i]
             if kind == _lib.POINTER:
-                slot.pointer = address_of(a, self._labels[i], dlpack_stream(s), current, keep)
-            elif isinstance(a, bool) or not isinstance(a, (int, float)):
-                raise TypeError(f"argument {i} is a scalar: a Python int or float, not a {type(a).__name__}")
-            elif kind == _lib.F32:
-                slot.f32 = a
-            elif kind == _lib.F64:
-                slot.f64 = a
-            elif isinstance(a, float):
-                raise TypeError(f"argument {i} is an integer scalar, not a float")
-            elif kind == _lib.I32:
-                if not -2**31 <= a < 2**31:
-                    raise InvalidArgument(f"argument {i} = {a} does not fit its i32")
-                slot.i32 = a
+                slots[i].pointer, counts[i], dtypes[i] = self._array(i, a, s, current, keep, grad)
             else:
-                slot.i64 = a
+                self._scalar(i, a, kind, slots[i])
         if len(problem) == len(self.variables) and all(v in problem for v in self.variables):
             names = self._names
             for j, v in enumerate(self.variables):
@@ -163,16 +175,59 @@ class Kernel:
             names = (_lib.ctypes.c_char_p * max(1, len(problem)))(*[str(k).encode() for k in problem])
             values = (_lib.ctypes.c_int64 * max(1, len(problem)))(*[int(v) for v in problem.values()])
             count = len(problem)
-        _lib.check(_launch(self._handle_c, _lib.ctypes.c_uint64(s), names, values, count, c_args, len(args)))
+        _lib.check(_launch(self._handle_c, _lib.ctypes.c_uint64(s), names, values, count, c_args, counts, dtypes,
+                           len(args)))
         del keep
 
+    def _array(self, i, a, s, current, keep, grad):
+        """Array argument i: (address, element count, dtype name), checked on the host."""
+        address, dtype, count, contiguous = array_facts(a, self._labels[i], dlpack_stream(s), current, keep)
+        if dtype != self.dtypes[i]:
+            raise TypeError(f"{self._labels[i]} is declared {self.dtypes[i]}, but a {dtype} array was given")
+        if not contiguous:
+            raise InvalidArgument(f"{self._labels[i]} is not contiguous (a view with strides, e.g. a transpose): "
+                                  "the kernel reads it as a dense array; pass .contiguous()")
+        if grad and getattr(a, "requires_grad", False):
+            raise InvalidArgument(f"{self._labels[i]} requires grad, but a ktune.Kernel has no backward: its result "
+                                  "would be detached silently. Call it under torch.no_grad() (or pass .detach())")
+        return address, count, self._dtype_names[i]
+
+    def _scalar(self, i, a, kind, slot):
+        if isinstance(a, bool) or not isinstance(a, (int, float)):
+            raise TypeError(f"{self._labels[i]} is a scalar: a Python int or float, not a {type(a).__name__}")
+        if kind == _lib.F32:
+            slot.f32 = a
+        elif kind == _lib.F64:
+            slot.f64 = a
+        elif isinstance(a, float):
+            raise TypeError(f"{self._labels[i]} is an integer scalar ({self.dtypes[i]}), not a float")
+        else:
+            low, high = _SCALAR_RANGE[kind]
+            if not low <= a < high:
+                raise InvalidArgument(f"{self._labels[i]} = {a} does not fit its {self.dtypes[i]} "
+                                      f"({low} .. {high - 1})")
+            if kind == _lib.I32:
+                slot.i32 = a
+            else:
+                slot.i64 = a
+
     def _thread_buffers(self):
-        """This thread's argument array (kinds set once), its value slots, the values array."""
+        """This thread's argument array (kinds set once), its value slots, the values
+        array, and the arrays' counts and dtypes (scalars' entries: -1 and NULL)."""
         b = self._buffers
         if not hasattr(b, "args"):
-            b.args = (_lib.Arg * max(1, len(self.kinds)))()
+            n = max(1, len(self.kinds))
+            b.args = (_lib.Arg * n)()
             for i, kind in enumerate(self.kinds):
                 b.args[i].kind = kind
             b.slots = [b.args[i].value for i in range(len(self.kinds))]
             b.values = (_lib.ctypes.c_int64 * max(1, len(self.variables)))()
-        return b.args, b.slots, b.values
+            b.counts = (_lib.ctypes.c_int64 * n)(*([-1] * n))
+            b.dtypes = (_lib.ctypes.c_char_p * n)()
+        return b.args, b.slots, b.values, b.counts, b.dtypes
+
+
+def grad_mode():
+    """Whether PyTorch is loaded and records gradients now."""
+    torch = sys.modules.get("torch")
+    return torch is not None and torch.is_grad_enabled()

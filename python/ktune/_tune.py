@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from . import _runtime
 from .errors import InvalidArgument, TuningError
 
 _HERE = Path(__file__).resolve().parent
@@ -60,6 +61,7 @@ def _run(words, dry_run, quiet):
         lines = [line for line in summary.read_text().splitlines() if line.strip()] if summary.exists() else []
         if not lines:
             raise TuningError(f"`{' '.join(command)}` wrote no summary", output or "")
+        _runtime.refresh()  # the next call of the problem in this process uses the new record
         return json.loads(lines[-1])
 
 

@@ -38,7 +38,7 @@ class PackageTest(unittest.TestCase):
         y = FakeDeviceArray((8,))
         with self.assertRaisesRegex(TypeError, "a list is no device array"):
             k(y, [1, 2], 8, problem={"n": 8})
-        with self.assertRaisesRegex(ValueError, "argument 1 is on the CPU"):
+        with self.assertRaisesRegex(ValueError, r"argument 1 \(x\) is on the CPU"):
             k(y, CpuArray(), 8, problem={"n": 8})
         with self.assertRaisesRegex(TypeError, "dtype <c8 is not one ktune takes"):
             k(y, FakeDeviceArray((8,), "<c8"), 8, problem={"n": 8})
@@ -56,12 +56,28 @@ class PackageTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "takes 3 arguments, not 2"):
             k(FakeDeviceArray((8,)), FakeDeviceArray((8,)), problem={"n": 8})
         jacobi = ktune.Kernel(ROOT / "examples" / "stencil" / "jacobi.cu", "jacobi_step")
-        with self.assertRaisesRegex(ValueError, "argument 2 = 4294967296 does not fit its i32"):
+        with self.assertRaisesRegex(ValueError, r"argument 2 \(\w+\) = 4294967296 does not fit its i32"):
             jacobi(FakeDeviceArray((8,)), FakeDeviceArray((8,)), 2**32, 8, problem={"nx": 8, "ny": 1})
-        with self.assertRaisesRegex(TypeError, "argument 2 is a scalar"):
+        with self.assertRaisesRegex(TypeError, r"argument 2 \(n\) is a scalar"):
             k(FakeDeviceArray((8,)), FakeDeviceArray((8,)), "8", problem={"n": 8})
         source = (DATA / "scale.cu").read_text()
         self.assertEqual(ktune.Kernel(source, "scale", "f64").variables, ["n"])
+
+    def test_arrays_are_checked_against_the_description(self):
+        """The three launches a user got through unchecked, refused on the host (no GPU
+        reached): scale.cu declares y and x as T[n]."""
+        k = ktune.Kernel(DATA / "scale.cu", "scale", "i32")
+        self.assertEqual((k.names, k.dtypes), (["y", "x", "n"], ["i32", "i32", "i64"]))
+        good = FakeDeviceArray((1001,), "<i4")
+        with self.assertRaisesRegex(TypeError, r"argument 0 \(y\) is declared i32, but a f32 array was given"):
+            k(FakeDeviceArray((1001,)), good, 1001, problem={"n": 1001})
+        with self.assertRaisesRegex(ValueError, "argument x holds 500 elements, but its declared size n is 1001"):
+            k(good, FakeDeviceArray((500,), "<i4"), 1001, problem={"n": 1001})
+        view = FakeDeviceArray((7, 143), "<i4", strides=(4, 28))  # a transposed view of 143 x 7
+        with self.assertRaisesRegex(ValueError, r"argument 1 \(x\) is not contiguous"):
+            k(good, view, 1001, problem={"n": 1001})
+        with self.assertRaisesRegex(ValueError, r"argument 2 \(n\) = 9223372036854775808 does not fit its i64"):
+            k(good, good, 2**63, problem={"n": 1001})
 
     def test_no_gpu_is_a_clear_error(self):
         if os.path.exists("/dev/nvidia0"):

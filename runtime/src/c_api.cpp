@@ -11,6 +11,7 @@ struct ktune_c_kernel {
   ktune::Kernel kernel;
   std::string variables;
   std::vector<std::string> dtypes;  // per argument, declared
+  std::string names;                // the arguments' names joined by ','
 };
 
 namespace ktune::c_api {
@@ -116,9 +117,10 @@ ktune_c_kernel* ktune_c_kernel_new(ktune_c_runtime* rt, const char* path_or_sour
   if (guarded([&] {
         std::vector<std::string> args;
         if (type && *type) args.emplace_back(type);
-        out = std::make_unique<ktune_c_kernel>(ktune_c_kernel{rt->rt->kernel(path_or_source, entry, args), {}, {}});
+        out = std::make_unique<ktune_c_kernel>(ktune_c_kernel{rt->rt->kernel(path_or_source, entry, args), {}, {}, {}});
         out->variables = joined(out->kernel.problem_variables());
         for (const ktune::DType d : out->kernel.argument_dtypes()) out->dtypes.emplace_back(ktune::to_string(d));
+        out->names = joined(out->kernel.argument_names());
       }) != 0)
     return nullptr;
   return out.release();
@@ -127,6 +129,7 @@ ktune_c_kernel* ktune_c_kernel_new(ktune_c_runtime* rt, const char* path_or_sour
 void ktune_c_kernel_free(ktune_c_kernel* k) { delete k; }
 
 const char* ktune_c_kernel_variables(ktune_c_kernel* k) { return k ? k->variables.c_str() : ""; }
+const char* ktune_c_kernel_arg_names(ktune_c_kernel* k) { return k ? k->names.c_str() : ""; }
 
 int ktune_c_kernel_arg_count(ktune_c_kernel* k) { return k ? static_cast<int>(k->kernel.argument_kinds().size()) : -1; }
 

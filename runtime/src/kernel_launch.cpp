@@ -318,6 +318,12 @@ const LaunchInfo& Kernel::launch_args(Stream stream, const ProblemValue* problem
 }
 
 const std::string& Kernel::name() const { return state_->kernel->spec.family(); }
+
+std::vector<std::string> Kernel::argument_names() const {
+  std::vector<std::string> out;
+  for (const auto& a : state_->kernel->args) out.push_back(a.name);
+  return out;
+}
 const std::vector<LaunchArg::Kind>& Kernel::argument_kinds() const { return state_->kinds; }
 
 std::vector<Kernel::Role> Kernel::argument_roles() const {

@@ -49,6 +49,7 @@ ktune_c_kernel* ktune_c_kernel_new(ktune_c_runtime* rt, const char* path_or_sour
 void ktune_c_kernel_free(ktune_c_kernel* k);
 /* The kernel's problem variables (names joined by ',') and its arguments' kinds. */
 const char* ktune_c_kernel_variables(ktune_c_kernel* k);
+const char* ktune_c_kernel_arg_names(ktune_c_kernel* k); /* the arguments' names joined by ',' */
 int ktune_c_kernel_arg_count(ktune_c_kernel* k);
 int ktune_c_kernel_arg_kind(ktune_c_kernel* k, int i); /* enum ktune_c_arg_kind, or -1 */
 /* What the kernel does with argument i: 0 reads it (in), 1 writes it (out), 2 both

@@ -111,6 +111,7 @@ class Kernel {
                                 const LaunchArg* args, std::size_t count) const;
 
   const std::string& name() const;                          // the `// @kernel` name
+  std::vector<std::string> argument_names() const;           // as the `// @arg` lines name them
   const std::vector<std::string>& problem_variables() const;  // in declaration order
   // What each argument must be, in declaration order (pointer, or a scalar's kind), and
   // what the kernel does with it (its `// @arg` role).
