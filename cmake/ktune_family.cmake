@@ -44,6 +44,7 @@ function(ktune_family name)
   # package is built (pyproject.toml sets KTUNE_PYTHON_FAMILIES_DIR).
   if(KTUNE_PYTHON_FAMILIES_DIR AND EXISTS ${dir}/python/${name}.py)
     install(FILES ${dir}/python/${name}.py DESTINATION ${KTUNE_PYTHON_FAMILIES_DIR})
+    set_property(GLOBAL APPEND PROPERTY KTUNE_PYTHON_FAMILIES ${name})
   endif()
   file(GLOB kernels CONFIGURE_DEPENDS ${dir}/*.cuh)
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_KERNELS ${kernels})

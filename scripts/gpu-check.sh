@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
 #   bash scripts/gpu-bundle.sh          # here: build/ without object files -> build-gpu/
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|sweep|all|family:NAME]
+#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|wheel|sweep|all|family:NAME]
 # (on the GPU machine, KTUNE_BUILD=build-gpu). `install`: ktune tunes the example's problem, then
 # scripts/check_install.sh builds examples/ against the installed package and runs it.
 # `sweep` (not part of all): every config of every space compiled, `ctest -C sweep -L
@@ -146,6 +146,27 @@ if [ "$what" = install ] || [ "$what" = all ]; then
   bash "$here/scripts/check_install.sh" "$build" "$(mktemp -d)" 1000 1537 >> "$out/install.log" 2>&1
   rc=$?; [ $rc = 0 ] || status=1
   note "install: rc=$rc; $(grep -E '^transpose_app' "$out/install.log" | tr '\n' ' ' | cut -c1-900)"
+fi
+if [ "$what" = wheel ] || [ "$what" = all ]; then
+  # The wheel as a user gets it (built here from a clean clone: `pip wheel . --no-deps -w
+  # .whl`), installed with pip, and the Python GPU suite run against the installed package,
+  # not the checkout; then the host cost of every call against PyTorch's (bench/results/python.md).
+  site=$(mktemp -d)
+  wheel=$(ls "$here"/.whl/ktune-*.whl 2>/dev/null | head -1)
+  if [ -z "$wheel" ]; then note "wheel: none in .whl/ (build it here: pip wheel . --no-deps -w .whl)"; status=1
+  else
+    python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" "$wheel" > "$out/wheel.log" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "wheel: pip install $(basename "$wheel"): rc=$rc"
+    (cd "$here" && KTUNE_TEST_INSTALLED=1 PYTHONPATH="$site" PYTHONUNBUFFERED=1 timeout 900 python3 python/tests/run.py gpu) \
+      >> "$out/wheel.log" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "python gpu tests against the installed wheel: rc=$rc; $(grep -E '^(Ran|OK|FAILED)' "$out/wheel.log" | tr '\n' ' ')"
+    (cd "$here" && KTUNE_TEST_INSTALLED=1 PYTHONPATH="$site" timeout 300 python3 bench/python_host_cost.py \
+      "$out/host-cost.jsonl" --profile "$out/host-profile.txt") > "$out/host-cost.txt" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "host cost (bench/python_host_cost.py): rc=$rc"
+  fi
 fi
 if [ "$what" = tensor ]; then
   # The tensor-core GEMM's checks, in steps (KTUNE_TENSOR_STEPS, default all three), as

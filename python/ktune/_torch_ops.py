@@ -26,9 +26,29 @@ class TorchOps:
         ops = self.ops()
         return ops if sys.modules["torch"].compiler.is_compiling() else None
 
+    def routed(self, x, *more):
+        """The ops when a call on x (and `more`, the other differentiable tensors) must
+        go through the dispatcher: inside torch.compile, or when any of them requires
+        grad under grad mode (the ops carry the backward); else None (an eager call
+        without autograd skips the dispatcher)."""
+        if not type(x).__module__.startswith("torch"):
+            return None
+        torch = sys.modules["torch"]
+        if torch.compiler.is_compiling() or needs_grad(x, *more):
+            return self.ops()
+        return None
+
     @staticmethod
     def build_all():
         torch = sys.modules["torch"]
         for ops in TorchOps.all:
             if ops._ops is None:
                 ops._ops = ops._build(torch)
+
+
+def needs_grad(*arrays):
+    """Whether PyTorch records gradients now and any of the arrays requires grad."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.is_grad_enabled():
+        return False
+    return any(getattr(a, "requires_grad", False) for a in arrays)

@@ -7,12 +7,13 @@ import ctypes
 from . import _lib
 from ._arrays import as_device_array, dlpack_stream, empty_like, stream_handle, torch_dtype
 from ._runtime import Runtime, callable_by_id, default_runtime, register_callable
-from ._torch_ops import TorchOps
+from ._torch_ops import TorchOps, needs_grad
 from .errors import InvalidArgument
 
 __all__ = ["C", "DTYPE_NAMES", "InvalidArgument", "Runtime", "TorchOps", "as_device_array", "c_function",
-           "callable_by_id", "check", "default_runtime", "dlpack_stream", "empty_like", "matrix_layout",
-           "register_callable", "require", "row_major", "runtime_method", "shape_text", "stream_handle", "torch_dtype"]
+           "callable_by_id", "check", "default_runtime", "dlpack_stream", "empty_like", "matrix_layout", "needs_grad",
+           "no_grad_here", "no_grad_in_place", "refuse_under_capture", "register_callable", "require", "row_major", "runtime_method",
+           "shape_text", "stream_handle", "torch_dtype"]
 
 C = ctypes
 check = _lib.check
@@ -70,3 +71,28 @@ def row_major(a, name):
                               "a transposed view's transpose is a copy (.contiguous() / .copy())")
     if a.shape[0] > 1 and a.strides[0] < a.shape[1]:
         raise InvalidArgument(f"{name}: its row pitch {a.strides[0]} is less than its {a.shape[1]} columns")
+
+
+def no_grad_in_place(call, *arrays):
+    """A clear error where an in-place (out=, c=) call would record no gradient for
+    arrays that require one, as PyTorch refuses out= under autograd."""
+    if needs_grad(*arrays):
+        raise InvalidArgument(f"{call}: a call writing into out= (or c=) has no gradient, and an input requires "
+                              "grad; call it without out= (the result is then differentiable), or under "
+                              "torch.no_grad()")
+
+
+def no_grad_here(call, *arrays):
+    """A clear error where a Runtime's own method (rt.transpose, ...: no dispatcher, no
+    autograd) is called on arrays that require grad: ktune.transpose etc. differentiate."""
+    if needs_grad(*arrays):
+        raise InvalidArgument(f"Runtime.{call} records no gradient and an input requires grad: call ktune.{call} "
+                              "(differentiable, on the default runtime), or under torch.no_grad()")
+
+
+def refuse_under_capture(stream, call):
+    """A typed error, before anything is enqueued, where `call` must read a result on the
+    host (it synchronizes) and the stream is capturing a CUDA graph."""
+    if stream and _lib.stream_capturing(stream):
+        raise InvalidArgument(f"{call} reads its result's size on the host (it synchronizes), which a CUDA graph "
+                              "capture cannot do: capture compact() instead (values and a device-side count)")

@@ -83,7 +83,7 @@ class TorchTest(unittest.TestCase):
         k = scale()
         x = random((4096,), torch.float32).to("cuda:1")
         y = torch.empty_like(x)
-        with self.assertRaisesRegex(ValueError, "argument 0 is on cuda:1, but the current device is cuda:0"):
+        with self.assertRaisesRegex(ValueError, r"argument 0 \(y\) is on cuda:1, but the current device is cuda:0"):
             call(k, y, x)
         with torch.cuda.device(1):
             call(k, y, x)
@@ -114,6 +114,110 @@ class TorchTest(unittest.TestCase):
                 return (2, 0)
         with self.assertRaisesRegex(ValueError, "already used"):
             k(y, Released(torch.zeros(16, device="cuda")), 16, problem={"n": 16})
+
+    def test_the_three_bad_kernel_calls_are_refused_before_launch(self):
+        k = ktune.Kernel(DATA / "scale.cu", "scale", "i32")
+        good = torch.zeros(1001, device="cuda", dtype=torch.int32)
+        with self.assertRaisesRegex(TypeError, r"argument 1 \(x\) is declared i32, but a f32 array was given"):
+            k(good, random((1001,), torch.float32), 1001, problem={"n": 1001})
+        with self.assertRaisesRegex(ValueError, "argument x holds 500 elements, but its declared size n is 1001"):
+            k(good, good[:500], 1001, problem={"n": 1001})
+        view = torch.zeros(11, 91, device="cuda", dtype=torch.int32).t()
+        with self.assertRaisesRegex(ValueError, r"argument 1 \(x\) is not contiguous"):
+            k(good, view, 1001, problem={"n": 1001})
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(good, torch.zeros_like(good)), "a refused call wrote")
+
+    def test_a_kernel_refuses_tensors_that_require_grad(self):
+        k = scale()
+        x = random((1000,), torch.float32).requires_grad_()
+        y = torch.empty(1000, device="cuda")
+        with self.assertRaisesRegex(ValueError, "requires grad, but a ktune.Kernel has no backward"):
+            call(k, y, x)
+        with torch.no_grad():
+            call(k, y, x)
+        call(k, y, x.detach())
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(y, 2 * x.detach()))
+
+    def test_first_call_of_a_kernel_inside_a_capture(self):
+        k = scale()
+        x = random((54321,), torch.float32)  # a size nothing called before
+        y = torch.empty_like(x)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):  # torch's own side stream
+            call(k, y, x)
+        x.copy_(random((54321,), torch.float32))
+        g.replay()
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(y, 2 * x))
+
+    def test_tuned_in_this_process_is_served_exact_at_the_next_call(self):
+        k = scale()  # the default runtime and database, as a notebook has them
+        x = random((77003,), torch.float32)
+        y = torch.empty_like(x)
+        call(k, y, x)
+        self.assertNotEqual(ktune.last_launch()["match"], "exact")
+        ktune.tune_kernel(DATA / "scale.cu", {"n": 77003}, quiet=True, strategy="exhaustive")
+        call(k, y, x)
+        self.assertEqual(ktune.last_launch()["match"], "exact")
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(y, 2 * x))
+
+    def test_records_another_process_writes_are_seen_while_calls_run(self):
+        import subprocess
+        import time
+        with tempfile.TemporaryDirectory() as tmp:
+            db = str(Path(tmp) / "tuning.db")
+            k = scale(ktune.Runtime(database=db))
+            x = random((65537,), torch.float32)
+            y = torch.empty_like(x)
+            call(k, y, x)
+            self.assertNotEqual(ktune.last_launch()["match"], "exact")
+            from ktune._tune import tuner
+            child = subprocess.Popen([tuner(), "tune", "--kernel", str(DATA / "scale.cu"), "--problem", "n=65537",
+                                      "--database", db], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            calls = 0
+            while child.poll() is None:  # calls go on while the other process writes the file
+                call(k, y, x)
+                calls += 1
+            self.assertEqual(child.returncode, 0)
+            time.sleep(0.6)  # the runtime looks at the file's version at most twice a second
+            call(k, y, x)
+            call(k, y, x)
+            self.assertEqual(ktune.last_launch()["match"], "exact", f"after {calls} calls during the tuning")
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(y, 2 * x))
+
+    def test_64_threads_each_with_its_own_streams(self):
+        k = scale()
+        errors = []
+        xs = [random((2000 + 7 * i,), torch.float32) for i in range(64)]
+        sums = [None] * 64
+
+        def work(i):
+            try:
+                for _ in range(3):
+                    s = torch.cuda.Stream()
+                    s.wait_stream(torch.cuda.default_stream())
+                    with torch.cuda.stream(s):
+                        y = torch.empty_like(xs[i])
+                        call(k, y, xs[i])
+                        sums[i] = ktune.sum(y)
+                    s.synchronize()
+                    if not torch.equal(y, 2 * xs[i]):
+                        errors.append(f"thread {i}: wrong result")
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(f"thread {i}: {e}")
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(64)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        for x, total in zip(xs, sums):
+            torch.testing.assert_close(total, (2 * x).double().sum().float(), rtol=1e-5, atol=1e-3)
 
     def test_users_kernel_tuned_from_python_then_called(self):
         with tempfile.TemporaryDirectory() as tmp:

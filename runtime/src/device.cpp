@@ -112,6 +112,9 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 }
 
 void prepare_function(CUfunction f, const Instance& inst) {
+  // Loaded now, not at its first launch (CUDA's lazy loading): a first launch may be
+  // inside a CUDA graph capture, where loading code is not allowed.
+  driver::check(driver::api().cuFuncLoad(f), "cuFuncLoad", inst.name_expression);
   driver::check(driver::api().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                  static_cast<int>(inst.smem_bytes)),
                 "cuFuncSetAttribute", inst.name_expression);

@@ -1,5 +1,6 @@
 // The runtime's generic part: contexts, the database, the first-call lookup and kernel
-// load, workspaces. Each family's public call lives in runtime/src/<family>_launch.cpp.
+// load, the database generation. Each family's public call lives in its folder
+// (templates/<family>/<family>_launch.cpp); workspaces are workspaces.cpp.
 #include <ktune/runtime/runtime_impl.hpp>
 #include <ktune/generator/settings.hpp>
 

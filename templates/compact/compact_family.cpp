@@ -38,6 +38,9 @@ ElementwiseExpr parse_predicate(const std::string& text) {
     throw InvalidArgument("compact predicate '" + text + "': one input and one output, e.g. 'keep = x > 0' (it has " +
                           std::to_string(e.inputs().size()) + " inputs, " + std::to_string(e.outputs().size()) +
                           " outputs)");
+  if (e.inputs().front() != "x")
+    throw InvalidArgument("compact predicate '" + text + "': the element is named x (e.g. 'keep = x > 0'); '" +
+                          e.inputs().front() + "' is not known");
   return e;
 }
 

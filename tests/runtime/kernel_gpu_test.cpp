@@ -64,6 +64,35 @@ TEST(KernelGpu, ConcurrentCallersFromManyThreads) {
   fs::remove_all(dir);
 }
 
+// A user's kernel captured on a new stream, as the problem's first call (its module
+// loaded under capture), with checked arrays; the graph replays on new data.
+TEST(KernelGpu, CapturedAsItsFirstCall) {
+  KTUNE_REQUIRE_GPU();
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  driver::check(driver::api().cuCtxSetCurrent(ctx.get()), "cuCtxSetCurrent");
+  const fs::path dir = fs::temp_directory_path() / ("ktune-kernel-capture-" + std::to_string(getpid()));
+  Runtime rt({(dir / "tuning.db").string(), false});
+  const Kernel k = rt.kernel(k_scale, "scale", {"float"});
+  const std::int64_t n = 70001;
+  DeviceBuffer x(static_cast<std::size_t>(n) * 4), y(static_cast<std::size_t>(n) * 4);
+  std::vector<float> in(static_cast<std::size_t>(n)), out(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 1013) - 500.0f;
+  capture_and_replay([&](CUstream s) {
+    k.launch(reinterpret_cast<Stream>(s), {{"n", n}}, array(reinterpret_cast<float*>(y.get()), n),
+             array(reinterpret_cast<const float*>(x.get()), n), n);
+  }, 0);  // captured, not run: the data goes in first
+  // (capture_and_replay destroys its graph; capture again and replay after the upload)
+  driver::check(driver::api().cuMemcpyHtoD(x.get(), in.data(), x.size()), "cuMemcpyHtoD");
+  capture_and_replay([&](CUstream s) {
+    k.launch(reinterpret_cast<Stream>(s), {{"n", n}}, array(reinterpret_cast<float*>(y.get()), n),
+             array(reinterpret_cast<const float*>(x.get()), n), n);
+  });
+  driver::check(driver::api().cuMemcpyDtoH(out.data(), y.get(), y.size()), "cuMemcpyDtoH");
+  for (std::size_t i = 0; i < in.size(); ++i) ASSERT_EQ(out[i], 2 * in[i]) << i;
+  fs::remove_all(dir);
+}
+
 // KTUNE_TUNE_ON_MISS=1 for a user's kernel given as source text: the first call runs
 // `ktune tune --kernel` on it (the source written beside the database, removed after),
 // and launches the winner, a correct config; a later runtime finds it exact with no tuner.

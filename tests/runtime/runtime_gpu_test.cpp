@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -100,6 +101,28 @@ TEST_F(RuntimeGpu, ExactThenNearestThenAlignmentRecheck) {
   info = run_and_check(rt, 512, 768, 1);
   EXPECT_EQ(info.match, MatchLevel::nearest);
   EXPECT_NE(info.config.find("vec=1"), std::string::npos) << info.config;
+}
+
+// A record stored after a problem's first call (by another connection: another process,
+// a tuner) is used at its next call: at once after refresh(), and without it once the
+// runtime's periodic look at the database's version sees the change. An exact one stays.
+TEST_F(RuntimeGpu, RecordsStoredLaterAreUsedAfterRefreshOrByThemselves) {
+  store(100, 100, 1, k_vec1);  // (the database exists; another problem's record)
+  Runtime rt({db_path_.string(), false});
+  EXPECT_EQ(run_and_check(rt, 512, 768).match, MatchLevel::nearest);
+  store(512, 768, 4, k_vec4);
+  rt.refresh();
+  LaunchInfo info = run_and_check(rt, 512, 768);
+  EXPECT_EQ(info.match, MatchLevel::exact);
+  EXPECT_NE(info.config.find("vec=4"), std::string::npos) << info.config;
+  EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::nearest);
+  store(300, 200, 4, k_vec4);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  run_and_check(rt, 300, 200);  // this call sees the new version (the next one resolves)
+  EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::exact);
+  store(512, 768, 4, k_vec1);  // an exact problem keeps its launch until the runtime is new
+  rt.refresh();
+  EXPECT_NE(run_and_check(rt, 512, 768).config.find("vec=4"), std::string::npos);
 }
 
 // A degenerate shape's copy needs its pointers' alignment, which the transpose's own

@@ -40,11 +40,16 @@ def _predicate(runtime, predicate, dtype):
 def _runtime_compact(runtime, x, mask=None, *, where=None, indices=False, out=None, stream=None):
     """The elements of x (a contiguous array, flattened) where mask (a contiguous bool or
     uint8 array of as many elements) is set, or where the predicate `where` holds (the
-    elementwise expression language, e.g. "keep = x > 0"), or with neither where x is
-    nonzero, densely and in order. Returns (values, count): values holds x.size slots, of which
-    the first `count` (a 1-element int64 device array, not read on the host) are the
-    kept ones; with indices=True, (values, positions, count). Nothing is synchronized."""
+    elementwise expression language, the element named x: "keep = x > 0"), or with
+    neither where x is nonzero, densely and in order. Returns (values, count): values is a
+    new 1-D array of x's dtype with x.size slots, of which the first `count` (a 1-element
+    int64 device array, not read on the host) are the kept ones; with indices=True,
+    (values, positions, count), positions int64 flat indices. Nothing is synchronized, so
+    it can be captured in a CUDA graph. No gradient (its output size is data-dependent)."""
     call = family.require(_compact, "compact")
+    if family.needs_grad(x):
+        raise family.InvalidArgument("compact has no gradient and x requires grad: its result would be detached "
+                                     "silently; call it under torch.no_grad() (or on x.detach())")
     s = family.stream_handle(stream, like=x)
     a = family.as_device_array(x, "x", family.dlpack_stream(s))
     if a.dtype not in _TYPES:
@@ -74,6 +79,8 @@ def _runtime_compact(runtime, x, mask=None, *, where=None, indices=False, out=No
     elif n:
         family.check(call(runtime._handle, o.address, c.address, a.address, flags, n, family.DTYPE_NAMES[a.dtype],
                           b"flags" if mask is not None else b"nonzero", at, s))
+    else:  # nothing kept of nothing
+        count[...] = 0
     return (values, positions, count) if indices else (values, count)
 
 
@@ -84,13 +91,18 @@ def compact(x, mask=None, *, where=None, indices=False, out=None, stream=None):
 
 def masked_select(x, mask, *, stream=None):
     """torch.masked_select(x, mask) for same-shape arrays: the kept elements, as a new
-    1-D array (reading the count synchronizes with the stream once)."""
+    1-D array. Synchronizes: its size is the count, read on the host (so it cannot be
+    captured in a CUDA graph: it refuses before enqueuing anything; capture compact())."""
+    family.refuse_under_capture(family.stream_handle(stream, like=x), "masked_select")
     values, count = compact(x, mask, stream=stream)
     return values[: int(count[0])]
 
 
 def nonzero(x, *, stream=None):
-    """The positions of x's nonzero elements (flattened), as torch.nonzero of a 1-D array
-    gives them (a new 1-D int64 array; reading the count synchronizes once)."""
+    """The flat positions of x's nonzero elements in memory order (a new 1-D int64 array;
+    for a 1-D x this is torch.nonzero(x).flatten(); for a matrix, the index into its
+    flattened elements, not torch.nonzero's (row, col) pairs). Synchronizes to read the
+    count (not capturable: it refuses before enqueuing anything; capture compact())."""
+    family.refuse_under_capture(family.stream_handle(stream, like=x), "nonzero")
     _, positions, count = compact(x, None, indices=True, stream=stream)
     return positions[: int(count[0])]

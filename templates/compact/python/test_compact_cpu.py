@@ -22,6 +22,8 @@ class CompactArgumentsTest(unittest.TestCase):
             ktune.compact(x, where="keep = x >", out=x)
         with self.assertRaisesRegex(ValueError, "one input and one output"):
             ktune.compact(x, where="keep = a + b", out=x)
+        with self.assertRaisesRegex(ValueError, "the element is named x .*'z' is not known"):
+            ktune.compact(x, where="keep = z > 0", out=x)
 
 
 if __name__ == "__main__":

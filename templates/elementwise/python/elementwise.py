@@ -1,5 +1,6 @@
 """ktune.elementwise from Python: an expression compiled once, called on framework arrays."""
 import math
+import re
 
 from ktune import family
 from ktune.family import C
@@ -10,25 +11,36 @@ _new = family.c_function("ktune_c_elementwise_new", C.c_void_p, [C.c_void_p] + [
 _free = family.c_function("ktune_c_elementwise_free", None, [C.c_void_p])
 _names = {part: family.c_function(f"ktune_c_elementwise_{part}", C.c_char_p, [C.c_void_p])
           for part in ("inputs", "outputs", "scalars")}
+_gradient = family.c_function("ktune_c_elementwise_gradient", C.c_char_p, [C.c_void_p])
 _call = family.c_function("ktune_c_elementwise_call", C.c_int,
                           [C.c_void_p, C.POINTER(C.c_uint64), C.c_int, C.POINTER(C.c_uint64), C.c_int, C.c_int64,
                            C.POINTER(C.c_double), C.c_int, C.c_uint64])
 
 
+_GRAD_OUT, _GRAD_IN = "ktune_dout_", "ktune_din_"  # the backward's names (ElementwiseExpr::gradient)
+
+
 class Elementwise:
     """An elementwise expression, e.g. ktune.elementwise("out = a * b + c", "f16"); call it
-    with its inputs (in .inputs order; contiguous arrays of one size) and its scalars by
-    name: op(a, b, c) returns the output (a tuple for two), op(a, b, c, out=y) writes y."""
+    with its inputs (in .inputs order; contiguous arrays of one shape) and its scalars by
+    name: op(a, b, c) returns the output (a tuple for two), op(a, b, c, out=y) writes y.
+    A name given by keyword at the call is a scalar even if the expression was made
+    without declaring it (op = elementwise("out = alpha * x + y", "f32"); op(x, y,
+    alpha=2.0)). Differentiable (PyTorch, without out=): the expression is
+    differentiated symbolically and the backward runs as generated ktune kernels."""
 
     def __init__(self, expression, dtype, out_dtype=None, scalars=(), runtime=None):
         family.require(_new, "elementwise")
         self._runtime = runtime or family.default_runtime()
-        handle = _new(self._runtime._handle, expression.encode(), str(dtype).encode(),
+        self.expression = str(expression)
+        handle = _new(self._runtime._handle, self.expression.encode(), str(dtype).encode(),
                       str(out_dtype).encode() if out_dtype else None, ",".join(scalars).encode() if scalars else None)
         self._handle = family.check(handle)
         self.inputs, self.outputs, self.scalars = (
             [v for v in _names[part](self._handle).decode().split(",") if v] for part in ("inputs", "outputs", "scalars"))
         self.dtype, self.out_dtype = str(dtype), str(out_dtype or dtype)
+        self._variants = {}  # frozenset of names taken as scalars at a call -> Elementwise
+        self._backward = None  # [Elementwise], made at the first backward
         self._id = family.register_callable(self)
 
     def __del__(self, _free=_free):
@@ -37,16 +49,42 @@ class Elementwise:
             self._handle = None
 
     def __call__(self, *arrays, out=None, stream=None, **scalars):
+        named_inputs = [name for name in scalars if name in self.inputs and name not in self.scalars]
+        if named_inputs:  # documented style: op(x, y, alpha=2.0) with alpha undeclared
+            return self._with_scalars(named_inputs)(*arrays, out=out, stream=stream, **scalars)
         if len(arrays) != len(self.inputs):
             raise family.InvalidArgument(f"takes {len(self.inputs)} inputs ({', '.join(self.inputs)}), not {len(arrays)}")
         if set(scalars) != set(self.scalars):
-            raise family.InvalidArgument(f"scalars: give {self.scalars}, not {sorted(scalars)}")
+            unknown = sorted(set(scalars) - set(self.scalars))
+            raise family.InvalidArgument(f"scalars: give {self.scalars}, not {sorted(scalars)}" +
+                                         (f" ({', '.join(unknown)}: not in '{self.expression}')" if unknown else ""))
         values = [float(scalars[name]) for name in self.scalars]
-        ops = _ops.under_compile(arrays[0]) if stream is None and out is None and arrays else None
+        if out is not None:
+            family.no_grad_in_place("elementwise", *arrays)
+        ops = _ops.routed(arrays[0], *arrays[1:]) if stream is None and out is None and arrays else None
         if ops is not None:
             results = ops(self._id, list(arrays), values)
             return results[0] if len(results) == 1 else tuple(results)
         return self.launch(arrays, values, out, stream)
+
+    def _with_scalars(self, names):
+        key = frozenset(names)
+        if key not in self._variants:
+            self._variants[key] = Elementwise(self.expression, self.dtype, self.out_dtype,
+                                              list(self.scalars) + sorted(names), self._runtime)
+        return self._variants[key]
+
+    def backward_ops(self):
+        """The backward's elementwise operations (at most two outputs each), made once:
+        inputs are this one's inputs and ktune_dout_<output>; outputs ktune_din_<input>."""
+        if self._backward is None:
+            text = family.check(_gradient(self._handle)).decode()
+            ops = []
+            for line in filter(None, text.split("\n")):
+                used = [name for name in self.scalars if name in _identifiers(line)]
+                ops.append(Elementwise(line, self.dtype, self.dtype, used, self._runtime))
+            self._backward = ops
+        return self._backward
 
     def launch(self, arrays, values, out=None, stream=None):
         """The launch itself: returns the output(s)."""
@@ -57,7 +95,9 @@ class Elementwise:
         first = ins[0]
         for a, name in zip(ins, self.inputs):
             if a.shape != first.shape or not a.contiguous or a.dtype != self.dtype:
-                raise family.InvalidArgument(f"input {name} must be a contiguous {self.dtype} array of shape {first.shape}")
+                raise family.InvalidArgument(f"input {name} must be a contiguous {self.dtype} array of shape "
+                                             f"{first.shape}, not {a.dtype} {a.shape}" +
+                                             ("" if a.contiguous else " (strided)"))
         outs = list(out) if isinstance(out, (tuple, list)) else [out] if out is not None else \
             [family.empty_like(first, first.shape, self.out_dtype) for _ in self.outputs]
         if len(outs) != len(self.outputs):
@@ -68,11 +108,17 @@ class Elementwise:
                 raise family.InvalidArgument(
                     f"output {name} must be a contiguous {self.out_dtype} array of shape {first.shape}")
         n = math.prod(first.shape)
+        if n == 0:  # empty inputs: empty outputs, as PyTorch's
+            return outs[0] if len(outs) == 1 else tuple(outs)
         u64 = C.c_uint64
         family.check(_call(self._handle, (u64 * max(1, len(out_arrays)))(*[o.address for o in out_arrays]),
                            len(out_arrays), (u64 * len(ins))(*[a.address for a in ins]), len(ins), n,
                            (C.c_double * max(1, len(values)))(*values), len(values), s))
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _identifiers(text):
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
 @family.runtime_method("elementwise")
@@ -98,6 +144,27 @@ def _build_ops(torch):
         dtype = family.torch_dtype(op.out_dtype)
         return [inputs[0].new_empty(inputs[0].shape, dtype=dtype) for _ in op.outputs]
 
+    def setup(ctx, inputs, output):
+        ctx.op_id, _, ctx.scalars = inputs
+        ctx.save_for_backward(*inputs[1])
+
+    def backward(ctx, grads):
+        """The symbolic gradient's kernels (Elementwise.backward_ops), through this same
+        op, so a second derivative and torch.compile work as for the forward."""
+        op = family.callable_by_id(ctx.op_id)
+        inputs = ctx.saved_tensors
+        dtype = family.torch_dtype(op.dtype)
+        values = dict(zip(op.inputs, inputs))
+        for name, g in zip(op.outputs, grads):
+            values[_GRAD_OUT + name] = (torch.zeros_like(inputs[0]) if g is None else g.to(dtype)).contiguous()
+        scalar = dict(zip(op.scalars, ctx.scalars))
+        found = {}
+        for b in op.backward_ops():
+            results = elementwise_op(b._id, [values[name] for name in b.inputs], [scalar[s] for s in b.scalars])
+            found.update({name[len(_GRAD_IN):]: t for name, t in zip(b.outputs, results)})
+        return None, [found.get(name, torch.zeros_like(x)) for name, x in zip(op.inputs, inputs)], None
+
+    elementwise_op.register_autograd(backward, setup_context=setup)
     return elementwise_op
 
 

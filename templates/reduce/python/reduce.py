@@ -20,7 +20,13 @@ def _runtime_reduce(runtime, x, op, dim=None, *, out=None, stream=None):
     """op ("sum", "max", "min", "mean") over every element of x (dim=None: a contiguous
     array), or over one dimension of a matrix (dim 0 or 1, -1, -2): rows or columns,
     row-major with a pitch or a transposed view. Results in f32 (f64 for f64 input):
-    a 0-d array, or one per kept row or column. Returns it."""
+    a 0-d array, or one per kept row or column. Returns it. No gradient: ktune.sum etc.
+    have one."""
+    family.no_grad_here("reduce", x)
+    return _reduce_on(runtime, x, op, dim, out=out, stream=stream)
+
+
+def _reduce_on(runtime, x, op, dim=None, *, out=None, stream=None):
     family.require(_whole, "reduce")
     if op not in _OPS:
         raise family.InvalidArgument(f"op '{op}': sum, max, min or mean")
@@ -50,6 +56,13 @@ def _runtime_reduce(runtime, x, op, dim=None, *, out=None, stream=None):
     o = family.as_device_array(target, "out", family.dlpack_stream(s))
     if o.shape != kept or o.dtype != result or (kept and o.strides != (1,)):
         raise family.InvalidArgument(f"out must be a contiguous {result} array of shape {kept}, not {o.shape} {o.dtype}")
+    if math.prod(a.shape) == 0:  # as PyTorch: an empty sum is 0, a mean nan, a max has no value
+        if math.prod(kept) == 0:
+            return target  # no result to compute
+        if op in ("max", "min"):
+            raise family.InvalidArgument(f"{op} over an empty dim has no value (as torch.amax)")
+        target[...] = 0 if op == "sum" else float("nan")
+        return target
     family.check(call(o.address))
     return target
 
@@ -57,7 +70,7 @@ def _runtime_reduce(runtime, x, op, dim=None, *, out=None, stream=None):
 def _build_ops(torch):
     @torch.library.custom_op("ktune::reduce", mutates_args=())
     def reduce_op(x: torch.Tensor, op: str, dim: Optional[int]) -> torch.Tensor:
-        return family.default_runtime().reduce(x, op, dim)
+        return _reduce_on(family.default_runtime(), x, op, dim)
 
     @reduce_op.register_fake
     def _(x, op, dim):
@@ -66,6 +79,28 @@ def _build_ops(torch):
             return x.new_empty((), dtype=kind)
         return x.new_empty((x.shape[0],) if dim % 2 == 1 else (x.shape[1],), dtype=kind)
 
+    def setup(ctx, inputs, output):
+        x, ctx.op, ctx.dim = inputs
+        ctx.save_for_backward(x, output)
+
+    def backward(ctx, grad):
+        """sum: the gradient broadcast back; mean: divided by the count; max and min:
+        shared among the elements equal to the result (as torch.amax)."""
+        x, result = ctx.saved_tensors
+        keep = [1] * x.dim() if ctx.dim is None else [1, -1] if ctx.dim % 2 == 0 else [-1, 1]
+        g = grad.reshape(keep)
+        if ctx.op in ("sum", "mean"):
+            gx = g.expand(x.shape)
+            if ctx.op == "mean":
+                gx = gx / (x.numel() if ctx.dim is None else x.shape[ctx.dim % 2])
+        else:
+            hit = (x == result.reshape(keep).to(x.dtype)).to(g.dtype)
+            over = None if ctx.dim is None else ctx.dim % 2
+            ties = hit.sum() if over is None else hit.sum(dim=over, keepdim=True)
+            gx = hit * g / ties
+        return gx.to(x.dtype), None, None
+
+    reduce_op.register_autograd(backward, setup_context=setup)
     return reduce_op
 
 
@@ -74,13 +109,17 @@ _ops = family.TorchOps(_build_ops)
 
 def _reduction(op):
     def call(x, dim=None, *, out=None, stream=None):
-        ops = _ops.under_compile(x) if stream is None and out is None else None
+        if out is not None:
+            family.no_grad_in_place(op, x)
+        ops = _ops.routed(x) if stream is None and out is None else None
         if ops is not None:
             return ops(x, op, dim)
-        return family.default_runtime().reduce(x, op, dim, out=out, stream=stream)
+        return _reduce_on(family.default_runtime(), x, op, dim, out=out, stream=stream)
 
     call.__name__ = call.__qualname__ = op
-    call.__doc__ = f"{op} over x, or over one dim of a matrix, on the default runtime (Runtime.reduce)."
+    call.__doc__ = (f"{op} over every element of x (dim=None), or over dim 0 or 1 of a matrix, on the default "
+                    "runtime (see Runtime.reduce): a 0-d array, or one value per kept row or column; f32 (f64 for "
+                    "f64 input). Differentiable (without out=).")
     return call
 
 

@@ -21,7 +21,12 @@ def _runtime_scan(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, 
     a contiguous array), or along the last dim of a matrix (dim=-1 or 1: each row, as
     torch.cumsum(x, dim=-1); rows with any pitch). Inclusive, or exclusive (out[0] is
     the identity). The result has x's shape: f32 for f16/bf16 input, else x's dtype;
-    out may be x itself (in place). Returns it."""
+    out may be x itself (in place). Returns it. No gradient: ktune.scan has one."""
+    family.no_grad_here("scan", x)
+    return _scan_on(runtime, x, op, dim, exclusive=exclusive, out=out, stream=stream)
+
+
+def _scan_on(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, stream=None):
     family.require(_whole, "scan")
     if op not in _OPS:
         raise family.InvalidArgument(f"op '{op}': sum, max or min")
@@ -58,12 +63,34 @@ def _runtime_scan(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, 
 def _build_ops(torch):
     @torch.library.custom_op("ktune::scan", mutates_args=())
     def scan_op(x: torch.Tensor, op: str, dim: Optional[int], exclusive: bool) -> torch.Tensor:
-        return family.default_runtime().scan(x, op, dim, exclusive=exclusive)
+        return _scan_on(family.default_runtime(), x, op, dim, exclusive=exclusive)
 
     @scan_op.register_fake
     def _(x, op, dim, exclusive):
         return x.new_empty(x.shape, dtype=torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype)
 
+    def setup(ctx, inputs, output):
+        x, ctx.op, ctx.dim, ctx.exclusive = inputs
+        ctx.save_for_backward(x)
+
+    def backward(ctx, grad):
+        """An exclusive scan's out[i] is the inclusive one's out[i-1], so its gradient is
+        the inclusive one's of the gradient shifted by one. Sum: the reversed prefix sum
+        of the gradient (ktune's scan, on the reversed gradient); max and min: each
+        gradient to the element that was the running extreme (torch.cummax's index)."""
+        (x,) = ctx.saved_tensors
+        lines = x.reshape(1, -1) if ctx.dim is None else x  # one row, or the rows
+        g = grad.reshape(lines.shape)
+        if ctx.exclusive:
+            g = torch.cat([g[:, 1:], torch.zeros_like(g[:, :1])], dim=1)
+        if ctx.op == "sum":
+            gx = scan_op(g.flip(1).contiguous(), "sum", None if ctx.dim is None else 1, False).flip(1)
+        else:
+            running = torch.cummax(lines, dim=1) if ctx.op == "max" else torch.cummin(lines, dim=1)
+            gx = torch.zeros_like(g).scatter_add_(1, running.indices, g)
+        return gx.reshape(x.shape).to(x.dtype), None, None, None
+
+    scan_op.register_autograd(backward, setup_context=setup)
     return scan_op
 
 
@@ -71,13 +98,19 @@ _ops = family.TorchOps(_build_ops)
 
 
 def scan(x, op="sum", dim=None, *, exclusive=False, out=None, stream=None):
-    """Prefix op of x on the default runtime (Runtime.scan)."""
-    ops = _ops.under_compile(x) if stream is None and out is None else None
+    """Prefix op ("sum", "max", "min") of x on the default runtime (see Runtime.scan):
+    dim=None over every element in memory order (x contiguous, any shape), dim=-1 (or 1)
+    along each row of a matrix. Differentiable (without out=)."""
+    if out is not None:
+        family.no_grad_in_place("scan", x)
+    ops = _ops.routed(x) if stream is None and out is None else None
     if ops is not None:
         return ops(x, op, dim, bool(exclusive))
-    return family.default_runtime().scan(x, op, dim, exclusive=exclusive, out=out, stream=stream)
+    return _scan_on(family.default_runtime(), x, op, dim, exclusive=exclusive, out=out, stream=stream)
 
 
 def cumsum(x, dim=None, *, out=None, stream=None):
-    """scan(x, "sum", dim): torch.cumsum's name (dim=-1 along rows; None over the array)."""
+    """scan(x, "sum", dim): torch.cumsum's name. Unlike torch.cumsum, dim may be left out:
+    dim=None scans every element in memory order (a 2-D x as one flat array); dim=-1 (or
+    1) scans each row. Differentiable (without out=)."""
     return scan(x, "sum", dim, out=out, stream=stream)

@@ -2,7 +2,8 @@
 and exclusive, in place, against PyTorch; torch.compile."""
 import unittest
 
-from support import HAVE_GPU, ktune, random, torch
+from support import (HAVE_GPU, assert_captured_like_eager, assert_compiled_like_eager, assert_gradcheck, ktune, random,
+                     torch)
 
 
 def reference(x, op, dim, exclusive):
@@ -40,6 +41,21 @@ class ScanTest(unittest.TestCase):
         self.assertTrue(torch.equal(y, want))
         with self.assertRaisesRegex(ValueError, "output overlaps the input"):
             ktune.cumsum(big.reshape(-1)[1:1001], out=big.reshape(-1)[:1000])
+
+    def test_cuda_graphs_on_a_fresh_stream(self):
+        x = random((1 << 20,), torch.int32)
+        assert_captured_like_eager(self, ktune.cumsum, lambda x: x.cumsum(0).int(), [x], tol=0)
+        y = random((99991,), torch.int64)  # first call under capture
+        assert_captured_like_eager(self, lambda x: ktune.scan(x, "max"), lambda x: x.cummax(0).values, [y], tol=0,
+                                   eager_first=False)
+        assert_compiled_like_eager(self, lambda x: ktune.cumsum(x, dim=-1) + 1, lambda x: x.cumsum(-1) + 1,
+                                   lambda: [random((33, 1025), torch.int32)], tol=0)
+
+    def test_gradients(self):
+        for op in ("sum", "max", "min"):
+            for exclusive in (False, True):
+                for dim, shape in ((None, (301,)), (None, (7, 9)), (-1, (9, 31))):
+                    assert_gradcheck(self, lambda x: ktune.scan(x, op, dim, exclusive=exclusive), shape)
 
     def test_torch_compile(self):
         compiled = torch.compile(lambda t: ktune.cumsum(t, dim=-1) * 2, fullgraph=True)

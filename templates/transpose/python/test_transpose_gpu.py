@@ -2,7 +2,8 @@
 offsets, torch.compile, CuPy and JAX arrays."""
 import unittest
 
-from support import HAVE_GPU, jax_on_gpu, ktune, random, torch
+from support import (HAVE_GPU, assert_captured_like_eager, assert_compiled_like_eager, assert_gradcheck, jax_on_gpu,
+                     ktune, random, torch)
 
 
 @unittest.skipUnless(HAVE_GPU, "no GPU (or no PyTorch)")
@@ -38,6 +39,31 @@ class TransposeTest(unittest.TestCase):
         y2, z = compiled(x)
         self.assertTrue(torch.equal(y2, 2 * x.t()))
         self.assertTrue(torch.equal(z, x))
+
+    def test_cuda_graphs_on_a_fresh_stream(self):
+        x = random((1001, 777), torch.float32)
+        assert_captured_like_eager(self, ktune.transpose, lambda x: x.t(), [x], tol=0)
+        y = random((333, 129), torch.float16)  # its first call is under capture
+        assert_captured_like_eager(self, ktune.transpose, lambda x: x.t(), [y], tol=0, eager_first=False)
+        assert_compiled_like_eager(self, lambda x: ktune.transpose(x) * 2, lambda x: x.t() * 2,
+                                   lambda: [random((257, 1031), torch.float32)], tol=0)
+
+    def test_gradient(self):
+        assert_gradcheck(self, ktune.transpose, (37, 61))
+        x = random((64, 48), torch.float32).requires_grad_()
+        (ktune.transpose(x) * torch.arange(64, device="cuda")).sum().backward()  # a broadcast (strided) gradient
+        self.assertTrue(torch.equal(x.grad, torch.arange(64, device="cuda", dtype=torch.float32)[:, None].expand(64, 48)))
+        with self.assertRaisesRegex(ValueError, "out= .* has no gradient"):
+            ktune.transpose(x, out=torch.empty(48, 64, device="cuda"))
+        with self.assertRaisesRegex(ValueError, "Runtime.transpose records no gradient"):
+            ktune.default_runtime().transpose(x)
+        with torch.no_grad():
+            self.assertTrue(torch.equal(ktune.transpose(x), x.t()))
+
+    def test_empty(self):
+        for shape in ((0, 5), (7, 0)):
+            x = torch.empty(shape, device="cuda")
+            self.assertEqual(tuple(ktune.transpose(x).shape), shape[::-1])
 
     def test_cupy(self):
         try:

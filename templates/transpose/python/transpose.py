@@ -13,7 +13,12 @@ def _runtime_transpose(runtime, x, out=None, *, stream=None):
     """out (cols x rows) = x (rows x cols) transposed, on the caller's stream. x and out
     are row-major with unit column stride and any row pitch (a slice of a larger
     matrix is a pitch, not a copy); a transposed view is refused (its transpose is a
-    plain copy: `x.t().contiguous()`). Returns out."""
+    plain copy: `x.t().contiguous()`). Returns out. No gradient: ktune.transpose has one."""
+    family.no_grad_here("transpose", x)
+    return _transpose_on(runtime, x, out, stream)
+
+
+def _transpose_on(runtime, x, out=None, stream=None):
     call = family.require(_transpose, "transpose")
     s = family.stream_handle(stream, like=x)
     a = family.as_device_array(x, "x", family.dlpack_stream(s))
@@ -26,23 +31,29 @@ def _runtime_transpose(runtime, x, out=None, *, stream=None):
     if o.shape != (cols, rows) or o.dtype != a.dtype or o.device != a.device:
         raise family.InvalidArgument(f"out must be {cols}x{rows} {a.dtype} on device {a.device}, not "
                                      f"{family.shape_text(o.shape)} {o.dtype} on device {o.device}")
-    family.check(call(runtime._handle, o.address, a.address, rows, cols, o.strides[0], a.strides[0],
-                      family.DTYPE_NAMES[a.dtype], s))
+    if rows and cols:  # an empty matrix: an empty result, as PyTorch's
+        family.check(call(runtime._handle, o.address, a.address, rows, cols, max(o.strides[0], rows),
+                          max(a.strides[0], cols), family.DTYPE_NAMES[a.dtype], s))
     return out
 
 
 def _build_ops(torch):
     @torch.library.custom_op("ktune::transpose", mutates_args=())
     def transpose_op(x: torch.Tensor) -> torch.Tensor:
-        return family.default_runtime().transpose(x)
+        return _transpose_on(family.default_runtime(), x)
 
     @transpose_op.register_fake
     def _(x):
         return x.new_empty((x.shape[1], x.shape[0]))
 
+    def backward(ctx, grad):  # the gradient of a transpose is the transposed gradient
+        return transpose_op(grad.contiguous())
+
+    transpose_op.register_autograd(backward)
+
     @torch.library.custom_op("ktune::transpose_out", mutates_args=("out",))
     def transpose_out(x: torch.Tensor, out: torch.Tensor) -> None:
-        family.default_runtime().transpose(x, out)
+        _transpose_on(family.default_runtime(), x, out)
 
     @transpose_out.register_fake
     def _(x, out):
@@ -55,8 +66,12 @@ _ops = family.TorchOps(_build_ops)
 
 
 def transpose(x, out=None, *, stream=None):
-    """out (cols x rows) = x (rows x cols) transposed on the default runtime (Runtime.transpose)."""
-    ops = _ops.under_compile(x) if stream is None else None
+    """out (cols x rows) = x (rows x cols) transposed on the default runtime (see
+    Runtime.transpose). Differentiable (without out=): the gradient is the transposed
+    gradient, through ktune's transpose."""
+    if out is not None:
+        family.no_grad_in_place("transpose", x)
+    ops = _ops.routed(x) if stream is None else None
     if ops is not None:
         return ops[0](x) if out is None else (ops[1](x, out), out)[1]
-    return family.default_runtime().transpose(x, out, stream=stream)
+    return _transpose_on(family.default_runtime(), x, out, stream)

@@ -20,7 +20,7 @@ namespace ktune::driver {
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)     \
   X(cuGetErrorName) X(cuGetErrorString) X(cuPointerGetAttribute) X(cuStreamBeginCapture)                 \
   X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy) X(cuTensorMapEncodeTiled) \
-  X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuStreamIsCapturing) X(cuStreamWaitEvent) X(cuThreadExchangeStreamCaptureMode)
+  X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuStreamIsCapturing) X(cuStreamWaitEvent) X(cuThreadExchangeStreamCaptureMode) X(cuFuncLoad)
 
 struct Api {
 #define KTUNE_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
