@@ -1,11 +1,15 @@
 """Host cost per call of every built-in Python call against its PyTorch equivalent, on
 tiny tensors, in one process (issue 65, item 6):
   python3 bench/python_host_cost.py [OUT.jsonl] [--profile OUT.txt]
-Each pair runs interleaved in rounds of 1000 back-to-back calls (synchronized after each
-round), 7 rounds; the median round's time per call is the call's host cost (the kernels
-are a few microseconds, so the host is what the round waits for). Prints one JSON line
-per call (and writes them to OUT.jsonl); --profile writes cProfile's top entries of
-each ktune call. KTUNE_TEST_INSTALLED=1: the installed package; else the checkout's."""
+Each pair runs interleaved, 15 rounds each:
+- host: the time to enqueue 100 back-to-back calls from an idle stream (synchronized
+  before, not during: the launch queue never fills), per call: what the caller's thread
+  spends;
+- wall: 1000 back-to-back calls and a synchronize, per call (the host, or the GPU where
+  it is the slower).
+The median round of each. Prints one JSON line per call (and writes them to OUT.jsonl);
+--profile writes cProfile's top entries of each ktune call. KTUNE_TEST_INSTALLED=1: the
+installed package; else the checkout's."""
 import cProfile
 import io
 import json
@@ -23,16 +27,26 @@ if not os.environ.get("KTUNE_TEST_INSTALLED"):  # else the installed package (pi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 import ktune  # noqa: E402
 
-CALLS, ROUNDS = 1000, 7
+CALLS, HOST_CALLS, ROUNDS = 1000, 100, 15
 
 
-def per_call_us(fn):
+def wall_us(fn):
     torch.cuda.synchronize()
     t = time.perf_counter()
     for _ in range(CALLS):
         fn()
     torch.cuda.synchronize()
     return (time.perf_counter() - t) / CALLS * 1e6
+
+
+def host_us(fn):
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(HOST_CALLS):
+        fn()
+    elapsed = time.perf_counter() - t
+    torch.cuda.synchronize()
+    return elapsed / HOST_CALLS * 1e6
 
 
 def pairs():
@@ -67,17 +81,21 @@ def main(argv):
     profile = argv[argv.index("--profile") + 1] if "--profile" in argv else None
     meta = {"gpu": torch.cuda.get_device_name(), "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "python": sys.version.split()[0], "torch": torch.__version__, "ktune": ktune.__version__,
-            "package": str(Path(ktune.__file__).parent), "calls": CALLS, "rounds": ROUNDS}
+            "package": str(Path(ktune.__file__).parent), "calls": CALLS, "host_calls": HOST_CALLS,
+            "rounds": ROUNDS}
     lines, report = [], io.StringIO()
     for name, ours, theirs in pairs():
         ours(), theirs()  # first calls (lookup, compile, load) are not host cost
-        rounds = {"ktune": [], "torch": []}
+        rounds = {key: [] for key in ("ktune_host", "torch_host", "ktune_wall", "torch_wall")}
         for _ in range(ROUNDS):
-            rounds["ktune"].append(per_call_us(ours))
-            rounds["torch"].append(per_call_us(theirs))
-        k_us, t_us = statistics.median(rounds["ktune"]), statistics.median(rounds["torch"])
-        line = dict(meta, call=name, ktune_us=round(k_us, 2), torch_us=round(t_us, 2), ratio=round(k_us / t_us, 3),
-                    match=ktune.last_launch()["match"])
+            rounds["ktune_host"].append(host_us(ours))
+            rounds["torch_host"].append(host_us(theirs))
+            rounds["ktune_wall"].append(wall_us(ours))
+            rounds["torch_wall"].append(wall_us(theirs))
+        us = {key: statistics.median(v) for key, v in rounds.items()}
+        line = dict(meta, call=name, **{key: round(v, 2) for key, v in us.items()},
+                    host_ratio=round(us["ktune_host"] / us["torch_host"], 3),
+                    wall_ratio=round(us["ktune_wall"] / us["torch_wall"], 3), match=ktune.last_launch()["match"])
         lines.append(line)
         print(json.dumps(line), flush=True)
         if profile:

@@ -31,11 +31,11 @@ class DeviceArray:
     """A device array's address, shape, strides (in elements), dtype and device; holds
     what keeps the memory alive (the array, and its DLPack capsule) while it is used."""
 
-    __slots__ = ("obj", "address", "shape", "strides", "dtype", "device", "_keep")
+    __slots__ = ("obj", "address", "shape", "strides", "dtype", "device", "_keep", "_contiguous")
 
-    def __init__(self, obj, address, shape, strides, dtype, device, keep=None):
+    def __init__(self, obj, address, shape, strides, dtype, device, keep=None, contiguous=None):
         self.obj, self.address, self.shape, self.strides = obj, address, tuple(shape), tuple(strides)
-        self.dtype, self.device, self._keep = dtype, device, keep
+        self.dtype, self.device, self._keep, self._contiguous = dtype, device, keep, contiguous
 
     @property
     def framework(self):
@@ -44,10 +44,13 @@ class DeviceArray:
     @property
     def contiguous(self):
         """Dense row-major (a dimension of size 1 may have any stride)."""
-        return all(n == 1 or s == want for n, s, want in zip(self.shape, self.strides, _contiguous_strides(self.shape)))
+        if self._contiguous is None:
+            self._contiguous = all(n == 1 or s == want for n, s, want in
+                                   zip(self.shape, self.strides, contiguous_strides(self.shape)))
+        return self._contiguous
 
 
-def _contiguous_strides(shape):
+def contiguous_strides(shape):
     strides, step = [], 1
     for n in reversed(shape):
         strides.append(step)
@@ -70,7 +73,7 @@ def _from_dlpack(x, name, stream):
         raise TypeError(f"{name}: dtype (code {t.code}, {t.bits} bits, {t.lanes} lanes) is not one ktune takes "
                         f"({', '.join(sorted(SIZE))})")
     shape = [t.shape[i] for i in range(t.ndim)]
-    strides = [t.strides[i] for i in range(t.ndim)] if t.strides else _contiguous_strides(shape)
+    strides = [t.strides[i] for i in range(t.ndim)] if t.strides else contiguous_strides(shape)
     return DeviceArray(x, (t.data or 0) + t.byte_offset, shape, strides, _DL[(t.code, t.bits)], t.device_id,
                        keep=capsule)
 
@@ -82,7 +85,7 @@ def _from_cai(x, name):
         raise TypeError(f"{name}: dtype {cai['typestr']} is not one ktune takes ({', '.join(sorted(SIZE))})")
     shape = cai["shape"]
     strides = cai.get("strides")
-    strides = _contiguous_strides(shape) if strides is None else tuple(s // SIZE[dtype] for s in strides)
+    strides = contiguous_strides(shape) if strides is None else tuple(s // SIZE[dtype] for s in strides)
     device = getattr(getattr(x, "device", None), "index", None)
     if device is None:
         device = getattr(getattr(x, "device", None), "id", 0)
@@ -90,6 +93,8 @@ def _from_cai(x, name):
 
 
 _torch_dtypes = {}
+_torch_by_name = {}
+TORCH_DTYPES = _torch_dtypes  # torch dtype -> ktune's name, filled once PyTorch is seen
 
 
 _torch_tensor = [None]  # torch.Tensor, once PyTorch is seen
@@ -101,29 +106,45 @@ def _torch_table():
         _torch_tensor[0] = torch.Tensor
         _torch_dtypes.update({torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64",
                               torch.int8: "i8", torch.uint8: "u8", torch.int16: "i16", torch.int32: "i32",
-                              torch.int64: "i64", torch.bool: "u8"})  # (bool last: u8 maps back to uint8)
+                              torch.int64: "i64", torch.bool: "u8"})
+        _torch_by_name.update({v: k for k, v in _torch_dtypes.items() if k is not torch.bool})
     return _torch_dtypes
 
 
 def torch_dtype(name):
     """PyTorch's dtype for a ktune dtype name ("bf16" -> torch.bfloat16)."""
-    return next(k for k, v in _torch_table().items() if v == name)
+    _torch_table()
+    return _torch_by_name[name]
 
 
 def _from_torch(x, name):
     """PyTorch's tensors read directly: a DLPack export costs tens of microseconds."""
-    _torch_table()
+    dtype = (_torch_dtypes or _torch_table()).get(x.dtype)
+    device = x.get_device()  # -1 on the CPU
+    if device < 0 or dtype is None or device != sys.modules["torch"]._C._cuda_getDevice():
+        _refuse_torch(x, name, dtype)
+    return DeviceArray(x, x.data_ptr(), x.shape, x.stride(), dtype, device, contiguous=x.is_contiguous())
+
+
+def _refuse_torch(x, name, dtype):
+    """The error for a tensor ktune does not take: where it is, or its dtype."""
     if not x.is_cuda:
         raise InvalidArgument(f"{name} is on the {x.device.type.upper()}: ktune takes CUDA tensors (move it with .cuda())")
-    dtype = _torch_dtypes.get(x.dtype)
     if dtype is None:
         raise TypeError(f"{name}: dtype {x.dtype} is not one ktune takes ({', '.join(sorted(SIZE))})")
-    device = x.get_device()
-    current = sys.modules["torch"]._C._cuda_getDevice()
-    if device != current:  # ktune launches in the current device's context
-        raise InvalidArgument(f"{name} is on cuda:{device}, but the current device is cuda:{current}: call within "
-                              f"torch.cuda.device({device})")
-    return DeviceArray(x, x.data_ptr(), x.shape, x.stride(), dtype, device)
+    device, current = x.get_device(), sys.modules["torch"]._C._cuda_getDevice()
+    raise InvalidArgument(f"{name} is on cuda:{device}, but the current device is cuda:{current}: call within "
+                          f"torch.cuda.device({device})")  # ktune launches in the current device's context
+
+
+
+def torch_tensor_type():
+    """torch.Tensor once PyTorch was seen by a call (else a type nothing is)."""
+    return _torch_tensor[0] or _NoTensor
+
+
+class _NoTensor:
+    pass
 
 
 def current_device():
@@ -138,8 +159,8 @@ def array_facts(x, name, stream, current, keep):
     to `keep`. A plain PyTorch tensor is read with a few attribute calls, no DLPack."""
     if type(x) is _torch_tensor[0]:
         dtype = _torch_dtypes.get(x.dtype)
-        if not x.is_cuda or dtype is None or x.get_device() != current:
-            _from_torch(x, name)  # raises the error that says which
+        if dtype is None or x.get_device() != current:
+            _refuse_torch(x, name, dtype)
         return x.data_ptr(), dtype, x.numel(), x.is_contiguous()
     a = as_device_array(x, name, stream)
     keep.append(a)
@@ -199,10 +220,9 @@ def dlpack_stream(handle):
 def empty_like(a, shape, dtype=None):
     """A new contiguous array of `shape` in a's framework and device, of a's dtype or
     `dtype` (a ktune dtype name)."""
-    if a.framework == "torch":
-        torch = sys.modules["torch"]
+    if type(a.obj) is _torch_tensor[0] or a.framework == "torch":
         kind = a.obj.dtype if dtype is None else torch_dtype(dtype)
-        return torch.empty(shape, dtype=kind, device=a.obj.device)
+        return sys.modules["torch"].empty(shape, dtype=kind, device=a.obj.device)
     if a.framework == "cupy":
         cupy = sys.modules["cupy"]
         kind = a.obj.dtype if dtype is None else next(k for k, v in _TYPESTR.items() if v == dtype)

@@ -7,7 +7,7 @@ import threading
 import weakref
 
 from . import _lib
-from ._arrays import array_facts, current_device, dlpack_stream, stream_handle
+from ._arrays import TORCH_DTYPES, array_facts, current_device, dlpack_stream, stream_handle, torch_tensor_type
 from ._torch_ops import TorchOps
 from .errors import InvalidArgument
 
@@ -161,11 +161,15 @@ class Kernel:
         keep = []  # what keeps each array (and its DLPack capsule) alive through the launch
         current = current_device()
         grad = grad_mode()
+        tensor = torch_tensor_type()
         for i, (a, kind) in enumerate(zip(args, self.kinds)):
-            if kind == _lib.POINTER:
-                slots[i].pointer, counts[i], dtypes[i] = self._array(i, a, s, current, keep, grad)
-            else:
+            if kind != _lib.POINTER:
                 self._scalar(i, a, kind, slots[i])
+            elif (type(a) is tensor and TORCH_DTYPES.get(a.dtype) == self.dtypes[i] and a.get_device() == current
+                  and a.is_contiguous() and not (grad and a.requires_grad)):
+                slots[i].pointer, counts[i] = a.data_ptr(), a.numel()  # a plain PyTorch tensor, as declared
+            else:
+                slots[i].pointer, counts[i] = self._array(i, a, s, current, keep, grad)
         if len(problem) == len(self.variables) and all(v in problem for v in self.variables):
             names = self._names
             for j, v in enumerate(self.variables):
@@ -180,7 +184,8 @@ class Kernel:
         del keep
 
     def _array(self, i, a, s, current, keep, grad):
-        """Array argument i: (address, element count, dtype name), checked on the host."""
+        """Array argument i: (address, element count), checked on the host, or the error
+        that says what is wrong with it."""
         address, dtype, count, contiguous = array_facts(a, self._labels[i], dlpack_stream(s), current, keep)
         if dtype != self.dtypes[i]:
             raise TypeError(f"{self._labels[i]} is declared {self.dtypes[i]}, but a {dtype} array was given")
@@ -190,7 +195,7 @@ class Kernel:
         if grad and getattr(a, "requires_grad", False):
             raise InvalidArgument(f"{self._labels[i]} requires grad, but a ktune.Kernel has no backward: its result "
                                   "would be detached silently. Call it under torch.no_grad() (or pass .detach())")
-        return address, count, self._dtype_names[i]
+        return address, count
 
     def _scalar(self, i, a, kind, slot):
         if isinstance(a, bool) or not isinstance(a, (int, float)):
@@ -223,7 +228,8 @@ class Kernel:
             b.slots = [b.args[i].value for i in range(len(self.kinds))]
             b.values = (_lib.ctypes.c_int64 * max(1, len(self.variables)))()
             b.counts = (_lib.ctypes.c_int64 * n)(*([-1] * n))
-            b.dtypes = (_lib.ctypes.c_char_p * n)()
+            b.dtypes = (_lib.ctypes.c_char_p * n)(*[d if k == _lib.POINTER else None
+                                                    for d, k in zip(self._dtype_names, self.kinds)])
         return b.args, b.slots, b.values, b.counts, b.dtypes
 
 

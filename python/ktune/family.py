@@ -5,13 +5,14 @@ exports the names in its __all__; nothing else in the package names a family."""
 import ctypes
 
 from . import _lib
-from ._arrays import as_device_array, dlpack_stream, empty_like, stream_handle, torch_dtype
+from ._arrays import (DeviceArray, as_device_array, contiguous_strides, dlpack_stream, empty_like, stream_handle,
+                      torch_dtype)
 from ._runtime import Runtime, callable_by_id, default_runtime, register_callable
 from ._torch_ops import TorchOps, needs_grad
 from .errors import InvalidArgument
 
 __all__ = ["C", "DTYPE_NAMES", "InvalidArgument", "Runtime", "TorchOps", "as_device_array", "c_function",
-           "callable_by_id", "check", "default_runtime", "dlpack_stream", "empty_like", "matrix_layout", "needs_grad",
+           "callable_by_id", "check", "default_runtime", "dlpack_stream", "empty_like", "matrix_layout", "needs_grad", "new_array",
            "no_grad_here", "no_grad_in_place", "refuse_under_capture", "register_callable", "require", "row_major", "runtime_method",
            "shape_text", "stream_handle", "torch_dtype"]
 
@@ -45,6 +46,16 @@ def runtime_method(name):
         setattr(Runtime, name, function)
         return function
     return attach
+
+
+def new_array(a, shape, dtype=None):
+    """A new contiguous array like a's (empty_like: its framework and device, a's dtype or
+    `dtype`) and its DeviceArray, read without checking again what was just made."""
+    target = empty_like(a, shape, dtype)
+    if type(target) is type(a.obj) and hasattr(target, "data_ptr"):  # PyTorch: its address, nothing more to read
+        return target, DeviceArray(target, target.data_ptr(), shape, contiguous_strides(shape), dtype or a.dtype,
+                                   a.device, contiguous=True)
+    return target, as_device_array(target, "out")
 
 
 def shape_text(shape):

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 
 namespace ktune {
@@ -51,6 +52,7 @@ struct Kernel::State {
   std::shared_ptr<const UserKernel> kernel;
   DType type = DType::f32;
   std::vector<LaunchArg::Kind> kinds;  // per argument, what a launch must pass
+  std::uint64_t id = 0;                // unique per kernel made in this process (check_arrays' cache)
   struct Key {
     CUcontext ctx = nullptr;
     std::array<std::int64_t, k_max_variables> values{};
@@ -78,7 +80,9 @@ Kernel Runtime::kernel(const std::string& path_or_source, const std::string& ent
                        const std::vector<std::string>& template_args) {
   const bool inline_source = path_or_source.find("// @kernel") != std::string::npos;
   auto state = std::make_shared<Kernel::State>();
+  static std::atomic<std::uint64_t> kernels{0};
   state->runtime = impl_.get();
+  state->id = ++kernels;
   state->kernel = inline_source ? parse_user_kernel(path_or_source, "kernel source") : load_user_kernel(path_or_source);
   const UserKernel& k = *state->kernel;
   if (k.spec.entry() != entry) state->fail("its @entry is '" + k.spec.entry() + "', not '" + entry + "'");
@@ -148,8 +152,20 @@ void Kernel::State::check_arrays(const Key& key, const LaunchArg* args) const {
   if (std::none_of(args, args + kinds.size(), checked)) return;
   UserProblem up;
   up.type = type;
-  up.values.assign(key.values.begin(), key.values.begin() + static_cast<std::ptrdiff_t>(kernel->variables.size()));
-  const std::vector<double> extents = arg_values(*kernel, up);
+  // The declared extents at this problem, kept for this thread's next call of the same
+  // kernel and problem (evaluating the expressions costs more than the launch).
+  thread_local struct {
+    std::uint64_t kernel = 0;
+    std::array<std::int64_t, k_max_variables> values{};
+    std::vector<double> extents;
+  } last;
+  if (last.kernel != id || last.values != key.values) {
+    last.kernel = 0;  // (invalid while it is recomputed: arg_values may throw)
+    up.values.assign(key.values.begin(), key.values.begin() + static_cast<std::ptrdiff_t>(kernel->variables.size()));
+    last.extents = arg_values(*kernel, up);
+    last.kernel = id, last.values = key.values;
+  }
+  const std::vector<double>& extents = last.extents;
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     if (!checked(args[i])) continue;
     const KernelArg& a = kernel->args[i];

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <spawn.h>
@@ -249,7 +250,17 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   impl_->capture = Capture::from_environment(Database::path_or_default(impl_->options.database));
 }
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  // Destroying it unloads modules and frees memory, which a CUDA graph capture under way
+  // in another thread (global mode) would count against itself: this thread's capture
+  // mode is relaxed meanwhile. (Nothing to relax where no driver was ever loaded.)
+  std::optional<RelaxedCapture> relaxed;
+  try {
+    if (impl_ && !impl_->modules.empty()) relaxed.emplace();
+  } catch (...) {  // destructors never throw: without it, as before
+  }
+  impl_.reset();
+}
 
 void Runtime::refresh() { impl_->refresh(); }
 

@@ -1,6 +1,7 @@
 // Workspaces that never synchronize and survive CUDA graph capture (workspaces.hpp).
 #include <ktune/runtime/workspaces.hpp>
 
+#include <ktune/error.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/runtime/driver.hpp>
 
@@ -26,6 +27,10 @@ void logged(CUresult r, const char* what) noexcept {
 bool stream_capturing(CUstream stream) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   driver::check(driver::api().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing");
+  if (status == CU_STREAM_CAPTURE_STATUS_INVALIDATED)  // nothing can be added; say so before trying
+    throw CudaError(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "cuStreamIsCapturing",
+                    "the stream's CUDA graph capture was invalidated before this call (by an earlier operation "
+                    "captured on it, or an operation not allowed during a capture)");
   return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 

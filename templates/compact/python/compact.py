@@ -66,14 +66,17 @@ def _runtime_compact(runtime, x, mask=None, *, where=None, indices=False, out=No
         if m.dtype not in ("u8", "i8") or not m.contiguous or m.shape != a.shape:
             raise family.InvalidArgument(f"mask must be a contiguous bool or uint8 array of shape {a.shape}")
         flags = m.address
-    values = out if out is not None else family.empty_like(a, (n,))
-    o = family.as_device_array(values, "out", family.dlpack_stream(s))
-    if o.dtype != a.dtype or not o.contiguous or o.shape != (n,):
-        raise family.InvalidArgument(f"out must be a contiguous {a.dtype} array of shape ({n},)")
-    count = family.empty_like(a, (1,), "i64")
-    c = family.as_device_array(count, "count", family.dlpack_stream(s))
-    positions = family.empty_like(a, (n,), "i64") if indices else None
-    at = family.as_device_array(positions, "indices", family.dlpack_stream(s)).address if indices else 0
+    if out is None:
+        values, o = family.new_array(a, (n,))
+    else:
+        values, o = out, family.as_device_array(out, "out", family.dlpack_stream(s))
+        if o.dtype != a.dtype or not o.contiguous or o.shape != (n,):
+            raise family.InvalidArgument(f"out must be a contiguous {a.dtype} array of shape ({n},)")
+    count, c = family.new_array(a, (1,), "i64")
+    positions, at = None, 0
+    if indices:
+        positions, p = family.new_array(a, (n,), "i64")
+        at = p.address
     if n and handle is not None:
         family.check(_if_call(handle._handle, o.address, c.address, a.address, n, at, s))
     elif n:

@@ -1,6 +1,7 @@
 """ktune.elementwise from Python: an expression compiled once, called on framework arrays."""
 import math
 import re
+import threading
 
 from ktune import family
 from ktune.family import C
@@ -41,6 +42,7 @@ class Elementwise:
         self.dtype, self.out_dtype = str(dtype), str(out_dtype or dtype)
         self._variants = {}  # frozenset of names taken as scalars at a call -> Elementwise
         self._backward = None  # [Elementwise], made at the first backward
+        self._buffers = threading.local()  # each thread's ctypes arrays for the C call
         self._id = family.register_callable(self)
 
     def __del__(self, _free=_free):
@@ -91,30 +93,46 @@ class Elementwise:
         if not arrays:
             raise family.InvalidArgument("an elementwise call needs its inputs")
         s = family.stream_handle(stream, like=arrays[0])
-        ins = [family.as_device_array(a, name, family.dlpack_stream(s)) for a, name in zip(arrays, self.inputs)]
+        ds = family.dlpack_stream(s)
+        ins = [family.as_device_array(a, name, ds) for a, name in zip(arrays, self.inputs)]
         first = ins[0]
         for a, name in zip(ins, self.inputs):
-            if a.shape != first.shape or not a.contiguous or a.dtype != self.dtype:
+            if a.shape != first.shape or a.dtype != self.dtype or not a.contiguous:
                 raise family.InvalidArgument(f"input {name} must be a contiguous {self.dtype} array of shape "
                                              f"{first.shape}, not {a.dtype} {a.shape}" +
                                              ("" if a.contiguous else " (strided)"))
-        outs = list(out) if isinstance(out, (tuple, list)) else [out] if out is not None else \
-            [family.empty_like(first, first.shape, self.out_dtype) for _ in self.outputs]
-        if len(outs) != len(self.outputs):
-            raise family.InvalidArgument(f"out: {len(self.outputs)} arrays ({', '.join(self.outputs)})")
-        out_arrays = [family.as_device_array(o, name, family.dlpack_stream(s)) for o, name in zip(outs, self.outputs)]
-        for o, name in zip(out_arrays, self.outputs):
-            if o.shape != first.shape or not o.contiguous or o.dtype != self.out_dtype:
-                raise family.InvalidArgument(
-                    f"output {name} must be a contiguous {self.out_dtype} array of shape {first.shape}")
+        if out is None:
+            made = [family.new_array(first, first.shape, self.out_dtype) for _ in self.outputs]
+            outs, out_arrays = [t for t, _ in made], [o for _, o in made]
+        else:
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            if len(outs) != len(self.outputs):
+                raise family.InvalidArgument(f"out: {len(self.outputs)} arrays ({', '.join(self.outputs)})")
+            out_arrays = [family.as_device_array(o, name, ds) for o, name in zip(outs, self.outputs)]
+            for o, name in zip(out_arrays, self.outputs):
+                if o.shape != first.shape or not o.contiguous or o.dtype != self.out_dtype:
+                    raise family.InvalidArgument(
+                        f"output {name} must be a contiguous {self.out_dtype} array of shape {first.shape}")
         n = math.prod(first.shape)
-        if n == 0:  # empty inputs: empty outputs, as PyTorch's
-            return outs[0] if len(outs) == 1 else tuple(outs)
-        u64 = C.c_uint64
-        family.check(_call(self._handle, (u64 * max(1, len(out_arrays)))(*[o.address for o in out_arrays]),
-                           len(out_arrays), (u64 * len(ins))(*[a.address for a in ins]), len(ins), n,
-                           (C.c_double * max(1, len(values)))(*values), len(values), s))
+        if n:  # (empty inputs: empty outputs, as PyTorch's)
+            o_buf, i_buf, s_buf = self._thread_buffers()
+            for k, o in enumerate(out_arrays):
+                o_buf[k] = o.address
+            for k, a in enumerate(ins):
+                i_buf[k] = a.address
+            for k, v in enumerate(values):
+                s_buf[k] = v
+            family.check(_call(self._handle, o_buf, len(out_arrays), i_buf, len(ins), n, s_buf, len(values), s))
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _thread_buffers(self):
+        """This thread's address and scalar arrays for the C call, made at its first call."""
+        b = self._buffers
+        if not hasattr(b, "outs"):
+            b.outs = (C.c_uint64 * max(1, len(self.outputs)))()
+            b.ins = (C.c_uint64 * max(1, len(self.inputs)))()
+            b.scalars = (C.c_double * max(1, len(self.scalars)))()
+        return b.outs, b.ins, b.scalars
 
 
 def _identifiers(text):
@@ -162,7 +180,9 @@ def _build_ops(torch):
         for b in op.backward_ops():
             results = elementwise_op(b._id, [values[name] for name in b.inputs], [scalar[s] for s in b.scalars])
             found.update({name[len(_GRAD_IN):]: t for name, t in zip(b.outputs, results)})
-        return None, [found.get(name, torch.zeros_like(x)) for name, x in zip(op.inputs, inputs)], None
+        grads_in = [found.get(name, torch.zeros_like(x)) for name, x in zip(op.inputs, inputs)]
+        # The inputs' structure as PyTorch flattens it: a list of numbers is one leaf, an empty one a list.
+        return None, grads_in, None if ctx.scalars else []
 
     elementwise_op.register_autograd(backward, setup_context=setup)
     return elementwise_op

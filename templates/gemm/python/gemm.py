@@ -43,8 +43,9 @@ def _gemm_on(runtime, a, b, out=None, *, c=None, alpha=1.0, beta=0.0, math="auto
     if target is None:
         if beta != 0:
             raise family.InvalidArgument("beta != 0 reads C: give c")
-        target = family.empty_like(A, (m, n), out_dtype)
-    Cm = family.as_device_array(target, name, family.dlpack_stream(s))
+        target, Cm = family.new_array(A, (m, n), out_dtype)
+    else:
+        Cm = family.as_device_array(target, name, family.dlpack_stream(s))
     family.row_major(Cm, name)
     want = out_dtype or A.dtype
     if Cm.shape != (m, n) or Cm.dtype != want or Cm.device != A.device:

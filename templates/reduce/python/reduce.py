@@ -52,10 +52,13 @@ def _reduce_on(runtime, x, op, dim=None, *, out=None, stream=None):
         kept = (a.shape[0],) if dim == 1 else (a.shape[1],)
         fn = _lines[0] if along_rows else _lines[1]
         call = lambda o: fn(names[0], o, a.address, rows, cols, ld, *names[1:])  # noqa: E731
-    target = out if out is not None else family.empty_like(a, kept, result)
-    o = family.as_device_array(target, "out", family.dlpack_stream(s))
-    if o.shape != kept or o.dtype != result or (kept and o.strides != (1,)):
-        raise family.InvalidArgument(f"out must be a contiguous {result} array of shape {kept}, not {o.shape} {o.dtype}")
+    if out is None:
+        target, o = family.new_array(a, kept, result)
+    else:
+        target, o = out, family.as_device_array(out, "out", family.dlpack_stream(s))
+        if o.shape != kept or o.dtype != result or (kept and o.strides != (1,)):
+            raise family.InvalidArgument(f"out must be a contiguous {result} array of shape {kept}, not {o.shape} "
+                                         f"{o.dtype}")
     if math.prod(a.shape) == 0:  # as PyTorch: an empty sum is 0, a mean nan, a max has no value
         if math.prod(kept) == 0:
             return target  # no result to compute

@@ -35,8 +35,8 @@ def _scan_on(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, strea
     if a.dtype not in _TYPES:
         raise TypeError(f"x is {a.dtype}: scans take {', '.join(_TYPES)}")
     result = "f32" if a.dtype in ("f16", "bf16") else a.dtype
-    target = out if out is not None else family.empty_like(a, a.shape, result)
-    o = family.as_device_array(target, "out", family.dlpack_stream(s))
+    target, o = family.new_array(a, a.shape, result) if out is None else \
+        (out, family.as_device_array(out, "out", family.dlpack_stream(s)))
     if o.shape != a.shape or o.dtype != result or o.device != a.device:
         raise family.InvalidArgument(f"out must be {family.shape_text(a.shape)} {result} on device {a.device}, not "
                                      f"{family.shape_text(o.shape)} {o.dtype} on device {o.device}")

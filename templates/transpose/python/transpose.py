@@ -25,8 +25,9 @@ def _transpose_on(runtime, x, out=None, stream=None):
     family.row_major(a, "x")
     rows, cols = a.shape
     if out is None:
-        out = family.empty_like(a, (cols, rows))
-    o = family.as_device_array(out, "out", family.dlpack_stream(s))
+        out, o = family.new_array(a, (cols, rows))
+    else:
+        o = family.as_device_array(out, "out", family.dlpack_stream(s))
     family.row_major(o, "out")
     if o.shape != (cols, rows) or o.dtype != a.dtype or o.device != a.device:
         raise family.InvalidArgument(f"out must be {cols}x{rows} {a.dtype} on device {a.device}, not "
