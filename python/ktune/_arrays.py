@@ -220,9 +220,8 @@ def dlpack_stream(handle):
 def empty_like(a, shape, dtype=None):
     """A new contiguous array of `shape` in a's framework and device, of a's dtype or
     `dtype` (a ktune dtype name)."""
-    if type(a.obj) is _torch_tensor[0] or a.framework == "torch":
-        kind = a.obj.dtype if dtype is None else torch_dtype(dtype)
-        return sys.modules["torch"].empty(shape, dtype=kind, device=a.obj.device)
+    if type(a.obj) is _torch_tensor[0] or a.framework == "torch":  # (new_empty: no device object made)
+        return a.obj.new_empty(shape, dtype=a.obj.dtype if dtype is None else torch_dtype(dtype))
     if a.framework == "cupy":
         cupy = sys.modules["cupy"]
         kind = a.obj.dtype if dtype is None else next(k for k, v in _TYPESTR.items() if v == dtype)

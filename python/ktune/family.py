@@ -3,6 +3,7 @@ docs/adding-a-family.md): the library's C calls, arrays and streams, the runtime
 torch.library ops made for torch.compile. The package imports each family's module and
 exports the names in its __all__; nothing else in the package names a family."""
 import ctypes
+import sys
 
 from . import _lib
 from ._arrays import (DeviceArray, as_device_array, contiguous_strides, dlpack_stream, empty_like, stream_handle,
@@ -13,7 +14,7 @@ from .errors import InvalidArgument
 
 __all__ = ["C", "DTYPE_NAMES", "InvalidArgument", "Runtime", "TorchOps", "as_device_array", "c_function",
            "callable_by_id", "check", "default_runtime", "dlpack_stream", "empty_like", "matrix_layout", "needs_grad", "new_array",
-           "no_grad_here", "no_grad_in_place", "refuse_under_capture", "register_callable", "require", "row_major", "runtime_method",
+           "no_grad_here", "Plans", "plain", "raw_stream", "no_grad_in_place", "refuse_under_capture", "register_callable", "require", "row_major", "runtime_method",
            "shape_text", "stream_handle", "torch_dtype"]
 
 C = ctypes
@@ -56,6 +57,44 @@ def new_array(a, shape, dtype=None):
         return target, DeviceArray(target, target.data_ptr(), shape, contiguous_strides(shape), dtype or a.dtype,
                                    a.device, contiguous=True)
     return target, as_device_array(target, "out")
+
+
+class Plans:
+    """Launch plans of a call on plain PyTorch tensors, by what its checks read (shapes,
+    strides, dtypes, options): a call whose key was checked before skips the checks and
+    is an allocation and the C call (the host cost of a small call is all Python work).
+    A plan binds the default runtime and is used only where plain() holds."""
+
+    def __init__(self, size=1024):
+        self._plans, self._size = {}, size
+
+    def get(self, key):
+        return self._plans.get(key)
+
+    def put(self, key, plan):
+        if len(self._plans) >= self._size:  # bounded: a new set of shapes starts over
+            self._plans.clear()
+        self._plans[key] = plan
+
+
+def plain(*tensors):
+    """True when every argument is a PyTorch tensor on the current device, no gradient is
+    recorded for it and torch.compile is not tracing: where a Plans entry may be used."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    tensor = torch.Tensor
+    device = torch._C._cuda_getDevice()
+    grad = torch.is_grad_enabled()
+    for t in tensors:
+        if type(t) is not tensor or t.get_device() != device or (grad and t.requires_grad):
+            return False
+    return not torch.compiler.is_compiling()
+
+
+def raw_stream(x):
+    """PyTorch's current stream on x's device, as a handle."""
+    return sys.modules["torch"]._C._cuda_getCurrentRawStream(x.get_device())
 
 
 def shape_text(shape):

@@ -26,7 +26,8 @@ def _runtime_reduce(runtime, x, op, dim=None, *, out=None, stream=None):
     return _reduce_on(runtime, x, op, dim, out=out, stream=stream)
 
 
-def _reduce_on(runtime, x, op, dim=None, *, out=None, stream=None):
+def _reduce_on(runtime, x, op, dim=None, *, out=None, stream=None, plan_key=None):
+    """The call; with plan_key (a plain tensor on the default runtime), its plan is kept."""
     family.require(_whole, "reduce")
     if op not in _OPS:
         raise family.InvalidArgument(f"op '{op}': sum, max, min or mean")
@@ -41,7 +42,7 @@ def _reduce_on(runtime, x, op, dim=None, *, out=None, stream=None):
             raise family.InvalidArgument(f"x with strides {a.strides} is not contiguous: reduce over a dim, or copy it")
         n = math.prod(a.shape)
         kept = ()
-        call = lambda o: _whole(names[0], o, a.address, n, *names[1:])  # noqa: E731
+        fn, sizes = _whole, (n,)
     else:
         if len(a.shape) != 2 or dim not in (0, 1, -1, -2):
             raise family.InvalidArgument(f"dim={dim}: x must be a matrix and dim 0 or 1 (x is {len(a.shape)}-D)")
@@ -50,8 +51,7 @@ def _reduce_on(runtime, x, op, dim=None, *, out=None, stream=None):
         rows, cols = a.shape if layout == "n" else a.shape[::-1]  # the row-major matrix in memory
         along_rows = (dim == 1) == (layout == "n")  # reduce each stored row (else each stored column)
         kept = (a.shape[0],) if dim == 1 else (a.shape[1],)
-        fn = _lines[0] if along_rows else _lines[1]
-        call = lambda o: fn(names[0], o, a.address, rows, cols, ld, *names[1:])  # noqa: E731
+        fn, sizes = (_lines[0] if along_rows else _lines[1]), (rows, cols, ld)
     if out is None:
         target, o = family.new_array(a, kept, result)
     else:
@@ -66,8 +66,22 @@ def _reduce_on(runtime, x, op, dim=None, *, out=None, stream=None):
             raise family.InvalidArgument(f"{op} over an empty dim has no value (as torch.amax)")
         target[...] = 0 if op == "sum" else float("nan")
         return target
-    family.check(call(o.address))
+    family.check(fn(names[0], o.address, a.address, *sizes, *names[1:]))
+    if plan_key is not None:
+        _plans.put(plan_key, _plan(fn, names[0], sizes, names[1:3], kept, target.dtype))
     return target
+
+
+def _plan(fn, handle, sizes, names, kept, dtype):
+    """A checked call again on another tensor of the same key: the output and the C call."""
+    def run(x):
+        o = x.new_empty(kept, dtype=dtype)
+        family.check(fn(handle, o.data_ptr(), x.data_ptr(), *sizes, *names, family.raw_stream(x)))
+        return o
+    return run
+
+
+_plans = family.Plans()
 
 
 def _build_ops(torch):
@@ -112,12 +126,19 @@ _ops = family.TorchOps(_build_ops)
 
 def _reduction(op):
     def call(x, dim=None, *, out=None, stream=None):
+        fast = out is None and stream is None and family.plain(x)
+        if fast:
+            key = (dim, x.shape, x.stride(), x.dtype)
+            plan = _plans.get((op,) + key)
+            if plan is not None:
+                return plan(x)
         if out is not None:
             family.no_grad_in_place(op, x)
         ops = _ops.routed(x) if stream is None and out is None else None
         if ops is not None:
             return ops(x, op, dim)
-        return _reduce_on(family.default_runtime(), x, op, dim, out=out, stream=stream)
+        return _reduce_on(family.default_runtime(), x, op, dim, out=out, stream=stream,
+                          plan_key=(op,) + key if fast else None)
 
     call.__name__ = call.__qualname__ = op
     call.__doc__ = (f"{op} over every element of x (dim=None), or over dim 0 or 1 of a matrix, on the default "

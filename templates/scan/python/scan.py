@@ -26,7 +26,8 @@ def _runtime_scan(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, 
     return _scan_on(runtime, x, op, dim, exclusive=exclusive, out=out, stream=stream)
 
 
-def _scan_on(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, stream=None):
+def _scan_on(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, stream=None, plan_key=None):
+    """The call; with plan_key (a plain tensor on the default runtime), its plan is kept."""
     family.require(_whole, "scan")
     if op not in _OPS:
         raise family.InvalidArgument(f"op '{op}': sum, max or min")
@@ -48,16 +49,32 @@ def _scan_on(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, strea
         n = math.prod(a.shape)
         if n == 0:
             return target
-        family.check(_whole(*head, n, *tail))
-        return target
-    if len(a.shape) != 2 or dim not in (1, -1):
-        raise family.InvalidArgument(f"dim={dim}: rows are scanned along the last dim of a matrix (dim=-1)")
-    family.row_major(a, "x")
-    family.row_major(o, "out")
-    rows, cols = a.shape
-    if rows and cols:
-        family.check(_rows(*head, rows, cols, max(o.strides[0], cols), max(a.strides[0], cols), *tail))
+        fn, sizes = _whole, (n,)
+    else:
+        if len(a.shape) != 2 or dim not in (1, -1):
+            raise family.InvalidArgument(f"dim={dim}: rows are scanned along the last dim of a matrix (dim=-1)")
+        family.row_major(a, "x")
+        family.row_major(o, "out")
+        rows, cols = a.shape
+        if not rows or not cols:
+            return target
+        fn, sizes = _rows, (rows, cols, max(o.strides[0], cols), max(a.strides[0], cols))
+    family.check(fn(*head, *sizes, *tail))
+    if plan_key is not None:
+        _plans.put(plan_key, _plan(fn, runtime._handle, sizes, tail[:3], target.dtype))
     return target
+
+
+def _plan(fn, handle, sizes, options, dtype):
+    """A checked call again on another tensor of the same key: the output and the C call."""
+    def run(x):
+        o = x.new_empty(x.shape, dtype=dtype)
+        family.check(fn(handle, o.data_ptr(), x.data_ptr(), *sizes, *options, family.raw_stream(x)))
+        return o
+    return run
+
+
+_plans = family.Plans()
 
 
 def _build_ops(torch):
@@ -101,12 +118,19 @@ def scan(x, op="sum", dim=None, *, exclusive=False, out=None, stream=None):
     """Prefix op ("sum", "max", "min") of x on the default runtime (see Runtime.scan):
     dim=None over every element in memory order (x contiguous, any shape), dim=-1 (or 1)
     along each row of a matrix. Differentiable (without out=)."""
+    fast = out is None and stream is None and family.plain(x)
+    if fast:
+        key = (op, dim, bool(exclusive), x.shape, x.stride(), x.dtype)
+        plan = _plans.get(key)
+        if plan is not None:
+            return plan(x)
     if out is not None:
         family.no_grad_in_place("scan", x)
     ops = _ops.routed(x) if stream is None and out is None else None
     if ops is not None:
         return ops(x, op, dim, bool(exclusive))
-    return _scan_on(family.default_runtime(), x, op, dim, exclusive=exclusive, out=out, stream=stream)
+    return _scan_on(family.default_runtime(), x, op, dim, exclusive=exclusive, out=out, stream=stream,
+                    plan_key=key if fast else None)
 
 
 def cumsum(x, dim=None, *, out=None, stream=None):

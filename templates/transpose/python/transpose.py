@@ -18,7 +18,8 @@ def _runtime_transpose(runtime, x, out=None, *, stream=None):
     return _transpose_on(runtime, x, out, stream)
 
 
-def _transpose_on(runtime, x, out=None, stream=None):
+def _transpose_on(runtime, x, out=None, stream=None, plan_key=None):
+    """The call; with plan_key (plain tensors on the default runtime), its plan is kept."""
     call = family.require(_transpose, "transpose")
     s = family.stream_handle(stream, like=x)
     a = family.as_device_array(x, "x", family.dlpack_stream(s))
@@ -33,9 +34,24 @@ def _transpose_on(runtime, x, out=None, stream=None):
         raise family.InvalidArgument(f"out must be {cols}x{rows} {a.dtype} on device {a.device}, not "
                                      f"{family.shape_text(o.shape)} {o.dtype} on device {o.device}")
     if rows and cols:  # an empty matrix: an empty result, as PyTorch's
-        family.check(call(runtime._handle, o.address, a.address, rows, cols, max(o.strides[0], rows),
-                          max(a.strides[0], cols), family.DTYPE_NAMES[a.dtype], s))
+        sizes = (rows, cols, max(o.strides[0], rows), max(a.strides[0], cols), family.DTYPE_NAMES[a.dtype])
+        family.check(call(runtime._handle, o.address, a.address, *sizes, s))
+        if plan_key is not None:
+            _plans.put(plan_key, _plan(runtime._handle, sizes, (cols, rows)))
     return out
+
+
+def _plan(handle, sizes, shape):
+    """A checked call again on tensors of the same key: (the output and) the C call."""
+    def run(x, out=None):
+        if out is None:
+            out = x.new_empty(shape)
+        family.check(_transpose(handle, out.data_ptr(), x.data_ptr(), *sizes, family.raw_stream(x)))
+        return out
+    return run
+
+
+_plans = family.Plans()
 
 
 def _build_ops(torch):
@@ -70,9 +86,15 @@ def transpose(x, out=None, *, stream=None):
     """out (cols x rows) = x (rows x cols) transposed on the default runtime (see
     Runtime.transpose). Differentiable (without out=): the gradient is the transposed
     gradient, through ktune's transpose."""
+    fast = stream is None and (family.plain(x) if out is None else family.plain(x, out))
+    if fast:
+        key = (x.shape, x.stride(), x.dtype) + ((None,) if out is None else (out.shape, out.stride(), out.dtype))
+        plan = _plans.get(key)
+        if plan is not None:
+            return plan(x, out)
     if out is not None:
         family.no_grad_in_place("transpose", x)
     ops = _ops.routed(x) if stream is None else None
     if ops is not None:
         return ops[0](x) if out is None else (ops[1](x, out), out)[1]
-    return _transpose_on(family.default_runtime(), x, out, stream)
+    return _transpose_on(family.default_runtime(), x, out, stream, plan_key=key if fast else None)
