@@ -81,7 +81,7 @@ def plain(*tensors):
     """True when every argument is a PyTorch tensor on the current device, no gradient is
     recorded for it and torch.compile is not tracing: where a Plans entry may be used."""
     torch = sys.modules.get("torch")
-    if torch is None:
+    if torch is None or torch.compiler.is_compiling():  # (first: Dynamo traces what follows)
         return False
     tensor = torch.Tensor
     device = torch._C._cuda_getDevice()
@@ -89,7 +89,7 @@ def plain(*tensors):
     for t in tensors:
         if type(t) is not tensor or t.get_device() != device or (grad and t.requires_grad):
             return False
-    return not torch.compiler.is_compiling()
+    return True
 
 
 def raw_stream(x):

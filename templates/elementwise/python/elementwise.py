@@ -57,7 +57,7 @@ class Elementwise:
             return self._with_scalars(named_inputs)(*arrays, out=out, stream=stream, **scalars)
         if len(arrays) != len(self.inputs):
             raise family.InvalidArgument(f"takes {len(self.inputs)} inputs ({', '.join(self.inputs)}), not {len(arrays)}")
-        if set(scalars) != set(self.scalars):
+        if (scalars or self.scalars) and set(scalars) != set(self.scalars):
             unknown = sorted(set(scalars) - set(self.scalars))
             raise family.InvalidArgument(f"scalars: give {self.scalars}, not {sorted(scalars)}" +
                                          (f" ({', '.join(unknown)}: not in '{self.expression}')" if unknown else ""))
