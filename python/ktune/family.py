@@ -12,10 +12,11 @@ from ._runtime import Runtime, callable_by_id, default_runtime, register_callabl
 from ._torch_ops import TorchOps, needs_grad
 from .errors import InvalidArgument
 
-__all__ = ["C", "DTYPE_NAMES", "InvalidArgument", "Runtime", "TorchOps", "as_device_array", "c_function",
-           "callable_by_id", "check", "default_runtime", "dlpack_stream", "empty_like", "matrix_layout", "needs_grad", "new_array",
-           "no_grad_here", "Plans", "plain", "raw_stream", "no_grad_in_place", "refuse_under_capture", "register_callable", "require", "row_major", "runtime_method",
-           "shape_text", "stream_handle", "torch_dtype"]
+__all__ = ["as_device_array", "C", "c_function", "callable_by_id", "check", "default_runtime", "dlpack_stream",
+           "DTYPE_NAMES", "empty_like", "InvalidArgument", "matrix_layout", "needs_grad", "new_array",
+           "no_grad_here", "no_grad_in_place", "plain", "Plans", "raw_stream", "refuse_under_capture",
+           "register_callable", "require", "row_major", "Runtime", "runtime_method", "shape_text", "stream_handle",
+           "torch_dtype", "TorchOps"]
 
 C = ctypes
 check = _lib.check

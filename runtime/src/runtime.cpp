@@ -103,7 +103,9 @@ void Runtime::Impl::refresh() {
 // memory is then allowed in relaxed capture mode, and nothing is enqueued meanwhile.
 class RelaxedCapture {
  public:
-  RelaxedCapture() { driver::check(driver::api().cuThreadExchangeStreamCaptureMode(&mode_), "cuThreadExchangeStreamCaptureMode"); }
+  RelaxedCapture() {
+    driver::check(driver::api().cuThreadExchangeStreamCaptureMode(&mode_), "cuThreadExchangeStreamCaptureMode");
+  }
   ~RelaxedCapture() { driver::api().cuThreadExchangeStreamCaptureMode(&mode_); }
   RelaxedCapture(const RelaxedCapture&) = delete;
   RelaxedCapture& operator=(const RelaxedCapture&) = delete;
