@@ -349,6 +349,12 @@ const std::vector<std::string>& KernelSpec::directive_names() {
   return names;
 }
 
+std::string_view KernelSpec::fragment(std::string_view name) {
+  for (const auto& [fragment_name, source] : embedded_templates())
+    if (fragment_name == name && !is_family_source(source)) return source;
+  throw InvalidArgument("no template fragment '" + std::string(name) + "'");
+}
+
 std::vector<std::string> KernelSpec::builtin_families() {
   std::vector<std::string> out;
   for (const auto& [name, source] : embedded_templates())

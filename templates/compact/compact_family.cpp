@@ -66,7 +66,11 @@ std::string compact_predicate_source(const std::string& predicate, DType dtype) 
   const ElementwiseExpr e = parse_predicate(predicate);
   const std::string t = compact_type_argument(dtype);
   const char* c = dtype == DType::f64 || dtype == DType::i64 ? "double" : "float";
-  return "\ntemplate <> struct ktune_keep_if<" + t + "> {  // " + e.normalized() +
+  // The language's functions (ktune_abs, ...) come with the specialization: the
+  // template itself carries none of them, so that its text, and its records, stay as
+  // they were.
+  return "\n" + std::string(KernelSpec::fragment("expr_math")) + "\ntemplate <> struct ktune_keep_if<" + t +
+         "> {  // " + e.normalized() +
          "\n  static __device__ __forceinline__ bool keep(" + t + " x) {\n    using C = " + c +
          ";\n    const C in[1] = {ktune_io<" + t + ", C>::load(x)};\n    C out[1];\n" + e.cuda_body() +
          "    return out[0] != C(0);\n  }\n};\n";

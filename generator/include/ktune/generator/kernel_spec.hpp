@@ -41,6 +41,10 @@ class KernelSpec {
   // Every `// @` directive parse() reads (problem, arg, verify and work: a user's kernel's).
   static const std::vector<std::string>& directive_names();
   static std::vector<std::string> builtin_families();
+  // A template fragment (a file of templates/ without `// @kernel`, what `// @include
+  // NAME` pulls in), e.g. "expr_math": the expression language's device functions for
+  // code generated outside a template. Throws InvalidArgument for an unknown name.
+  static std::string_view fragment(std::string_view name);
 
   const std::string& family() const { return family_; }
   const std::string& entry() const { return entry_; }
