@@ -58,38 +58,91 @@ def contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
+# Bounds on what an array description may claim, checked before anything is read from it
+# or computed with it: a C int64 must hold every size, stride and element count.
+MAX_NDIM, MAX_EXTENT = 32, 2**62
+
+
+def checked_geometry(name, shape, strides):
+    """shape and strides as tuples of ints within bounds, and their element count; a
+    clear error for anything else (a hostile or broken description)."""
+    if not isinstance(shape, (tuple, list)) or len(shape) > MAX_NDIM:
+        raise InvalidArgument(f"{name}: shape {shape!r} is not a tuple of at most {MAX_NDIM} sizes")
+    if strides is not None and (not isinstance(strides, (tuple, list)) or len(strides) != len(shape)):
+        raise InvalidArgument(f"{name}: strides {strides!r} do not match its {len(shape)}-D shape")
+    count = 1
+    for n in shape:
+        if type(n) is not int or not 0 <= n < MAX_EXTENT:
+            raise InvalidArgument(f"{name}: shape {tuple(shape)!r} holds a size that is not an integer in 0 .. 2^62")
+        count *= n
+    if count >= MAX_EXTENT:
+        raise InvalidArgument(f"{name}: shape {tuple(shape)!r} holds 2^62 elements or more")
+    for st in strides or ():
+        if type(st) is not int or not -MAX_EXTENT < st < MAX_EXTENT:
+            raise InvalidArgument(f"{name}: strides {tuple(strides)!r} hold one that is not an integer within 2^62")
+    return tuple(shape), (tuple(strides) if strides is not None else contiguous_strides(shape)), count
+
+
+# DLPack's capsules: the legacy one holds a DLManagedTensor (its DLTensor first); a
+# DLPack 1.0 "dltensor_versioned" one a DLManagedTensorVersioned (version, manager
+# context, deleter and flags, then the DLTensor).
+_CAPSULES = ((b"dltensor", 0), (b"dltensor_versioned", 32))
+
+
+def _dltensor(capsule, name):
+    if type(capsule).__name__ != "PyCapsule":
+        raise InvalidArgument(f"{name}: __dlpack__ returned a {type(capsule).__name__}, not a DLPack capsule")
+    for capsule_name, offset in _CAPSULES:
+        if _is_valid(capsule, capsule_name):
+            return _DLTensor.from_address(_get_pointer(capsule, capsule_name) + offset)
+    raise InvalidArgument(f"{name}: its DLPack capsule was already used (a released array), or is not a DLPack "
+                          "tensor (its name is neither 'dltensor' nor 'dltensor_versioned')")
+
+
 def _from_dlpack(x, name, stream):
     try:
         capsule = x.__dlpack__(stream=stream) if stream is not None else x.__dlpack__()
     except TypeError:
         capsule = x.__dlpack__()
-    if not _is_valid(capsule, b"dltensor"):
-        raise InvalidArgument(f"{name}: its DLPack capsule was already used (a released array)")
-    t = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
+    t = _dltensor(capsule, name)
     if t.device_type not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
         raise InvalidArgument(f"{name} is not on a CUDA device (DLPack device type {t.device_type}): "
                               "ktune takes device arrays")
     if t.lanes != 1 or (t.code, t.bits) not in _DL:
         raise TypeError(f"{name}: dtype (code {t.code}, {t.bits} bits, {t.lanes} lanes) is not one ktune takes "
                         f"({', '.join(sorted(SIZE))})")
-    shape = [t.shape[i] for i in range(t.ndim)]
-    strides = [t.strides[i] for i in range(t.ndim)] if t.strides else contiguous_strides(shape)
+    if not 0 <= t.ndim <= MAX_NDIM:  # before the shape is read: ndim says how far
+        raise InvalidArgument(f"{name}: a DLPack tensor of {t.ndim} dimensions (at most {MAX_NDIM})")
+    if t.ndim and not t.shape:
+        raise InvalidArgument(f"{name}: a DLPack tensor of {t.ndim} dimensions without a shape")
+    raw_shape = [t.shape[i] for i in range(t.ndim)]
+    raw_strides = [t.strides[i] for i in range(t.ndim)] if t.strides else None
+    shape, strides, _ = checked_geometry(name, raw_shape, raw_strides)
     return DeviceArray(x, (t.data or 0) + t.byte_offset, shape, strides, _DL[(t.code, t.bits)], t.device_id,
                        keep=capsule)
 
 
 def _from_cai(x, name):
     cai = x.__cuda_array_interface__
+    if not isinstance(cai, dict) or not isinstance(cai.get("typestr"), str) or "shape" not in cai:
+        raise InvalidArgument(f"{name}: __cuda_array_interface__ must be a dict with 'shape', 'typestr' and 'data' "
+                              f"(version 3), not {cai!r:.200}")
     dtype = _TYPESTR.get(cai["typestr"])
     if dtype is None:
         raise TypeError(f"{name}: dtype {cai['typestr']} is not one ktune takes ({', '.join(sorted(SIZE))})")
-    shape = cai["shape"]
+    data = cai.get("data")
+    if not isinstance(data, (tuple, list)) or len(data) != 2 or type(data[0]) is not int or not 0 <= data[0] < 2**64:
+        raise InvalidArgument(f"{name}: __cuda_array_interface__['data'] must be (address, read_only), not {data!r:.100}")
     strides = cai.get("strides")
-    strides = contiguous_strides(shape) if strides is None else tuple(s // SIZE[dtype] for s in strides)
+    if strides is not None:
+        if not isinstance(strides, (tuple, list)) or any(type(b) is not int or b % SIZE[dtype] for b in strides):
+            raise InvalidArgument(f"{name}: strides {strides!r:.100} are not whole elements of {dtype} in bytes")
+        strides = [b // SIZE[dtype] for b in strides]
+    shape, strides, _ = checked_geometry(name, cai["shape"], strides)
     device = getattr(getattr(x, "device", None), "index", None)
     if device is None:
         device = getattr(getattr(x, "device", None), "id", 0)
-    return DeviceArray(x, cai["data"][0], shape, strides, dtype, device or 0)
+    return DeviceArray(x, data[0], shape, strides, dtype, device or 0)
 
 
 _torch_dtypes = {}
@@ -114,6 +167,8 @@ def _torch_table():
 def torch_dtype(name):
     """PyTorch's dtype for a ktune dtype name ("bf16" -> torch.bfloat16)."""
     _torch_table()
+    if name not in _torch_by_name:
+        raise InvalidArgument(f"unknown dtype {name!r} (known: {', '.join(sorted(_torch_by_name))})")
     return _torch_by_name[name]
 
 
@@ -192,14 +247,20 @@ def stream_handle(stream, like=None):
     """The CUstream to launch on: `stream` (an int, a framework stream, or anything with
     __cuda_stream__), else the current stream of `like`'s framework (PyTorch, CuPy), else 0."""
     if stream is not None:
+        if isinstance(stream, bool):
+            raise TypeError("stream: a bool is no CUDA stream")
         if isinstance(stream, int):
-            return stream
-        if hasattr(stream, "__cuda_stream__"):
-            return int(stream.__cuda_stream__()[1])
-        for attr in ("cuda_stream", "ptr", "handle"):
-            if hasattr(stream, attr):
-                return int(getattr(stream, attr))
-        raise TypeError(f"stream: a {type(stream).__name__} is no CUDA stream")
+            handle = stream
+        elif hasattr(stream, "__cuda_stream__"):
+            handle = int(stream.__cuda_stream__()[1])
+        else:
+            attr = next((a for a in ("cuda_stream", "ptr", "handle") if hasattr(stream, a)), None)
+            if attr is None:
+                raise TypeError(f"stream: a {type(stream).__name__} is no CUDA stream")
+            handle = int(getattr(stream, attr))
+        if not 0 <= handle < 2**64:  # (ctypes would wrap it to another stream)
+            raise InvalidArgument(f"stream: {handle} is no CUstream handle (0 .. 2^64-1)")
+        return handle
     framework = type(like).__module__.split(".")[0] if like is not None else ""
     if framework == "torch":
         torch = sys.modules["torch"]

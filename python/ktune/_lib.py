@@ -78,6 +78,15 @@ def check(rc):
     return rc
 
 
+def c_text(value, what):
+    """value as the C ABI takes text: UTF-8 bytes, refused where it holds a NUL (C would
+    end the text there and take the rest for something else)."""
+    text = str(value)
+    if "\0" in text:
+        raise InvalidArgument(f"{what} holds a NUL character: {text!r:.120}")
+    return text.encode()
+
+
 def stream_capturing(stream):
     """Whether the CUstream `stream` is capturing into a CUDA graph (False where no GPU
     answers: nothing can be capturing there)."""

@@ -24,7 +24,8 @@ class Runtime:
     adds its calls as methods (rt.transpose(...), rt.gemm(...), ...)."""
 
     def __init__(self, database=None, read_only=False):
-        handle = _lib_.ktune_c_runtime_new(database.encode() if database else None, 1 if read_only else 0)
+        handle = _lib_.ktune_c_runtime_new(_lib.c_text(database, "database") if database else None,
+                                           1 if read_only else 0)
         self._handle = _lib.check(handle)
 
     def __del__(self, _free=_lib_.ktune_c_runtime_free):  # (bound now: at exit, module globals are gone)
@@ -108,8 +109,8 @@ class Kernel:
 
     def __init__(self, path_or_source, entry, type=None, runtime=None):
         self._runtime = runtime or default_runtime()
-        handle = _lib_.ktune_c_kernel_new(self._runtime._handle, str(path_or_source).encode(), entry.encode(),
-                                          type.encode() if type else None)
+        handle = _lib_.ktune_c_kernel_new(self._runtime._handle, _lib.c_text(path_or_source, "the kernel's path or source"),
+                                          _lib.c_text(entry, "entry"), _lib.c_text(type, "type") if type else None)
         self._handle = _lib.check(handle)
         self.variables = [v for v in _lib_.ktune_c_kernel_variables(self._handle).decode().split(",") if v]
         count = _lib_.ktune_c_kernel_arg_count(self._handle)
@@ -170,13 +171,17 @@ class Kernel:
                 slots[i].pointer, counts[i] = a.data_ptr(), a.numel()  # a plain PyTorch tensor, as declared
             else:
                 slots[i].pointer, counts[i] = self._array(i, a, s, current, keep, grad)
+        for name, value in problem.items():  # (ctypes would wrap what does not fit an int64)
+            if type(value) is not int or not -2**63 <= value < 2**63:
+                raise InvalidArgument(f"problem variable {name!r} = {value!r}: an integer from 1 to 2^31-1")
         if len(problem) == len(self.variables) and all(v in problem for v in self.variables):
             names = self._names
             for j, v in enumerate(self.variables):
                 values[j] = problem[v]
             count = len(self.variables)
         else:  # the library names what is missing or unknown
-            names = (_lib.ctypes.c_char_p * max(1, len(problem)))(*[str(k).encode() for k in problem])
+            names = (_lib.ctypes.c_char_p * max(1, len(problem)))(*[_lib.c_text(k, "a problem variable's name")
+                                                                     for k in problem])
             values = (_lib.ctypes.c_int64 * max(1, len(problem)))(*[int(v) for v in problem.values()])
             count = len(problem)
         _lib.check(_launch(self._handle_c, _lib.ctypes.c_uint64(s), names, values, count, c_args, counts, dtypes,

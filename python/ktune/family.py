@@ -12,7 +12,7 @@ from ._runtime import Runtime, callable_by_id, default_runtime, register_callabl
 from ._torch_ops import TorchOps, needs_grad
 from .errors import InvalidArgument
 
-__all__ = ["as_device_array", "C", "c_function", "callable_by_id", "check", "default_runtime", "dlpack_stream",
+__all__ = ["as_device_array", "C", "c_function", "c_text", "callable_by_id", "check", "default_runtime", "dlpack_stream",
            "DTYPE_NAMES", "empty_like", "InvalidArgument", "matrix_layout", "needs_grad", "new_array",
            "no_grad_here", "no_grad_in_place", "plain", "Plans", "raw_stream", "refuse_under_capture",
            "register_callable", "require", "row_major", "Runtime", "runtime_method", "shape_text", "stream_handle",
@@ -20,6 +20,7 @@ __all__ = ["as_device_array", "C", "c_function", "callable_by_id", "check", "def
 
 C = ctypes
 check = _lib.check
+c_text = _lib.c_text
 DTYPE_NAMES = {name: name.encode() for name in ("f16", "bf16", "f32", "f64", "i8", "u8", "i16", "i32", "i64")}
 
 

@@ -2,6 +2,7 @@
 errors, building a Kernel from a description, the tuner's dry run from Python. Each
 family's own tests are in its folder (templates/<family>/python/test_*_cpu.py).
 Run: python3 python/tests/run.py cpu (ctest: python_cpu_test)."""
+import ctypes
 import importlib.util
 import json
 import os
@@ -167,3 +168,109 @@ class ClusterTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class _Capsules:
+    """Real PyCapsules around crafted DLPack structs (kept alive with the object)."""
+
+    _new = ctypes.pythonapi.PyCapsule_New
+    _new.restype, _new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+    def __init__(self, ndim, shape=None, versioned=False, device_type=2):
+        from ktune._arrays import _DLTensor
+        self.shape = (ctypes.c_int64 * max(1, len(shape or ())))(*(shape or ()))
+        self.tensor = _DLTensor(data=0x1000, device_type=device_type, device_id=0, ndim=ndim, code=2, bits=32, lanes=1,
+                                shape=ctypes.cast(self.shape, ctypes.POINTER(ctypes.c_int64)) if shape else None,
+                                strides=None, byte_offset=0)
+        if versioned:  # DLManagedTensorVersioned: version, manager context, deleter, flags, then the DLTensor
+            self.block = (ctypes.c_char * (32 + ctypes.sizeof(_DLTensor)))()
+            ctypes.memmove(ctypes.addressof(self.block) + 32, ctypes.addressof(self.tensor), ctypes.sizeof(_DLTensor))
+            self.capsule = self._new(ctypes.addressof(self.block), b"dltensor_versioned", None)
+        else:
+            self.capsule = self._new(ctypes.addressof(self.tensor), b"dltensor", None)
+
+    def __dlpack__(self, stream=None):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+class HostileInputTest(unittest.TestCase):
+    """Issue 66's Python boundary: every bad description is a clear, typed error before
+    anything is read past its bounds or handed to C wrapped."""
+
+    def test_dlpack_descriptions(self):
+        from ktune.family import as_device_array
+        with self.assertRaisesRegex(ValueError, "2147483647 dimensions"):
+            as_device_array(_Capsules(2**31 - 1), "x")  # (it read the shape past its end before)
+        with self.assertRaisesRegex(ValueError, "holds a size that is not an integer"):
+            as_device_array(_Capsules(2, shape=(2**62, 2**62)), "x")
+        a = as_device_array(_Capsules(1, shape=(8,), versioned=True), "x")  # DLPack 1.0
+        self.assertEqual((a.shape, a.dtype, a.address), ((8,), "f32", 0x1000))
+
+        class NoCapsule:
+            def __dlpack__(self, stream=None):
+                return None
+
+            def __dlpack_device__(self):
+                return (2, 0)
+        with self.assertRaisesRegex(ValueError, "__dlpack__ returned a NoneType, not a DLPack capsule"):
+            as_device_array(NoCapsule(), "x")
+
+    def test_cuda_array_interface_descriptions(self):
+        from ktune.family import as_device_array
+
+        class Cai:
+            def __init__(self, **cai):
+                self.__cuda_array_interface__ = cai
+        with self.assertRaisesRegex(ValueError, "must be a dict with 'shape', 'typestr'"):
+            as_device_array(Cai(shape=(4,), data=(0x1000, False)), "x")
+        with self.assertRaisesRegex(ValueError, "shape 64 is not a tuple"):
+            as_device_array(Cai(shape=64, typestr="<f4", data=(0x1000, False)), "x")
+        with self.assertRaisesRegex(ValueError, "2\\^62 elements or more"):
+            as_device_array(Cai(shape=(2**31, 2**31), typestr="<f4", data=(0x1000, False)), "x")
+        with self.assertRaisesRegex(ValueError, r"\['data'\] must be \(address, read_only\)"):
+            as_device_array(Cai(shape=(4,), typestr="<f4", data=(2**70, False)), "x")
+
+    def test_integers_that_do_not_fit_are_refused_not_wrapped(self):
+        k = ktune.Kernel(DATA / "scale.cu", "scale")
+        y = FakeDeviceArray((8,))
+        with self.assertRaisesRegex(ValueError, "problem variable 'n' = 18446744073709552616"):
+            k(y, y, 8, problem={"n": 2**64 + 1000})
+        with self.assertRaisesRegex(ValueError, "stream: 1180591620717411303424 is no CUstream"):
+            k(y, y, 8, problem={"n": 8}, stream=2**70)
+
+    def test_strings_with_a_nul_are_refused(self):
+        with self.assertRaisesRegex(ValueError, "entry holds a NUL"):
+            ktune.Kernel(DATA / "scale.cu", "scale\x00x")
+        with self.assertRaisesRegex(ValueError, "database holds a NUL"):
+            ktune.Runtime(database="/tmp/a\x00b.db")
+        if ktune.families.elementwise._new is not None:
+            with self.assertRaisesRegex(ValueError, "expression holds a NUL"):
+                ktune.elementwise("out = a\x00; evil", "f32")
+        if ktune.families.compact._compact is not None:
+            with self.assertRaisesRegex(ValueError, "where holds a NUL"):
+                ktune.compact(FakeDeviceArray((8,)), where="keep = x\x00; evil", out=FakeDeviceArray((8,)))
+        if ktune.families.gemm._gemm is not None:
+            with self.assertRaisesRegex(ValueError, "out_dtype 'f128'"):
+                ktune.gemm(FakeDeviceArray((4, 4)), FakeDeviceArray((4, 4)), out_dtype="f128")
+
+    def test_tuning_arguments_cannot_smuggle_options(self):
+        with self.assertRaisesRegex(ValueError, "family '--kernel=k.cu'"):
+            ktune.tune("--kernel=k.cu", dry_run=True)
+        with self.assertRaisesRegex(ValueError, "problem 'n': '1000,T=f64'"):
+            ktune.tune_kernel(DATA / "scale.cu", {"n": "1000,T=f64"}, dry_run=True)
+        with self.assertRaises(ktune.TuningError) as e:  # a value is one word: --shape=--kernel=x.cu, refused by the CLI
+            ktune.tune("transpose", dtype="f32", shape="--kernel=x.cu", dry_run=True)
+        self.assertIn("bad --shape '--kernel=x.cu'", str(e.exception))
+        saved = os.environ.get("KTUNE_TUNER")
+        os.environ["KTUNE_TUNER"] = "/nonexistent/ktune"
+        try:
+            with self.assertRaisesRegex(ktune.TuningError, "KTUNE_TUNER='/nonexistent/ktune': no such program"):
+                ktune.tune("transpose", dtype="f32", shape=(64, 64), dry_run=True)
+        finally:
+            if saved is None:
+                del os.environ["KTUNE_TUNER"]
+            else:
+                os.environ["KTUNE_TUNER"] = saved

@@ -20,7 +20,8 @@ class _Predicate:
     """A compiled predicate's handle (rt.compact_if), kept per (runtime, predicate, dtype)."""
 
     def __init__(self, runtime, predicate, dtype):
-        self._handle = family.check(_if_new(runtime._handle, predicate.encode(), family.DTYPE_NAMES[dtype]))
+        self._handle = family.check(_if_new(runtime._handle, family.c_text(predicate, "where"),
+                                            family.DTYPE_NAMES[dtype]))
 
     def __del__(self, _free=_if_free):
         if getattr(self, "_handle", None):

@@ -11,7 +11,7 @@ class CompactArgumentsTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "compaction takes"):
             ktune.compact(FakeDeviceArray((64,), "<i2"), out=FakeDeviceArray((64,), "<i2"))
         with self.assertRaisesRegex(ValueError, "must be contiguous"):
-            ktune.compact(FakeDeviceArray((8, 8), "<f4", (16, 1)), out=x)
+            ktune.compact(FakeDeviceArray((8, 8), "<f4", (64, 8)), out=x)  # (CAI strides: bytes)
         with self.assertRaisesRegex(ValueError, "mask must be a contiguous bool or uint8 array"):
             ktune.compact(x, FakeDeviceArray((64,), "<f4"), out=x)
         with self.assertRaisesRegex(ValueError, "needs a PyTorch or CuPy array"):

@@ -34,8 +34,12 @@ class Elementwise:
         family.require(_new, "elementwise")
         self._runtime = runtime or family.default_runtime()
         self.expression = str(expression)
-        handle = _new(self._runtime._handle, self.expression.encode(), str(dtype).encode(),
-                      str(out_dtype).encode() if out_dtype else None, ",".join(scalars).encode() if scalars else None)
+        for name in scalars:
+            if not isinstance(name, str) or "," in name:
+                raise family.InvalidArgument(f"scalars: names, not {name!r}")
+        handle = _new(self._runtime._handle, family.c_text(self.expression, "expression"),
+                      family.c_text(dtype, "dtype"), family.c_text(out_dtype, "out_dtype") if out_dtype else None,
+                      family.c_text(",".join(scalars), "scalars") if scalars else None)
         self._handle = family.check(handle)
         self.inputs, self.outputs, self.scalars = (
             [v for v in _names[part](self._handle).decode().split(",") if v] for part in ("inputs", "outputs", "scalars"))

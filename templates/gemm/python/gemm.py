@@ -27,6 +27,8 @@ def _gemm_on(runtime, a, b, out=None, *, c=None, alpha=1.0, beta=0.0, math="auto
              plan_key=None):
     """The call; with plan_key (C = alpha a b of plain tensors, default runtime), its plan is kept."""
     call = family.require(_gemm, "gemm")
+    if out_dtype is not None and out_dtype not in family.DTYPE_NAMES:
+        raise family.InvalidArgument(f"out_dtype {out_dtype!r}: one of {', '.join(family.DTYPE_NAMES)}, or None")
     if c is not None and out is not None:
         raise family.InvalidArgument("give c or out, not both: C is read and written in place")
     s = family.stream_handle(stream, like=a)
@@ -62,7 +64,7 @@ def _gemm_on(runtime, a, b, out=None, *, c=None, alpha=1.0, beta=0.0, math="auto
             target *= beta
         return target
     sizes = (m, n, k, max(lda, 1), max(ldb, 1), max(Cm.strides[0], n), float(alpha), float(beta),
-             family.DTYPE_NAMES[A.dtype], (ta + tb).encode(), str(math).encode(),
+             family.DTYPE_NAMES[A.dtype], (ta + tb).encode(), family.c_text(math, "math"),
              family.DTYPE_NAMES[out_dtype] if out_dtype else None)
     family.check(call(runtime._handle, Cm.address, A.address, B.address, *sizes, s))
     if plan_key is not None:
