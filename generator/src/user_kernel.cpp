@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -366,6 +367,33 @@ Scope problem_scope(const UserKernel& k, const UserProblem& p) {
   };
 }
 
+namespace {
+
+// A scalar's value must be one its type holds: integral and in range for the integer
+// types, finite and within range for f32 (never wrapped or rounded to another value).
+void check_scalar(const UserKernel& k, const KernelArg& a, const UserProblem& p, double v) {
+  const DType d = arg_dtype(k, a, p);
+  const auto fail = [&](const std::string& why) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.17g", v);
+    throw InvalidArgument(k.spec.family() + ": scalar " + a.name + " = " + a.value + " is " + value +
+                          " at this problem, " + why);
+  };
+  if (d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16) {
+    if (!std::isfinite(v) || (d != DType::f64 && std::fabs(v) > 3.4028234663852886e38))
+      fail("outside the range of " + std::string(to_string(d)));
+    return;
+  }
+  if (v != std::floor(v)) fail("not an integer, as its type " + std::string(to_string(d)) + " needs");
+  const double lo = d == DType::i8 ? -128.0 : d == DType::u8 ? 0.0 : d == DType::i16 ? -32768.0
+                    : d == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
+  const double hi = d == DType::i8 ? 127.0 : d == DType::u8 ? 255.0 : d == DType::i16 ? 32767.0
+                    : d == DType::i32 ? 2147483647.0 : 9223372036854775807.0;
+  if (v < lo || v > hi) fail("outside the range of " + std::string(to_string(d)));
+}
+
+}  // namespace
+
 std::vector<double> arg_values(const UserKernel& k, const UserProblem& p) {
   const Scope scope = problem_scope(k, p);
   std::vector<double> out;
@@ -373,6 +401,7 @@ std::vector<double> arg_values(const UserKernel& k, const UserProblem& p) {
     if (!a.pointer()) {
       const auto literal = number(a.value);
       out.push_back(literal ? *literal : static_cast<double>(Expr::parse(a.value).eval_int(scope)));
+      check_scalar(k, a, p, out.back());
       continue;
     }
     const std::int64_t n = a.size.eval_int(scope);

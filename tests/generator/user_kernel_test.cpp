@@ -125,6 +125,31 @@ TEST(UserKernel, RuntimeKernelChecksItsDeclaration) {
 
 // Issue 51 (14): what passed `space` and `--dry-run` and failed only at run time, or
 // failed with a raw library error, is refused when the description is read.
+// A scalar whose value its type cannot hold is an error naming it, never a wrapped or
+// rounded value (issue 66, item 5): out of range, not integral, not finite.
+TEST(UserKernel, ScalarsOutsideTheirTypeAreRefused) {
+  const std::string scale = file_text(k_scale);
+  const auto values_with = [&](const std::string& arg, const std::string& problem) {
+    std::string s = scale;
+    const std::string from = "// @arg     scalar n : i64 = n";
+    s.replace(s.find(from), from.size(), "// @arg     scalar n : " + arg);
+    const auto k = parse_user_kernel(s, "k.cu");
+    return error_of([&] { arg_values(*k, bind_user_problem(*k, {problem})); });
+  };
+  EXPECT_EQ(values_with("i32 = n * 4", "n=536870911"), "no error");  // 2147483644 fits
+  EXPECT_NE(values_with("i32 = n * 4", "n=2147483647").find("scalar n = n * 4 is 8589934588 at this problem, outside "
+                                                             "the range of i32"),
+            std::string::npos);
+  EXPECT_NE(values_with("i32 = 3000000000", "n=5").find("outside the range of i32"), std::string::npos);
+  EXPECT_NE(values_with("i8 = n", "n=128").find("outside the range of i8"), std::string::npos);
+  EXPECT_EQ(values_with("i8 = n", "n=127"), "no error");
+  EXPECT_NE(values_with("u8 = 0 - 1", "n=5").find("outside the range of u8"), std::string::npos);
+  EXPECT_NE(values_with("f32 = 1e300", "n=5").find("outside the range of f32"), std::string::npos);
+  EXPECT_NE(values_with("i32 = 1.5", "n=5").find("not an integer"), std::string::npos);
+  EXPECT_NE(values_with("i64 = 1e19", "n=5").find("outside the range of i64"), std::string::npos);
+  EXPECT_EQ(values_with("f64 = 1e300", "n=5"), "no error");
+}
+
 TEST(UserKernel, HostileDeclarationsAreRefusedWhenRead) {
   const std::string scale = file_text(k_scale);
   const auto edited = [&](const std::string& from, const std::string& to) {
