@@ -7,6 +7,7 @@
 #include <ktune/generator/dtype.hpp>
 #include <ktune/generator/hash.hpp>
 #include <ktune/generator/json.hpp>
+#include <ktune/generator/space.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -157,6 +158,16 @@ void KernelSpec::read_declaration(const std::string& key, const std::string& res
       }
   } else if (key == "derive") {
     if (derived_.size() == k_max_derived) fail("more than " + std::to_string(k_max_derived) + " @derive lines");
+    // A derived value is read where a name is not otherwise known: it may not stand in for
+    // what ktune binds (the alignment class keeps misaligned vector loads from launching).
+    const auto& limits = DeviceLimits::names();
+    if (name == "align" || name == "elem_bytes" || name == "max_elem_bytes" ||
+        std::find(limits.begin(), limits.end(), name) != limits.end())
+      fail("@derive may not name '" + name + "': ktune binds it (the alignment class, the element size, or a "
+           "device limit); choose another name");
+    if (tunable_index(name) >= 0) fail("@derive may not name '" + name + "': it is a tunable");
+    for (const auto& d : derived_)
+      if (d.name == name) fail("'" + name + "' is derived twice");
     derived_.push_back({name, Expr::parse(rhs), line_no});
   } else {
     Tunable tunable{name, {}};

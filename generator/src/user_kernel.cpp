@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -203,6 +204,10 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
     if (!k->reference.empty() && !(have_block && have_grid))
       throw InvalidArgument("'@verify reference' needs '@verify block = (...)' and '@verify grid = (...)'");
     check_declaration(*k);
+    for (const auto& d : k->spec.derived())  // (the problem's own value would be overwritten)
+      if (std::find(k->variables.begin(), k->variables.end(), d.name) != k->variables.end())
+        throw InvalidArgument("line " + std::to_string(d.line) + ": @derive may not name the problem variable '" +
+                              d.name + "'; choose another name");
     for (std::size_t i = 0; i < 3 && !k->reference.empty(); ++i) {
       check_names(k->reference_block[i], k->variables, "'@verify block'");
       check_names(k->reference_grid[i], k->variables, "'@verify grid'");
@@ -221,6 +226,10 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
 }
 
 std::shared_ptr<const UserKernel> load_user_kernel(const std::string& path) {
+  // A FIFO, a device or a directory is no kernel source, and opening a FIFO would block.
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InvalidArgument(path + ": not a regular file; a kernel source is one");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InvalidArgument("cannot read kernel file " + path);
   // Read with a bound: /dev/zero, a pipe or a huge file is no kernel source.

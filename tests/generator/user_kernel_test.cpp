@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -150,6 +153,37 @@ TEST(UserKernel, ScalarsOutsideTheirTypeAreRefused) {
   EXPECT_EQ(values_with("f64 = 1e300", "n=5"), "no error");
 }
 
+// @derive may not stand in for what ktune binds (issue 66, item 4): with `@derive align = 4`
+// a vec-4 config would pass `@require align % vec == 0` for a misaligned call.
+TEST(UserKernel, DerivesMayNotNameWhatKtuneBinds) {
+  const std::string scale = file_text(k_scale);
+  const auto with_derive = [&](const std::string& line) {
+    std::string s = scale;
+    const std::string at = "// @launch  block";
+    s.insert(s.find(at), line + "\n");
+    return error_of([&] { parse_user_kernel(s, "k.cu"); });
+  };
+  EXPECT_NE(with_derive("// @derive  align = 4").find("@derive may not name 'align'"), std::string::npos);
+  EXPECT_NE(with_derive("// @derive  elem_bytes = 3").find("@derive may not name 'elem_bytes'"), std::string::npos);
+  EXPECT_NE(with_derive("// @derive  max_threads_per_block = 100000").find("may not name 'max_threads_per_block'"),
+            std::string::npos);
+  EXPECT_NE(with_derive("// @derive  n = 64").find("@derive may not name the problem variable 'n'"), std::string::npos);
+  EXPECT_NE(with_derive("// @derive  threads = 64").find("it is a tunable"), std::string::npos);
+  EXPECT_NE(with_derive("// @derive  half = n / 2\n// @derive  half = n").find("derived twice"), std::string::npos);
+  EXPECT_EQ(with_derive("// @derive  half = n / 2"), "no error");
+}
+
+// A FIFO (or a device) as a kernel file is refused before it is opened: opening a FIFO
+// blocks until someone writes (issue 66, item 2).
+TEST(UserKernel, AKernelFileMustBeARegularFile) {
+  const std::string fifo = ::testing::TempDir() + "ktune-kernel-fifo-" + std::to_string(::getpid());
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(error_of([&] { load_user_kernel(fifo); }).find("not a regular file"), std::string::npos);
+  EXPECT_NE(error_of([] { load_user_kernel("/dev/zero"); }).find("not a regular file"), std::string::npos);
+  ::unlink(fifo.c_str());
+}
+
 TEST(UserKernel, HostileDeclarationsAreRefusedWhenRead) {
   const std::string scale = file_text(k_scale);
   const auto edited = [&](const std::string& from, const std::string& to) {
@@ -183,7 +217,11 @@ TEST(UserKernel, HostileDeclarationsAreRefusedWhenRead) {
             std::string::npos);
   const auto k = parse_user_kernel(scale, "k.cu");
   EXPECT_NE(error_of([&] { bind_user_problem(*k, {"n=10", "T=f64", "T=f32"}); }).find("given twice"), std::string::npos);
-  EXPECT_NE(error_of([&] { load_user_kernel("/dev/zero"); }).find("larger than 16 MiB"), std::string::npos);
+  const std::string big = ::testing::TempDir() + "ktune-big-kernel-" + std::to_string(::getpid()) + ".cu";
+  std::ofstream(big).close();
+  ASSERT_EQ(::truncate(big.c_str(), 17 << 20), 0);  // a sparse file of 17 MiB
+  EXPECT_NE(error_of([&] { load_user_kernel(big); }).find("larger than 16 MiB"), std::string::npos);
+  ::unlink(big.c_str());
 }
 
 // The alignment class: from the call's pointers (in elements of the type), from
