@@ -75,6 +75,40 @@ echo "$out" | contains "bad.db: not merged, nothing of it stored: 1 invalid reco
 echo "$out" | contains "damaged.db: not merged, nothing of it stored: 1 of its 2 record(s) cannot be read" || fail "damaged shard"
 echo "$out" | contains "s1.db: 2 record(s): 2 added" || fail "the good shard after a bad one"
 [ "$("$ktune" cache list --database "$dir/two.db" | grep -c transpose)" = 2 ] || fail "something of the bad shard stored"
+# A shard damaged below the record level (one leaf page of a 600-record database
+# clobbered), cut to its first 4096 bytes, a garbage file, a FIFO:
+# each merged not at all, exit status 1 (they merged in part, or as empty, with exit 0).
+records=()
+for r in $(seq 1000 1599); do records+=("$(record transpose "$r" 10 "$hash" "$cfg")"); done
+shard big "${records[@]}"
+python3 - "$dir/big.db" "$dir/cut.db" "$dir/garbage.db" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+page = int.from_bytes(data[16:18], "big") or 65536
+leaves = [i for i in range(1, len(data) // page) if data[i * page] == 0x0D]  # table b-tree leaf pages
+assert len(leaves) >= 4, leaves
+leaf = leaves[len(leaves) // 2] * page  # one in the middle of the records
+data[leaf + page // 2: leaf + page - 8] = b"\xa5" * (page // 2 - 8)  # its cells, not its header
+open(sys.argv[1], "wb").write(data)
+open(sys.argv[2], "wb").write(data[:4096])
+open(sys.argv[3], "wb").write(b"SQLite format 3\x00" + b"\x17" * 8000)
+PY
+mkfifo "$dir/fifo.db"
+for bad in big cut garbage; do
+  set +e
+  out=$(timeout 60 "$ktune" cache merge --database "$dir/three.db" "$dir/$bad.db" 2>&1)
+  rc=$?
+  set -e
+  [ $rc = 1 ] || fail "$bad.db: exit status $rc (merged in part?): $out"
+  echo "$out" | contains "$bad.db: not merged, nothing of it stored" || fail "$bad.db: $out"
+done
+"$ktune" cache list --database "$dir/three.db" 2>/dev/null | grep -q transpose && fail "something of a damaged shard stored"
+set +e
+out=$(timeout 20 "$ktune" cache merge --database "$dir/three.db" "$dir/fifo.db" 2>&1)
+rc=$?
+set -e
+[ $rc = 1 ] || fail "a FIFO as a shard: exit status $rc (124: it blocked): $out"
+echo "$out" | contains "not a regular file" || fail "a FIFO as a shard: $out"
 # Into itself, a missing file, a kernel file that does not describe itself: clear errors
 # (exit status 1).
 fails() { if "$ktune" "$@" > "$dir/err.txt" 2>&1; then echo "accepted: $*" >&2; return 1; fi; cat "$dir/err.txt"; }

@@ -84,7 +84,14 @@ class Merger {
 
   // Throws ktune::Error when a record cannot be read (damaged) or is not valid.
   Sorted read_and_sort(const std::string& file) const {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) throw Error("not a regular file (a FIFO or device is no database)");
     const Database other(file, true);
+    // A damaged database opened read-only serves what could be salvaged: merging that
+    // would store part of it and say nothing. All of it, or none.
+    if (other.recovered_from())
+      throw Error("damaged (" + *other.recovered_from() + "); `ktune cache recover " + file +
+                  "` copies the readable records into a database of their own, to merge or check");
     std::vector<TuningRecord> records = other.all();  // (the readable ones)
     Sorted out;
     out.total = records.size();
