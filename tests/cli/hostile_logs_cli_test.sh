@@ -69,4 +69,7 @@ for run in registers deepline denormal; do
 done
 out=$(timeout 60 "$ktune" log --dir "$logs" report denormal -o "$dir/d.html" 2>&1) || fail "report denormal: rc=$?: $out"
 contains "not a time a kernel takes" <<< "$("$ktune" log --dir "$logs" show denormal 2>&1)" || fail "denormal reason"
+mkfifo "$dir/report.fifo"  # nobody reads it: refused at once (the open blocked forever)
+out=$(timeout 20 "$ktune" log --dir "$logs" report denormal -o "$dir/report.fifo" 2>&1) && fail "report into a FIFO: $out"
+contains "a FIFO that nobody reads" <<< "$out" || fail "report into a FIFO: $out"
 echo "hostile logs: all checks passed"

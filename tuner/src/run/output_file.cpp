@@ -40,8 +40,11 @@ bool is_sqlite_database(const fs::path& path) {
 }
 
 void write_stream(const fs::path& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, std::strerror(errno));
+  // Opened non-blocking: a FIFO nobody reads would block the open forever (ENXIO instead).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) fail(path, errno == ENXIO ? "a FIFO that nobody reads" : std::strerror(errno));
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a reader is there: writes wait for it
   const bool ok = write_all(fd, text);
   const int saved = errno;
   if (::close(fd) != 0 || !ok) fail(path, std::strerror(ok ? errno : saved));

@@ -65,8 +65,7 @@ TuningTimes read_tuning_times(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return {};
   if (std::filesystem::is_directory(file, ec)) throw Error("tuning times " + file.string() + " is a folder, not a file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error("cannot read tuning times " + file.string() + ": " + std::strerror(errno));
+  std::ifstream in = open_regular_file(file, "tuning times");
   return read_tuning_times(in, file.string());
 }
 

@@ -36,8 +36,7 @@ bool stored_exactly(const Database& db, const DeviceInfo& dev, const TuneTarget&
 }
 
 std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw Error("cannot read workload file " + file.string());
+  std::ifstream in = open_regular_file(file, "workload file");
   std::vector<WorkloadEntry> entries;
   std::string text;
   bool too_long = false;
