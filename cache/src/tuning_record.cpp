@@ -3,6 +3,9 @@
 
 #include <ktune/generator/json.hpp>
 
+#include <string>
+#include <type_traits>
+
 namespace ktune {
 namespace fs = std::filesystem;
 using namespace store;
@@ -152,27 +155,44 @@ std::string schema1_rate_unit(const std::string& family) {
 
 }  // namespace store
 
+namespace {
+
+// Field `name` of a record as a T: a missing field or one of another JSON type is an
+// error naming the field, what it must be and what it is.
+template <class T>
+T field(const nlohmann::json& j, const char* name) {
+  if (!j.contains(name)) throw Error(std::string("no '") + name + "'");
+  const nlohmann::json& v = j.at(name);
+  const bool fits = std::is_same_v<T, std::string> ? v.is_string() : v.is_number();
+  if (!fits)
+    throw Error(std::string("'") + name + "' must be " + (std::is_same_v<T, std::string> ? "a string" : "a number") +
+                ", not " + v.dump().substr(0, 80));
+  return v.get<T>();
+}
+
+}  // namespace
+
 TuningRecord TuningRecord::from_json(const nlohmann::json& j) {
   try {
     TuningRecord r;
-    r.device_key = j.at("device_key");
+    r.device_key = field<std::string>(j, "device_key");
     r.device_name = j.value("device_name", "");
     r.device_uuid = j.value("device_uuid", "");
-    r.family = j.at("family");
+    r.family = field<std::string>(j, "family");
     if (j.contains("variant"))
-      r.variant = j.at("variant");
+      r.variant = field<std::string>(j, "variant");
     else  // schema 1 and 2
       std::tie(r.family, r.variant) = legacy_key(r.family);
-    r.dtype = j.at("dtype");
+    r.dtype = field<std::string>(j, "dtype");
     r.shape = strict_integers(j.at("shape"), "shape");
     r.align = strict_integers(nlohmann::json::array({j.at("align")}), "align").front();
     r.config = j.at("config");
-    r.template_hash = j.at("template_hash");
-    r.median_us = j.at("median_us");
-    r.spread_pct = j.value("spread_pct", 0.0);
+    r.template_hash = field<std::string>(j, "template_hash");
+    r.median_us = field<double>(j, "median_us");
+    r.spread_pct = j.contains("spread_pct") ? field<double>(j, "spread_pct") : 0.0;
     if (j.contains("rate")) {
-      r.rate = j.at("rate");
-      r.rate_unit = j.at("rate_unit");
+      r.rate = field<double>(j, "rate");
+      r.rate_unit = field<std::string>(j, "rate_unit");
     } else {  // schema 1
       r.rate = j.value("gbps", 0.0);
       r.rate_unit = schema1_rate_unit(r.family);

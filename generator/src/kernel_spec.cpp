@@ -314,11 +314,15 @@ void KernelSpec::read_launch(const std::string& rest, int line_no, const Fail& f
   const std::string what = trim(rest.substr(0, eq));
   const std::string tuple = trim(rest.substr(eq + 1));
   if (what == "smem") {
+    if (smem_line_) fail("'@launch smem' given twice (the first on line " + std::to_string(smem_line_) + ")");
     smem_ = Expr::parse(tuple);
     smem_line_ = line_no;
     return;
   }
   if (what != "block" && what != "grid") fail("unknown launch dimension '" + what + "'");
+  if (what == "block" ? seen.block : seen.grid)  // (the last would win, silently)
+    fail("'@launch " + what + "' given twice (the first on line " +
+         std::to_string(what == "block" ? block_line_ : grid_line_) + ")");
   (what == "block" ? block_ : grid_) = description::parse_dim3(tuple);
   (what == "block" ? block_line_ : grid_line_) = line_no;
   (what == "block" ? seen.block : seen.grid) = true;

@@ -129,4 +129,8 @@ out=$(timeout 60 "$ktune" cache recover --database "$dir/disorder-r.db" "$dir/di
 rc=$?
 [ $rc = 0 ] || fail "recover of a b-tree out of order: rc=$rc: $(tail -c 300 <<< "$out")"
 contains "record(s) read from" <<< "$out" || fail "recover of a b-tree out of order: $(tail -c 300 <<< "$out")"
+# A field of the wrong JSON type is named (issue 66, item 7: it was a raw JSON exception).
+printf '{"ktune_schema": 3, "records": [{"device_key": "x", "family": "transpose", "variant": "", "dtype": "f32", "shape": [64, 64], "align": 1, "config": {}, "template_hash": "0123456789abcdef", "median_us": "fast"}]}' > "$dir/typed.json"
+out=$("$ktune" cache import --database "$dir/typed.db" "$dir/typed.json" 2>&1) && fail "a string median_us imported"
+contains "'median_us' must be a number, not \"fast\"" <<< "$out" || fail "a string median_us: $out"
 echo "hostile records: all checks passed"

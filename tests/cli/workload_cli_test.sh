@@ -147,4 +147,12 @@ for odd in fifo zero; do
   [ $rc != 124 ] && grep -q "tuning-times.tsv is not a regular file" "$dir/out" || fail "tuning times as $odd: rc=$rc $(cat "$dir/out")"
 done
 rm -f "$KTUNE_CACHE_DIR/logs/tuning-times.tsv"
+# A line `--help` and a negative seed (issue 66, item 7): clear errors.
+printf -- '--help\n' > "$dir/help.txt"
+if "$ktune" tune --workload "$dir/help.txt" --check > "$dir/out" 2>&1 || ! grep -q "help.txt:1: --help is no problem" "$dir/out"; then
+  fail "--help as a workload line: $(cat "$dir/out")"
+fi
+if "$ktune" tune transpose --shape 64x64 --seed -1 --dry-run > "$dir/out" 2>&1 || ! grep -q "a seed is not negative" "$dir/out"; then
+  fail "--seed -1: $(cat "$dir/out")"
+fi
 echo "workload_cli_test: ok"

@@ -129,6 +129,27 @@ TEST(KernelSpec, DerivedValuesAreAcyclicAndBounded) {
 
 // A `// @compatible CODE: HASH, ...` line keeps the records of earlier texts current
 // only while the code is what it was: comments and blank lines may change, code not.
+// Two `@launch block` (or grid, or smem) lines: an error naming both lines, not the last
+// winning silently (issue 66, item 7).
+TEST(KernelSpec, ALaunchDimensionGivenTwiceIsAnError) {
+  const std::string head = "// @kernel k\n// @entry k\n// @tune a = 1, 2\n";
+  const auto error = [&](const std::string& launch) {
+    try {
+      KernelSpec::parse(head + launch + "template <int a> __global__ void k() {}\n");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string both = "// @launch block = (1, 1, 1)\n// @launch grid = (1, 1, 1)\n";
+  EXPECT_EQ(error(both), "no error");
+  EXPECT_NE(error(both + "// @launch block = (64, 1, 1)\n").find("'@launch block' given twice (the first on line 4)"),
+            std::string::npos);
+  EXPECT_NE(error(both + "// @launch grid = (2, 1, 1)\n").find("'@launch grid' given twice"), std::string::npos);
+  EXPECT_NE(error(both + "// @launch smem = 0\n// @launch smem = 8\n").find("'@launch smem' given twice"),
+            std::string::npos);
+}
+
 TEST(KernelSpec, CompatibleHashesHoldWhileTheCodeIsUnchanged) {
   const std::string head = "// @kernel k\n// @entry k\n// @type T = element\n// @tune a = 1, 2\n";
   const std::string tail =

@@ -27,7 +27,14 @@ void add_search_options(CLI::App* app, TuneOptions& opt) {
                   "a fresh process without it (0: no limit)")
       ->capture_default_str()
       ->check(seconds);
-  app->add_option("--seed", opt.seed, "seed of the random and anneal strategies")->capture_default_str();
+  // (CLI11 would take -1 for an unsigned seed as 2^64 - 1: a negative seed is refused.)
+  app->add_option("--seed", opt.seed, "seed of the random and anneal strategies (0 .. 2^64-1)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return text.find('-') == std::string::npos ? std::string() : "a seed is not negative: " + text;
+          },
+          "SEED"));
 }
 
 SearchOverrides SearchOverrides::given(const CLI::App& app, const TuneOptions& parsed) {

@@ -21,6 +21,12 @@ void parse_line(const std::string& text, const std::filesystem::path& folder, Wo
   add_search_options(&app, search);
   try {
     app.parse(text, false);
+  } catch (const CLI::CallForHelp&) {  // (its text is CLI11's note to programmers)
+    throw Error("--help is no problem; a line is a problem as `ktune tune` takes it, e.g. transpose --shape 64x64");
+  } catch (const CLI::CallForAllHelp&) {
+    throw Error("--help-all is no problem; a line is a problem as `ktune tune` takes it");
+  } catch (const CLI::CallForVersion&) {
+    throw Error("--version is no problem; a line is a problem as `ktune tune` takes it");
   } catch (const CLI::ParseError& err) {
     throw Error(err.what());
   }
