@@ -8,6 +8,7 @@ or nothing, the faster record kept, records of another template version refused)
     report = ktune.cluster.tune("problems.txt", address="ray://head:10001")      # a cluster
 
 Ray is optional: `pip install ray`. See docs/clusters.md."""
+import json
 import os
 import shlex
 import socket
@@ -35,16 +36,17 @@ def _problems(workload, ktune):
     """The workload's problems, each (line, its command as `ktune tune` words, why it
     cannot be used or ""), checked by the tuner (`--check`: the first bad line is a
     TuningError naming FILE:LINE)."""
-    done = subprocess.run([ktune, "tune", "--workload", str(workload), "--check"], capture_output=True, text=True)
+    # (JSON lines: a file name with spaces, quotes or tabs stays one word; text output would not.)
+    done = subprocess.run([ktune, "tune", "--workload", str(workload), "--check", "--json"], capture_output=True,
+                          text=True)
     if done.returncode != 0:
         raise TuningError(f"the workload {workload} does not check:\n{(done.stderr or done.stdout).strip()}",
                           done.stdout + done.stderr)
     out = []
     for text in done.stdout.splitlines():
-        if text.startswith("line "):
-            number, command = text[len("line "):].split(": ", 1)
-            command, _, unusable = command.partition(": cannot be used: ")  # a capture bundle that cannot be read
-            out.append((int(number), shlex.split(command), unusable))
+        entry = json.loads(text)
+        if "line" in entry:
+            out.append((int(entry["line"]), list(entry["words"]), entry["unusable"]))
     return out
 
 
@@ -55,7 +57,8 @@ def _files_of(words):
     for i, word in enumerate(words[:-1]):
         if word in ("--kernel", "--capture"):
             path = Path(words[i + 1])
-            name = f"{len(files)}-{path.name}"
+            # Shipped under a plain name of its own (the task's workload line quotes nothing).
+            name = f"file{len(files)}" + "".join(c for c in path.suffix if c.isalnum() or c == ".")
             files[name] = path.read_bytes()
             words[i + 1] = name
     return words, files

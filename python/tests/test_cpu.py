@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from pathlib import Path
 
 from support import DATA, ROOT, CpuArray, FakeDeviceArray, ktune
 
@@ -274,3 +275,24 @@ class HostileInputTest(unittest.TestCase):
                 del os.environ["KTUNE_TUNER"]
             else:
                 os.environ["KTUNE_TUNER"] = saved
+
+
+class ClusterWorkloadWordsTest(unittest.TestCase):
+    """ktune.cluster reads the tuner's `--check --json` (issue 66, item 8): file names with
+    spaces, quotes or tabs stay whole (the text output split by shlex shipped a file `my`)."""
+
+    def test_odd_file_names_stay_whole(self):
+        from ktune import cluster
+        from ktune._tune import tuner
+        with tempfile.TemporaryDirectory() as tmp:
+            names = ["my kernel.cu", "it's.cu", "tab\there.cu"]
+            for name in names:
+                (Path(tmp) / name).write_text((DATA / "scale.cu").read_text())
+            lines = "".join(f'--kernel "{n}" --problem n=10\n' if "'" in n else f"--kernel '{n}' --problem n=10\n"
+                            for n in names)
+            (Path(tmp) / "w.txt").write_text(lines + "transpose --shape 64x64 --budget-evals 5\n")
+            problems = cluster._problems(Path(tmp) / "w.txt", tuner())
+            self.assertEqual([p[1][1] for p in problems[:3]], [str(Path(tmp) / n) for n in names])
+            self.assertEqual(problems[3][1], ["transpose", "--shape", "64x64", "--budget-evals", "5"])
+            words, files = cluster._files_of(problems[1][1])
+            self.assertEqual((words[1], list(files)), ("file0.cu", ["file0.cu"]))

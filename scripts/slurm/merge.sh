@@ -39,6 +39,8 @@ fi
 if [ ${#unfinished[@]} -gt 0 ]; then
   here=${KTUNE_SLURM_DIR:-$(cd "$(dirname "$0")" && pwd)}  # (a job runs a copy of this script)
   echo "rerun the tasks that did not finish (their stored problems are skipped):"
-  echo "  bash $here/submit.sh $workload $results --tasks $tasks --only $(IFS=,; echo "${unfinished[*]}") [the options given before]"
+  # (quoted for a shell: a pasted line runs nothing a file name holds)
+  printf '  bash %q %q %q --tasks %q --only %q [the options given before]\n' "$here/submit.sh" "$workload" "$results" \
+    "$tasks" "$(IFS=,; echo "${unfinished[*]}")"
 fi
 exit $status

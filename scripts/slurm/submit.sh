@@ -43,6 +43,12 @@ if [ -z "${KTUNE:-}" ]; then
 fi
 [ -x "$KTUNE" ] || { echo "submit.sh: no ktune binary at $KTUNE (set KTUNE)" >&2; exit 2; }
 [ -z "$times" ] || [ -f "$times" ] || { echo "submit.sh: --times $times: no such file" >&2; exit 2; }
+# sbatch expands % in an output path (%j, %a): RESULTS must not hold one.
+case "$(realpath -m -- "$results")" in
+  *%*) echo "submit.sh: RESULTS $results holds '%', which sbatch expands in log paths; choose another" >&2; exit 2 ;;
+esac
+# --sbatch "OPTIONS": split into words, never glob-expanded ("--partition=gpu *" stays as given).
+read -r -a extra_words <<< "$extra"
 # Absolute paths: the tasks start in another folder, maybe on another node (a shared
 # file system holds RESULTS, the workload and its kernel files).
 workload=$(cd "$(dirname "$workload")" && pwd)/$(basename "$workload")
@@ -57,6 +63,14 @@ problems=$(grep -c "^line " "$results/logs/check.txt" || true)
 [ -n "$tasks" ] || tasks=$(( problems < 16 ? problems : 16 ))
 [[ "$tasks" =~ ^[0-9]+$ ]] && [ "$tasks" -ge 1 ] || { echo "submit.sh: --tasks $tasks: a whole number >= 1" >&2; exit 2; }
 [ "$tasks" -le "$problems" ] || tasks=$problems
+# --only: task numbers and ranges (I,J,K-L) of the tasks that exist, 0 .. tasks-1.
+if [ -n "$only" ]; then
+  [[ "$only" =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] || {
+    echo "submit.sh: --only $only: task numbers or ranges, e.g. 3,5,7-9" >&2; exit 2; }
+  for n in ${only//[,-]/ }; do
+    [ "$n" -lt "$tasks" ] || { echo "submit.sh: --only $only: task $n does not exist (--tasks $tasks: 0-$(( tasks - 1 )))" >&2; exit 2; }
+  done
+fi
 array=${only:-0-$(( tasks - 1 ))}
 gres=(--gres=gpu:1)
 opts=("$@")
@@ -73,8 +87,7 @@ fi
 [ ! -f "$order" ] || opts=(--order-by "$order" "${opts[@]}")
 if [ -n "$dry_run" ]; then gres=(); opts=(--dry-run "${opts[@]}"); fi
 export KTUNE KTUNE_SLURM_DIR=$here
-# shellcheck disable=SC2086
-job=$(sbatch --parsable --array="$array" "${gres[@]}" $extra -o "$results/logs/task-%a.out" \
+job=$(sbatch --parsable --array="$array" "${gres[@]}" "${extra_words[@]}" -o "$results/logs/task-%a.out" \
   "$here/ktune_array.sbatch" "$workload" "$results" "$tasks" "${opts[@]}")
 merge=$(sbatch --parsable --dependency="afterany:${job%%;*}" -o "$results/logs/merge.out" --job-name=ktune-merge \
   "$here/merge.sh" "$results" "$workload" "$tasks")

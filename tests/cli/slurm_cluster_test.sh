@@ -114,6 +114,15 @@ W
   echo "transpose --dtype f33 --shape 8x8" > "$dir/bad.txt"
   if bash "$src/scripts/slurm/submit.sh" "$dir/bad.txt" "$dir/bad" > "$dir/bad.out" 2>&1; then fail "bad workload submitted"; fi
   contains "bad.txt:1:" < "$dir/bad.out" || fail "bad workload message: $(cat "$dir/bad.out")"
+  # Issue 66, item 8: tasks that cannot exist, and a RESULTS path sbatch would expand.
+  if bash "$src/scripts/slurm/submit.sh" "$dir/w.txt" "$dir/only" --tasks 2 --only 0-3 --dry-run > "$dir/only.out" 2>&1; then
+    fail "--only beyond --tasks submitted"
+  fi
+  contains "task 3 does not exist (--tasks 2: 0-1)" < "$dir/only.out" || fail "--only 0-3: $(cat "$dir/only.out")"
+  if bash "$src/scripts/slurm/submit.sh" "$dir/w.txt" "$dir/res %j" --dry-run > "$dir/pct.out" 2>&1; then
+    fail "a RESULTS path with % submitted"
+  fi
+  contains "which sbatch expands" < "$dir/pct.out" || fail "% in RESULTS: $(cat "$dir/pct.out")"
   echo "slurm_cluster_test (no GPU: dry runs): all checks passed"
   exit 0
 fi

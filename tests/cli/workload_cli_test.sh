@@ -147,6 +147,14 @@ for odd in fifo zero; do
   [ $rc != 124 ] && grep -q "tuning-times.tsv is not a regular file" "$dir/out" || fail "tuning times as $odd: rc=$rc $(cat "$dir/out")"
 done
 rm -f "$KTUNE_CACHE_DIR/logs/tuning-times.tsv"
+# --shard "" is an error (it tuned the whole workload); a share of many more shards than
+# problems is found at once (it took 23 s over 2000 lines).
+if "$ktune" tune --workload "$dir/five.txt" --check --shard "" > "$dir/out" 2>&1 || ! grep -q "expected I/N" "$dir/out"; then
+  fail "--shard '': $(cat "$dir/out")"
+fi
+for i in $(seq 1 2000); do echo "transpose --shape ${i}x64"; done > "$dir/w2k.txt"
+timeout 10 "$ktune" tune --workload "$dir/w2k.txt" --check --shard 1/9999999 > "$dir/out" 2>&1 &&
+  grep -q "^line 2: transpose --shape 2x64" "$dir/out" && grep -q "^1 problem(s)" "$dir/out" || fail "--shard 1/9999999: $(tail -3 "$dir/out")"
 # A line `--help` and a negative seed (issue 66, item 7): clear errors.
 printf -- '--help\n' > "$dir/help.txt"
 if "$ktune" tune --workload "$dir/help.txt" --check > "$dir/out" 2>&1 || ! grep -q "help.txt:1: --help is no problem" "$dir/out"; then

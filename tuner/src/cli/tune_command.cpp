@@ -25,6 +25,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 namespace ktune {
@@ -226,7 +227,7 @@ int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOption
 struct TuneArgs {
   ProblemArgs tp;
   TuneOptions opt;
-  bool hot = false, dry_run = false, check = false;
+  bool hot = false, dry_run = false, check = false, check_json = false;
   std::string database, log_dir, summary, workload, record, devices, shard, order_by;
 };
 
@@ -282,6 +283,19 @@ std::vector<WorkloadEntry> in_tuning_order(std::vector<WorkloadEntry> entries, c
   return entries;
 }
 
+// `--check --json`: each problem as a JSON line of its own words (what `ktune tune` takes,
+// a file name with spaces or quotes kept whole), for programs (ktune.cluster) to read.
+int list_workload_json(const std::vector<WorkloadEntry>& entries) {
+  for (const WorkloadEntry& e : entries) {
+    std::vector<std::string> words = problem_tokens(e.args);
+    std::istringstream search(e.search.describe());  // (numbers and names: no spaces inside)
+    for (std::string w; search >> w;) words.push_back(w);
+    std::printf("%s\n", nlohmann::json{{"line", e.line}, {"words", words}, {"unusable", e.error}}.dump().c_str());
+  }
+  std::printf("%s\n", nlohmann::json{{"problems", entries.size()}}.dump().c_str());
+  return 0;
+}
+
 // `--check`: the lines were checked when read; say what they are, run nothing.
 int list_workload(const std::vector<WorkloadEntry>& entries) {
   for (const WorkloadEntry& e : entries)
@@ -301,7 +315,7 @@ int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
   // Every line checked before anything runs (a bundle that cannot be used is reported and skipped).
   auto entries = in_tuning_order(capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload),
                                  order_times(a), a.shard);
-  if (a.check) return list_workload(entries);
+  if (a.check) return a.check_json ? list_workload_json(entries) : list_workload(entries);
   if (a.dry_run) return dry_run_workload(entries, opt);
   if (!gpu_available(capture_folder ? "--capture " + a.tp.capture : "--workload " + a.workload, "")) return 2;
   if (!a.devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(a.devices), a.summary);
@@ -361,9 +375,12 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
                    "with --workload: the GPUs to spread it over, e.g. 0,1 or all (GPUs of one fingerprint; "
                    "a worker process per GPU)");
   tune->add_flag("--check", check, "with --workload or --capture FOLDER: check every line and list the problems; tune nothing");
+  tune->add_flag("--json", args->check_json, "with --check: a JSON line per problem ({line, words, unusable}), for programs");
   tune->add_option("--shard", shard,
                    "with --workload or --capture FOLDER: one task's share of an array job (I/N, 0-based; "
-                   "scripts/slurm/): problems I, I+N, I+2N, ..., or with --order-by shares of equal work");
+                   "scripts/slurm/): problems I, I+N, I+2N, ..., or with --order-by shares of equal work")
+      ->check(CLI::Validator([](std::string& t) { return t.empty() ? std::string("expected I/N, e.g. 3/8") : std::string(); },
+                             "I/N"));
   tune->add_option("--order-by", order_by,
                    "with --workload or --capture FOLDER: start the longest problems first, by the times in FILE "
                    "(the tuning-times.tsv of an earlier run's log folder; with --devices that folder's is the "

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <queue>
 #include <fcntl.h>
 #include <fstream>
 #include <istream>
@@ -113,11 +115,18 @@ std::vector<std::size_t> longest_first(const std::vector<double>& seconds) {
 }
 
 std::vector<std::size_t> balanced_shard(const std::vector<double>& seconds, std::size_t i, std::size_t n) {
-  std::vector<double> load(n, 0.0);
+  const std::vector<std::size_t> order = longest_first(seconds);
+  // Each problem to the least loaded shard, the lowest-numbered among equals: a heap of
+  // (load, shard), so that many shards cost log n a problem (--shard 0/9999999).
+  // Shards past the problems' count stay empty: only the first `order.size()` are made.
+  using Load = std::pair<double, std::size_t>;
+  std::priority_queue<Load, std::vector<Load>, std::greater<Load>> loads;
+  for (std::size_t s = 0; s < std::min(n, order.size()); ++s) loads.push({0.0, s});
   std::vector<std::size_t> mine;
-  for (std::size_t k : longest_first(seconds)) {
-    const auto least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    load[least] += std::max(seconds[k], 0.01);  // problems recorded as 0 s still spread
+  for (std::size_t k : order) {
+    auto [load, least] = loads.top();
+    loads.pop();
+    loads.push({load + std::max(seconds[k], 0.01), least});  // problems recorded as 0 s still spread
     if (least == i) mine.push_back(k);
   }
   return mine;
