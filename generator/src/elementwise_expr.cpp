@@ -379,6 +379,17 @@ NodeP derivative(const NodeP& n, std::size_t x) {
   return mul(local, d(0));
 }
 
+// How long a tree's text is, its shared subtrees counted each time they are printed
+// (a derivative shares u' between branches, so nested min/max double it a level),
+// saturating at `limit`.
+std::size_t printed_size(const Node& n, std::map<const Node*, std::size_t>& memo, std::size_t limit) {
+  if (const auto it = memo.find(&n); it != memo.end()) return it->second;
+  std::size_t size = 8;
+  for (const auto& a : n.args) size = std::min(limit, size + printed_size(*a, memo, limit));
+  memo[&n] = size;
+  return size;
+}
+
 void scalars_used(const Node& n, std::vector<bool>& used) {
   if (n.kind == Node::scalar) used[n.slot] = true;
   for (const auto& a : n.args) scalars_used(*a, used);
@@ -463,6 +474,11 @@ ElementwiseExpr::Gradient ElementwiseExpr::gradient() const {
       total = add(total, mul(grad_of_output, derivative(values_[o], x)));
     }
     if (is(total, 0)) continue;  // no gradient flows to this input: zeros
+    std::map<const Node*, std::size_t> memo;
+    constexpr std::size_t k_max_gradient_text = 1 << 16;
+    if (printed_size(*total, memo, k_max_gradient_text) >= k_max_gradient_text)
+      throw InvalidArgument("elementwise gradient of '" + inputs_[x] +
+                            "': its expression would be longer than 64 KiB (nested min, max or ?: double it a level)");
     const std::string out = "ktune_din_" + inputs_[x];
     if (taken(out)) throw InvalidArgument("elementwise gradient: the expression already uses the name " + out);
     // Two outputs per kernel at most: a new line starts the next kernel's expression.

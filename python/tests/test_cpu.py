@@ -277,6 +277,55 @@ class HostileInputTest(unittest.TestCase):
                 os.environ["KTUNE_TUNER"] = saved
 
 
+class ArrayBoundaryFuzzTest(unittest.TestCase):
+    """Random array descriptions (seeded; issue 66's fuzzing of the Python boundary): every
+    one is read within its bounds or refused with ValueError/TypeError, never a crash,
+    another exception, or geometry that does not fit a C int64."""
+
+    def check(self, obj):
+        from ktune.family import as_device_array
+        try:
+            a = as_device_array(obj, "x")
+        except (ValueError, TypeError):
+            return
+        count = 1
+        for n in a.shape:
+            count *= n
+        self.assertLess(count, 2**62)
+        self.assertTrue(all(type(v) is int and abs(v) < 2**62 for v in a.shape + a.strides), (a.shape, a.strides))
+        self.assertEqual(len(a.shape), len(a.strides))
+
+    def test_random_descriptions(self):
+        import random
+        rng = random.Random(6606)
+        sizes = [0, 1, 7, 2**31 - 1, 2**31, 2**62, 2**63, 2**64 + 3, -1, -2**63, 1.5, "8", None]
+
+        def size():
+            return rng.choice(sizes) if rng.random() < 0.3 else rng.randrange(0, 1000)
+
+        class Cai:
+            def __init__(self, cai):
+                self.__cuda_array_interface__ = cai
+        for _ in range(1500):
+            ndim = rng.choice([0, 1, 2, 3, 33, 200])
+            cai = {"shape": tuple(size() for _ in range(ndim)) if rng.random() < 0.9 else size(),
+                   "typestr": rng.choice(["<f4", "<f2", "|u1", "<c8", "", 7, None]),
+                   "data": rng.choice([(0x1000, False), (2**64, False), (-5, True), None, "x", (1, 2, 3)]),
+                   "version": 3}
+            if rng.random() < 0.5:
+                cai["strides"] = rng.choice([None, tuple(size() for _ in range(ndim)), (4,), "s"])
+            if rng.random() < 0.05:
+                del cai[rng.choice(list(cai))]
+            self.check(Cai(cai if rng.random() < 0.97 else rng.choice([None, 5, [1, 2]])))
+        for _ in range(300):
+            ndim = rng.choice([0, 1, 2, 32, 33, 2**31 - 1, -1])
+            shape = [rng.choice([0, 1, 7, 2**40, 2**62, 2**63 - 1, -1]) for _ in range(min(max(ndim, 0), 40))]
+            if ndim <= 40 and len(shape) < max(ndim, 0):  # never let this test itself read past a buffer
+                continue
+            self.check(_Capsules(ndim, shape=shape or None, versioned=rng.random() < 0.5,
+                                 device_type=rng.choice([2, 2, 1, 13])))
+
+
 class ClusterWorkloadWordsTest(unittest.TestCase):
     """ktune.cluster reads the tuner's `--check --json` (issue 66, item 8): file names with
     spaces, quotes or tabs stay whole (the text output split by shlex shipped a file `my`)."""

@@ -10,6 +10,7 @@
 #include <ktune/generator/space.hpp>
 #include <ktune/generator/user_kernel.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,14 +68,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)evaluate(Tolerance::parse(text), {{"n", 7.0}, {"k", 0.0}});
   } catch (const Error&) {
   }
-  try {  // printed and evaluated on zeros and ones
-    const ElementwiseExpr e = ElementwiseExpr::parse(text, {"alpha"});
-    (void)e.normalized();
-    (void)e.cuda_body();
-    const std::vector<double> in(e.inputs().size(), 1.0), scalars(e.scalars().size(), 0.0);
-    std::vector<double> out(e.outputs().size());
-    e.eval(in.data(), scalars.data(), out.data());
-  } catch (const Error&) {
+  for (const std::vector<std::string>& declared : {std::vector<std::string>{"alpha"}, std::vector<std::string>{}}) {
+    try {  // printed and evaluated on zeros and ones; differentiated, each backward line parsed
+      const ElementwiseExpr e = ElementwiseExpr::parse(text, declared);
+      (void)e.normalized();
+      (void)e.cuda_body();
+      const std::vector<double> in(e.inputs().size(), 1.0), scalars(e.scalars().size(), 0.0);
+      std::vector<double> out(e.outputs().size());
+      e.eval(in.data(), scalars.data(), out.data());
+      const ElementwiseExpr::Gradient g = e.gradient();
+      std::size_t start = 0;
+      while (start < g.text.size()) {
+        const std::size_t end = std::min(g.text.find('\n', start), g.text.size());
+        (void)ElementwiseExpr::parse(g.text.substr(start, end - start), g.scalars).cuda_body();
+        start = end + 1;
+      }
+    } catch (const Error&) {
+    }
   }
   try {
     const Expr e = Expr::parse(text);

@@ -214,6 +214,10 @@ TEST(ElementwiseExprGradient, FlatInputsGetNoLineAndNamesNeverCollide) {
   EXPECT_TRUE(flat.inputs_with_grad.empty());
   EXPECT_EQ(ElementwiseExpr::parse("out = a * b + c").gradient().inputs_with_grad, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_THROW(ElementwiseExpr::parse("out = ktune_dout_out * 2").gradient(), InvalidArgument);
+  // Nested min doubles the derivative's text a level: bounded, an error, not 2^40 bytes.
+  std::string nested = "a";
+  for (int i = 0; i < 40; ++i) nested = "min(" + nested + ", b)";
+  EXPECT_THROW(ElementwiseExpr::parse("out = " + nested).gradient(), InvalidArgument);
 }
 
 }  // namespace
