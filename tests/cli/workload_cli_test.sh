@@ -155,6 +155,9 @@ fi
 for i in $(seq 1 2000); do echo "transpose --shape ${i}x64"; done > "$dir/w2k.txt"
 timeout 10 "$ktune" tune --workload "$dir/w2k.txt" --check --shard 1/9999999 > "$dir/out" 2>&1 &&
   grep -q "^line 2: transpose --shape 2x64" "$dir/out" && grep -q "^1 problem(s)" "$dir/out" || fail "--shard 1/9999999: $(tail -3 "$dir/out")"
+if "$ktune" tune --workload "$dir" --check > "$dir/out" 2>&1 || ! grep -q "is not a regular file" "$dir/out"; then
+  fail "a folder as the workload: $(cat "$dir/out")"
+fi
 # A line `--help` and a negative seed (issue 66, item 7): clear errors.
 printf -- '--help\n' > "$dir/help.txt"
 if "$ktune" tune --workload "$dir/help.txt" --check > "$dir/out" 2>&1 || ! grep -q "help.txt:1: --help is no problem" "$dir/out"; then
