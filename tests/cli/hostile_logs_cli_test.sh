@@ -69,6 +69,12 @@ for run in registers deepline denormal; do
 done
 out=$(timeout 60 "$ktune" log --dir "$logs" report denormal -o "$dir/d.html" 2>&1) || fail "report denormal: rc=$?: $out"
 contains "not a time a kernel takes" <<< "$("$ktune" log --dir "$logs" show denormal 2>&1)" || fail "denormal reason"
+mkfifo "$dir/log.fifo"  # a FIFO as a search log: refused at once (the open blocked forever)
+for sub in show "report -o $dir/x.html"; do
+  # shellcheck disable=SC2086
+  out=$(timeout 20 "$ktune" log $sub "$dir/log.fifo" 2>&1) && fail "log $sub of a FIFO: $out"
+  contains "is not a regular file" <<< "$out" || fail "log $sub of a FIFO: $out"
+done
 mkfifo "$dir/report.fifo"  # nobody reads it: refused at once (the open blocked forever)
 out=$(timeout 20 "$ktune" log --dir "$logs" report denormal -o "$dir/report.fifo" 2>&1) && fail "report into a FIFO: $out"
 contains "a FIFO that nobody reads" <<< "$out" || fail "report into a FIFO: $out"

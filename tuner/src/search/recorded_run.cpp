@@ -5,6 +5,7 @@
 #include <ktune/generator/kernel_time.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -64,6 +65,9 @@ void check_closing(const nlohmann::json& j) {
 }  // namespace
 
 RecordedRun read_search_log(const std::filesystem::path& path) {
+  std::error_code ec;  // (a FIFO would block the open, a device never end)
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw Error("search log " + path.string() + " is not a regular file (a FIFO, a device or a folder)");
   std::ifstream in(path);
   if (!in) throw Error("cannot read search log " + path.string());
   RecordedRun run;
