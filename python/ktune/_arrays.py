@@ -1,6 +1,7 @@
 """Device arrays of any framework: __dlpack__ (PyTorch, CuPy, JAX) or
 __cuda_array_interface__; their framework's current stream; new arrays like them."""
 import ctypes
+import operator
 import sys
 
 from .errors import InvalidArgument
@@ -63,6 +64,17 @@ def contiguous_strides(shape):
 MAX_NDIM, MAX_EXTENT = 32, 2**62
 
 
+def as_integer(value):
+    """value as a Python int where it is an integer (int, numpy's integers: __index__),
+    else None; a bool is not one."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def checked_geometry(name, shape, strides):
     """shape and strides as tuples of ints within bounds, and their element count; a
     clear error for anything else (a hostile or broken description)."""
@@ -70,17 +82,18 @@ def checked_geometry(name, shape, strides):
         raise InvalidArgument(f"{name}: shape {shape!r} is not a tuple of at most {MAX_NDIM} sizes")
     if strides is not None and (not isinstance(strides, (tuple, list)) or len(strides) != len(shape)):
         raise InvalidArgument(f"{name}: strides {strides!r} do not match its {len(shape)}-D shape")
+    sizes = [as_integer(n) for n in shape]
+    if any(n is None or not 0 <= n < MAX_EXTENT for n in sizes):
+        raise InvalidArgument(f"{name}: shape {tuple(shape)!r} holds a size that is not an integer in 0 .. 2^62")
     count = 1
-    for n in shape:
-        if type(n) is not int or not 0 <= n < MAX_EXTENT:
-            raise InvalidArgument(f"{name}: shape {tuple(shape)!r} holds a size that is not an integer in 0 .. 2^62")
+    for n in sizes:
         count *= n
     if count >= MAX_EXTENT:
         raise InvalidArgument(f"{name}: shape {tuple(shape)!r} holds 2^62 elements or more")
-    for st in strides or ():
-        if type(st) is not int or not -MAX_EXTENT < st < MAX_EXTENT:
-            raise InvalidArgument(f"{name}: strides {tuple(strides)!r} hold one that is not an integer within 2^62")
-    return tuple(shape), (tuple(strides) if strides is not None else contiguous_strides(shape)), count
+    steps = None if strides is None else [as_integer(st) for st in strides]
+    if steps is not None and any(st is None or not -MAX_EXTENT < st < MAX_EXTENT for st in steps):
+        raise InvalidArgument(f"{name}: strides {tuple(strides)!r} hold one that is not an integer within 2^62")
+    return tuple(sizes), (tuple(steps) if steps is not None else contiguous_strides(sizes)), count
 
 
 # DLPack's capsules: the legacy one holds a DLManagedTensor (its DLTensor first); a
@@ -131,18 +144,19 @@ def _from_cai(x, name):
     if dtype is None:
         raise TypeError(f"{name}: dtype {cai['typestr']} is not one ktune takes ({', '.join(sorted(SIZE))})")
     data = cai.get("data")
-    if not isinstance(data, (tuple, list)) or len(data) != 2 or type(data[0]) is not int or not 0 <= data[0] < 2**64:
+    if not isinstance(data, (tuple, list)) or len(data) != 2 or as_integer(data[0]) is None or \
+            not 0 <= as_integer(data[0]) < 2**64:
         raise InvalidArgument(f"{name}: __cuda_array_interface__['data'] must be (address, read_only), not {data!r:.100}")
     strides = cai.get("strides")
     if strides is not None:
-        if not isinstance(strides, (tuple, list)) or any(type(b) is not int or b % SIZE[dtype] for b in strides):
+        if not isinstance(strides, (tuple, list)) or any(as_integer(b) is None or b % SIZE[dtype] for b in strides):
             raise InvalidArgument(f"{name}: strides {strides!r:.100} are not whole elements of {dtype} in bytes")
-        strides = [b // SIZE[dtype] for b in strides]
+        strides = [as_integer(b) // SIZE[dtype] for b in strides]
     shape, strides, _ = checked_geometry(name, cai["shape"], strides)
     device = getattr(getattr(x, "device", None), "index", None)
     if device is None:
         device = getattr(getattr(x, "device", None), "id", 0)
-    return DeviceArray(x, data[0], shape, strides, dtype, device or 0)
+    return DeviceArray(x, as_integer(data[0]), shape, strides, dtype, device or 0)
 
 
 _torch_dtypes = {}

@@ -7,7 +7,8 @@ import threading
 import weakref
 
 from . import _lib
-from ._arrays import TORCH_DTYPES, array_facts, current_device, dlpack_stream, stream_handle, torch_tensor_type
+from ._arrays import (TORCH_DTYPES, array_facts, as_integer, current_device, dlpack_stream, stream_handle,
+                      torch_tensor_type)
 from ._torch_ops import TorchOps
 from .errors import InvalidArgument
 
@@ -172,7 +173,8 @@ class Kernel:
             else:
                 slots[i].pointer, counts[i] = self._array(i, a, s, current, keep, grad)
         for name, value in problem.items():  # (ctypes would wrap what does not fit an int64)
-            if type(value) is not int or not -2**63 <= value < 2**63:
+            number = as_integer(value)
+            if number is None or not -2**63 <= number < 2**63:
                 raise InvalidArgument(f"problem variable {name!r} = {value!r}: an integer from 1 to 2^31-1")
         if len(problem) == len(self.variables) and all(v in problem for v in self.variables):
             names = self._names
