@@ -94,21 +94,16 @@ open(sys.argv[2], "wb").write(data[:4096])
 open(sys.argv[3], "wb").write(b"SQLite format 3\x00" + b"\x17" * 8000)
 PY
 mkfifo "$dir/fifo.db"
-for bad in big cut garbage; do
+for bad in big cut garbage fifo; do
   set +e
   out=$(timeout 60 "$ktune" cache merge --database "$dir/three.db" "$dir/$bad.db" 2>&1)
   rc=$?
   set -e
-  [ $rc = 1 ] || fail "$bad.db: exit status $rc (merged in part?): $out"
+  [ $rc = 1 ] || fail "$bad.db: exit status $rc (merged in part? 124: it blocked): $out"
   echo "$out" | contains "$bad.db: not merged, nothing of it stored" || fail "$bad.db: $out"
 done
-"$ktune" cache list --database "$dir/three.db" 2>/dev/null | grep -q transpose && fail "something of a damaged shard stored"
-set +e
-out=$(timeout 20 "$ktune" cache merge --database "$dir/three.db" "$dir/fifo.db" 2>&1)
-rc=$?
-set -e
-[ $rc = 1 ] || fail "a FIFO as a shard: exit status $rc (124: it blocked): $out"
 echo "$out" | contains "not a regular file" || fail "a FIFO as a shard: $out"
+"$ktune" cache list --database "$dir/three.db" 2>/dev/null | grep -q transpose && fail "something of a damaged shard stored"
 # Into itself, a missing file, a kernel file that does not describe itself: clear errors
 # (exit status 1).
 fails() { if "$ktune" "$@" > "$dir/err.txt" 2>&1; then echo "accepted: $*" >&2; return 1; fi; cat "$dir/err.txt"; }
