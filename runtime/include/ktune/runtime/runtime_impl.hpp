@@ -75,7 +75,12 @@ class PreparedMap {
     fresh->generation = generation;
     std::unique_lock<std::shared_mutex> lock(mutex_);
     auto& slot = map_[key];
-    if (slot) replaced_.push_back(std::move(slot));
+    if (slot && slot->function == fresh->function && slot->info.match == fresh->info.match &&
+        slot->info.tuned_shape == fresh->info.tuned_shape) {
+      slot->generation = generation;  // resolved to what it was: nothing is kept twice
+      return *slot;
+    }
+    if (slot) replaced_.push_back(std::move(slot));  // a new record serves it: the old one stays readable
     slot = std::move(fresh);
     return *slot;
   }
