@@ -158,10 +158,13 @@ timeout 10 "$ktune" tune --workload "$dir/w2k.txt" --check --shard 1/9999999 > "
 if "$ktune" tune --workload "$dir" --check > "$dir/out" 2>&1 || ! grep -q "is not a regular file" "$dir/out"; then
   fail "a folder as the workload: $(cat "$dir/out")"
 fi
-# The problem zoo (bench/zoo): what its script writes, and every line checks.
+# The problem zoo (bench/zoo): what its script writes, and every line checks (in a build
+# with every family the zoo names: a subset build has no gemm).
 python3 "$src/bench/zoo/make_zoo.py" | cmp -s - "$src/bench/zoo/zoo.txt" ||
   fail "bench/zoo/zoo.txt is not what bench/zoo/make_zoo.py writes (regenerate it)"
-"$ktune" tune --workload "$src/bench/zoo/zoo.txt" --check > "$dir/out" 2>&1 || fail "the zoo does not check: $(tail -3 "$dir/out")"
+if "$ktune" space gemm --shape 8x8x8 > /dev/null 2>&1 && "$ktune" space compact --n 64 > /dev/null 2>&1; then
+  "$ktune" tune --workload "$src/bench/zoo/zoo.txt" --check > "$dir/out" 2>&1 || fail "the zoo does not check: $(tail -3 "$dir/out")"
+fi
 # A line `--help` and a negative seed (issue 66, item 7): clear errors.
 printf -- '--help\n' > "$dir/help.txt"
 if "$ktune" tune --workload "$dir/help.txt" --check > "$dir/out" 2>&1 || ! grep -q "help.txt:1: --help is no problem" "$dir/out"; then
