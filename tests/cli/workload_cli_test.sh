@@ -162,7 +162,11 @@ fi
 # with every family the zoo names: a subset build has no gemm).
 python3 "$src/bench/zoo/make_zoo.py" | cmp -s - "$src/bench/zoo/zoo.txt" ||
   fail "bench/zoo/zoo.txt is not what bench/zoo/make_zoo.py writes (regenerate it)"
-if "$ktune" space gemm --shape 8x8x8 > /dev/null 2>&1 && "$ktune" space compact --n 64 > /dev/null 2>&1; then
+all_built=1
+for family in $(grep -v '^#' "$src/bench/zoo/zoo.txt" | cut -d' ' -f1 | sort -u); do
+  "$ktune" space "$family" > /dev/null 2>&1 || all_built=""
+done
+if [ -n "$all_built" ]; then
   "$ktune" tune --workload "$src/bench/zoo/zoo.txt" --check > "$dir/out" 2>&1 || fail "the zoo does not check: $(tail -3 "$dir/out")"
 fi
 # A line `--help` and a negative seed (issue 66, item 7): clear errors.
