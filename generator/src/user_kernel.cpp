@@ -394,10 +394,9 @@ void check_scalar(const UserKernel& k, const KernelArg& a, const UserProblem& p,
     return;
   }
   if (v != std::floor(v)) fail("not an integer, as its type " + std::string(to_string(d)) + " needs");
-  const double lo = d == DType::i8 ? -128.0 : d == DType::u8 ? 0.0 : d == DType::i16 ? -32768.0
-                    : d == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
-  const double hi = d == DType::i8 ? 127.0 : d == DType::u8 ? 255.0 : d == DType::i16 ? 32767.0
-                    : d == DType::i32 ? 2147483647.0 : 9223372036854775807.0;
+  const double bits = 8.0 * size_of(d);  // i8 .. i64; u8 the one unsigned
+  const double lo = d == DType::u8 ? 0.0 : -std::exp2(bits - 1);
+  const double hi = d == DType::u8 ? 255.0 : std::exp2(bits - 1) - 1;
   if (v < lo || v > hi) fail("outside the range of " + std::string(to_string(d)));
 }
 

@@ -2,14 +2,13 @@
 module, see family.py), the process's default runtime, Kernel, and the launch
 information. Under torch.compile a Kernel call goes through a torch.library op."""
 import itertools
-import sys
 import threading
 import weakref
 
 from . import _lib
 from ._arrays import (TORCH_DTYPES, array_facts, as_integer, current_device, dlpack_stream, stream_handle,
                       torch_tensor_type)
-from ._torch_ops import TorchOps
+from ._torch_ops import TorchOps, grad_mode
 from .errors import InvalidArgument
 
 _lib_ = _lib.lib
@@ -239,8 +238,3 @@ class Kernel:
                                                     for d, k in zip(self._dtype_names, self.kinds)])
         return b.args, b.slots, b.values, b.counts, b.dtypes
 
-
-def grad_mode():
-    """Whether PyTorch is loaded and records gradients now."""
-    torch = sys.modules.get("torch")
-    return torch is not None and torch.is_grad_enabled()

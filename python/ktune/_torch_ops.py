@@ -46,9 +46,12 @@ class TorchOps:
                 ops._ops = ops._build(torch)
 
 
+def grad_mode():
+    """Whether PyTorch is loaded and records gradients now."""
+    torch = sys.modules.get("torch")
+    return torch is not None and torch.is_grad_enabled()
+
+
 def needs_grad(*arrays):
     """Whether PyTorch records gradients now and any of the arrays requires grad."""
-    torch = sys.modules.get("torch")
-    if torch is None or not torch.is_grad_enabled():
-        return False
-    return any(getattr(a, "requires_grad", False) for a in arrays)
+    return grad_mode() and any(getattr(a, "requires_grad", False) for a in arrays)

@@ -14,7 +14,7 @@ from .errors import InvalidArgument
 
 __all__ = ["as_device_array", "C", "c_function", "c_text", "callable_by_id", "check", "default_runtime", "dlpack_stream",
            "DTYPE_NAMES", "empty_like", "InvalidArgument", "matrix_layout", "needs_grad", "new_array",
-           "no_grad_here", "no_grad_in_place", "plain", "Plans", "raw_stream", "refuse_under_capture",
+           "no_grad_here", "no_grad_in_place", "plain", "planned_call", "Plans", "raw_stream", "refuse_under_capture",
            "register_callable", "require", "row_major", "Runtime", "runtime_method", "shape_text", "stream_handle",
            "torch_dtype", "TorchOps"]
 
@@ -77,6 +77,17 @@ class Plans:
         if len(self._plans) >= self._size:  # bounded: a new set of shapes starts over
             self._plans.clear()
         self._plans[key] = plan
+
+
+def planned_call(fn, handle, shape, dtype, args):
+    """A Plans entry: the C call `fn(handle, out, *inputs, *args, stream)` again on
+    tensors of the key it was checked for, into `out` or a new (shape, dtype) tensor."""
+    def run(*inputs, out=None):
+        if out is None:
+            out = inputs[0].new_empty(shape, dtype=dtype)
+        check(fn(handle, out.data_ptr(), *[t.data_ptr() for t in inputs], *args, raw_stream(inputs[0])))
+        return out
+    return run
 
 
 def plain(*tensors):

@@ -47,7 +47,7 @@ class Elementwise:
         self._variants = {}  # frozenset of names taken as scalars at a call -> Elementwise
         self._backward = None  # [Elementwise], made at the first backward
         self._buffers = threading.local()  # each thread's ctypes arrays for the C call
-        self._plans = set()  # (shape, strides, dtype) of each input of plain-tensor calls checked before
+        self._plans = family.Plans()  # (shape, strides, dtype) of each input: plain-tensor calls checked before
         self._id = family.register_callable(self)
 
     def __del__(self, _free=_free):
@@ -69,7 +69,7 @@ class Elementwise:
         fast = out is None and stream is None and family.plain(*arrays)
         if fast:
             key = tuple((a.shape, a.stride(), a.dtype) for a in arrays)
-            if key in self._plans:
+            if self._plans.get(key):
                 return self._planned(arrays, values)
         if out is not None:
             family.no_grad_in_place("elementwise", *arrays)
@@ -79,9 +79,7 @@ class Elementwise:
             return results[0] if len(results) == 1 else tuple(results)
         result = self.launch(arrays, values, out, stream)
         if fast:
-            if len(self._plans) >= 1024:  # bounded: a new set of shapes starts over
-                self._plans.clear()
-            self._plans.add(key)
+            self._plans.put(key, True)
         return result
 
     def _planned(self, arrays, values):

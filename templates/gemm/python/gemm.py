@@ -68,17 +68,8 @@ def _gemm_on(runtime, a, b, out=None, *, c=None, alpha=1.0, beta=0.0, math="auto
              family.DTYPE_NAMES[out_dtype] if out_dtype else None)
     family.check(call(runtime._handle, Cm.address, A.address, B.address, *sizes, s))
     if plan_key is not None:
-        _plans.put(plan_key, _plan(runtime._handle, sizes, target.dtype))
+        _plans.put(plan_key, family.planned_call(_gemm, runtime._handle, (m, n), target.dtype, sizes))
     return target
-
-
-def _plan(handle, sizes, dtype):
-    """C = alpha a b again on tensors of the same key: the output and the C call."""
-    def run(a, b):
-        c = a.new_empty((sizes[0], sizes[1]), dtype=dtype)
-        family.check(_gemm(handle, c.data_ptr(), a.data_ptr(), b.data_ptr(), *sizes, family.raw_stream(a)))
-        return c
-    return run
 
 
 _plans = family.Plans()

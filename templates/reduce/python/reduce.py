@@ -68,17 +68,8 @@ def _reduce_on(runtime, x, op, dim=None, *, out=None, stream=None, plan_key=None
         return target
     family.check(fn(names[0], o.address, a.address, *sizes, *names[1:]))
     if plan_key is not None:
-        _plans.put(plan_key, _plan(fn, names[0], sizes, names[1:3], kept, target.dtype))
+        _plans.put(plan_key, family.planned_call(fn, names[0], kept, target.dtype, sizes + names[1:3]))
     return target
-
-
-def _plan(fn, handle, sizes, names, kept, dtype):
-    """A checked call again on another tensor of the same key: the output and the C call."""
-    def run(x):
-        o = x.new_empty(kept, dtype=dtype)
-        family.check(fn(handle, o.data_ptr(), x.data_ptr(), *sizes, *names, family.raw_stream(x)))
-        return o
-    return run
 
 
 _plans = family.Plans()

@@ -61,17 +61,8 @@ def _scan_on(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, strea
         fn, sizes = _rows, (rows, cols, max(o.strides[0], cols), max(a.strides[0], cols))
     family.check(fn(*head, *sizes, *tail))
     if plan_key is not None:
-        _plans.put(plan_key, _plan(fn, runtime._handle, sizes, tail[:3], target.dtype))
+        _plans.put(plan_key, family.planned_call(fn, runtime._handle, a.shape, target.dtype, sizes + tail[:3]))
     return target
-
-
-def _plan(fn, handle, sizes, options, dtype):
-    """A checked call again on another tensor of the same key: the output and the C call."""
-    def run(x):
-        o = x.new_empty(x.shape, dtype=dtype)
-        family.check(fn(handle, o.data_ptr(), x.data_ptr(), *sizes, *options, family.raw_stream(x)))
-        return o
-    return run
 
 
 _plans = family.Plans()

@@ -37,18 +37,8 @@ def _transpose_on(runtime, x, out=None, stream=None, plan_key=None):
         sizes = (rows, cols, max(o.strides[0], rows), max(a.strides[0], cols), family.DTYPE_NAMES[a.dtype])
         family.check(call(runtime._handle, o.address, a.address, *sizes, s))
         if plan_key is not None:
-            _plans.put(plan_key, _plan(runtime._handle, sizes, (cols, rows)))
+            _plans.put(plan_key, family.planned_call(_transpose, runtime._handle, (cols, rows), out.dtype, sizes))
     return out
-
-
-def _plan(handle, sizes, shape):
-    """A checked call again on tensors of the same key: (the output and) the C call."""
-    def run(x, out=None):
-        if out is None:
-            out = x.new_empty(shape)
-        family.check(_transpose(handle, out.data_ptr(), x.data_ptr(), *sizes, family.raw_stream(x)))
-        return out
-    return run
 
 
 _plans = family.Plans()
@@ -91,7 +81,7 @@ def transpose(x, out=None, *, stream=None):
         key = (x.shape, x.stride(), x.dtype) + ((None,) if out is None else (out.shape, out.stride(), out.dtype))
         plan = _plans.get(key)
         if plan is not None:
-            return plan(x, out)
+            return plan(x, out=out)
     if out is not None:
         family.no_grad_in_place("transpose", x)
     ops = _ops.routed(x) if stream is None else None

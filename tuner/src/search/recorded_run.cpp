@@ -1,11 +1,11 @@
 #include <ktune/tuner/recorded_run.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/generator/input_file.hpp>
 #include <ktune/generator/json.hpp>
 #include <ktune/generator/kernel_time.hpp>
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -65,11 +65,7 @@ void check_closing(const nlohmann::json& j) {
 }  // namespace
 
 RecordedRun read_search_log(const std::filesystem::path& path) {
-  std::error_code ec;  // (a FIFO would block the open, a device never end)
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-    throw Error("search log " + path.string() + " is not a regular file (a FIFO, a device or a folder)");
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read search log " + path.string());
+  std::ifstream in = open_regular_file(path, "search log");
   RecordedRun run;
   const KernelSpec* spec = nullptr;
   std::string line;

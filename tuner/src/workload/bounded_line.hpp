@@ -2,8 +2,7 @@
 // Line reading whose memory is bounded by a limit, not by what a file holds: the readers
 // of workload and tuning-times files, which users and other runs write.
 #include <cstddef>
-#include <filesystem>
-#include <fstream>
+#include <iosfwd>
 #include <string>
 
 namespace ktune {
@@ -17,10 +16,5 @@ constexpr std::size_t k_max_workload_line = 64 * 1024;
 // next line), else left unread (a caller that stops there never reads an endless line,
 // e.g. /dev/zero, to its end).
 bool read_bounded_line(std::istream& in, std::string& line, std::size_t limit, bool& too_long, bool skip_rest);
-
-// `file` opened for reading when it is a regular file (after links); a FIFO, a device
-// (/dev/zero) or a folder is refused with ktune::Error naming `what` and the file, before
-// it is opened: opening a FIFO blocks until someone writes, and a device may never end.
-std::ifstream open_regular_file(const std::filesystem::path& file, const std::string& what);
 
 }  // namespace ktune

@@ -2,6 +2,8 @@
 
 #include "workload/bounded_line.hpp"
 
+#include <ktune/generator/input_file.hpp>
+
 #include <ktune/error.hpp>
 
 #include <algorithm>

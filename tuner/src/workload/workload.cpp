@@ -1,6 +1,8 @@
 #include "workload/workload.hpp"
 
 #include "workload/bounded_line.hpp"
+
+#include <ktune/generator/input_file.hpp>
 #include "workload/capture_replay.hpp"
 
 #include <ktune/cache/lookup.hpp>
