@@ -24,6 +24,8 @@ class CompactArgumentsTest(unittest.TestCase):
             ktune.compact(x, where="keep = a + b", out=x)
         with self.assertRaisesRegex(ValueError, "the element is named x .*'z' is not known"):
             ktune.compact(x, where="keep = z > 0", out=x)
+        with self.assertRaisesRegex(ValueError, "where holds a NUL"):  # (C would cut it there)
+            ktune.compact(x, where="keep = x\x00; evil", out=x)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ class ElementwiseArgumentsTest(unittest.TestCase):
             ktune.elementwise("out = a", "f128")
         self.assertEqual(ktune.elementwise("out = a * b", "f32").backward_ops()[0].outputs,
                          ["ktune_din_a", "ktune_din_b"])
+        with self.assertRaisesRegex(ValueError, "expression holds a NUL"):  # (C would cut it there)
+            ktune.elementwise("out = a\x00; evil", "f32")
         with self.assertRaisesRegex(ValueError, "input b must be a contiguous f16 array of shape"):
             fma(FakeDeviceArray((8,), "<f2"), FakeDeviceArray((9,), "<f2"), FakeDeviceArray((8,), "<f2"),
                 out=FakeDeviceArray((8,), "<f2"))

@@ -20,6 +20,8 @@ class GemmArgumentsTest(unittest.TestCase):
             ktune.gemm(a, b, out=FakeDeviceArray((16, 64)))
         with self.assertRaisesRegex(ValueError, "neither row-major nor a transposed view"):
             ktune.gemm(FakeDeviceArray((64, 32), "<f4", (256, 8)), b, out=FakeDeviceArray((64, 16)))
+        with self.assertRaisesRegex(ValueError, "out_dtype 'f128'"):  # (it was a bare StopIteration)
+            ktune.gemm(FakeDeviceArray((4, 4)), FakeDeviceArray((4, 4)), out_dtype="f128")
 
 
 if __name__ == "__main__":
