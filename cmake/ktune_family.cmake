@@ -3,6 +3,8 @@
 #   [RUNTIME files...]     the public call and its launch                   -> ktune_runtime
 #   [TUNER files...]       harness and registered part                      -> ktune_tuner
 #   [PARTS names...]       each a KTUNE_FAMILY_PART(name, ...) of a TUNER file
+#   [MODELS names...]      each a KTUNE_FAMILY_MODEL(name, ...) of a GENERATOR file: a
+#                          template's static model (generator/.../family_model.hpp)
 #   [API class]            the Runtime base declared in include/ktune/<family>.hpp
 #   [LEGACY entries...])   "family|variant|unit": what the family's records of database
 #                          schemas 1 and 2 left implied (a key without a variant meant
@@ -16,7 +18,7 @@
 # family's own header <ktune/<family>.hpp> through the generated <ktune/families.hpp>.
 # Its Python calls (python/<family>.py, over its C ABI) join the Python package.
 function(ktune_family name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "API" "GENERATOR;RUNTIME;TUNER;PARTS;LEGACY")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "API" "GENERATOR;RUNTIME;TUNER;PARTS;MODELS;LEGACY")
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
   list(TRANSFORM arg_GENERATOR PREPEND ${dir}/)
   list(TRANSFORM arg_RUNTIME PREPEND ${dir}/)
@@ -49,6 +51,7 @@ function(ktune_family name)
   file(GLOB kernels CONFIGURE_DEPENDS ${dir}/*.cuh)
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_KERNELS ${kernels})
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_PARTS ${arg_PARTS})
+  set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_MODELS ${arg_MODELS})
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_LEGACY ${arg_LEGACY})
 endfunction()
 

@@ -11,6 +11,8 @@ std::string_view to_string(MatchLevel level) {
     case MatchLevel::exact: return "exact";
     case MatchLevel::nearest: return "nearest";
     case MatchLevel::same_arch: return "same_arch";
+    case MatchLevel::shipped: return "shipped";
+    case MatchLevel::model: return "model";
     case MatchLevel::fallback: break;
   }
   return "fallback";
@@ -56,35 +58,59 @@ LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vect
   return result;
 }
 
-LookupResult lookup_config(const Database& db, const std::string& device_key, const TuningProblem& p,
-                           const DeviceLimits& limits) {
+namespace {
+
+std::string arch_of(const std::string& device_key) {
+  const std::size_t a = device_key.find("|sm_");
+  return a == std::string::npos ? std::string() : device_key.substr(a, device_key.find('|', a + 1) - a);
+}
+
+bool same_problem_keys(const TuningRecord& r, const TuningProblem& p) {
+  return r.family == p.family() && r.variant == p.variant && r.dtype == p.dtype_key;
+}
+
+// The chain over this device's records of the problem's keys (`mine`), then, when none is
+// usable, over another device model's of the same architecture, taken from `all` by
+// `others` (a database is asked for the second list only when the first has nothing).
+template <typename Others>
+LookupResult lookup_chain(const std::vector<TuningRecord>& mine, Others others, const std::string& device_key,
+                          const TuningProblem& p, const DeviceLimits& limits) {
   const KernelSpec& spec = *p.spec;
-  const Problem& problem = p.problem;
   const auto usable = [&](const TuningRecord& r) {
     try {
-      return !why_invalid(spec, config_from_json(spec, r.config), limits, problem);
+      return !why_invalid(spec, config_from_json(spec, r.config), limits, p.problem);
     } catch (const std::exception&) {
       return false;  // the template's tunables changed since it was stored
     }
   };
-  const std::int64_t align = p.align();
-  LookupResult r = lookup(db.find(device_key, p.family(), p.variant, p.dtype_key), p.shape, align, spec.current_hashes(), usable);
-  if (r.record) return r;
+  LookupResult r = lookup(mine, p.shape, p.align(), spec.current_hashes(), usable);
+  if (r.record || arch_of(device_key).empty()) return r;
   // Another device model of the same compute capability: its winners compile for this
   // arch and are usually far better than the safe default.
-  const auto arch = [](const std::string& key) {
-    const std::size_t a = key.find("|sm_");
-    return a == std::string::npos ? std::string() : key.substr(a, key.find('|', a + 1) - a);
-  };
-  std::vector<TuningRecord> others;
-  for (auto& rec : db.all())
-    if (rec.device_key != device_key && !arch(device_key).empty() && arch(rec.device_key) == arch(device_key) &&
-        rec.family == p.family() && rec.variant == p.variant && rec.dtype == p.dtype_key)
-      others.push_back(std::move(rec));
-  LookupResult o = lookup(others, p.shape, align, spec.current_hashes(), usable);
+  std::vector<TuningRecord> same_arch;
+  for (auto& rec : others())
+    if (rec.device_key != device_key && arch_of(rec.device_key) == arch_of(device_key) && same_problem_keys(rec, p))
+      same_arch.push_back(std::move(rec));
+  LookupResult o = lookup(same_arch, p.shape, p.align(), spec.current_hashes(), usable);
   o.stale += r.stale;
   if (o.record) o.level = MatchLevel::same_arch;
   return o;
+}
+
+}  // namespace
+
+LookupResult lookup_config(const Database& db, const std::string& device_key, const TuningProblem& p,
+                           const DeviceLimits& limits) {
+  return lookup_chain(db.find(device_key, p.family(), p.variant, p.dtype_key), [&] { return db.all(); }, device_key, p,
+                      limits);
+}
+
+LookupResult lookup_config(const std::vector<TuningRecord>& records, const std::string& device_key,
+                           const TuningProblem& p, const DeviceLimits& limits) {
+  std::vector<TuningRecord> mine;
+  for (const auto& rec : records)
+    if (rec.device_key == device_key && same_problem_keys(rec, p)) mine.push_back(rec);
+  return lookup_chain(mine, [&] { return records; }, device_key, p, limits);
 }
 
 }  // namespace ktune

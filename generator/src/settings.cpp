@@ -21,6 +21,7 @@ std::string capture_limit_mb() { return read("KTUNE_CAPTURE_LIMIT_MB"); }
 std::string tune_on_miss() { return read("KTUNE_TUNE_ON_MISS"); }
 std::string tune_on_miss_args() { return read("KTUNE_TUNE_ON_MISS_ARGS"); }
 std::string tuner() { return read("KTUNE_TUNER"); }
+std::string shipped_winners() { return read("KTUNE_SHIPPED_WINNERS"); }
 std::string faulted_configs() { return read("KTUNE_FAULTED_CONFIGS"); }
 std::string cuda_include() { return read("KTUNE_CUDA_INCLUDE"); }
 std::string cuda_path() {

@@ -4,7 +4,8 @@
 #include <ktune/runtime/runtime_impl.hpp>
 #include <ktune/generator/settings.hpp>
 
-#include <ktune/cache/lookup.hpp>
+#include <ktune/cache/resolve.hpp>
+#include <ktune/cache/shipped_winners.hpp>
 #include <ktune/error.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
@@ -164,32 +165,35 @@ CUfunction Runtime::Impl::function(CUcontext ctx, const DeviceInfo& dev, const T
   return module.function;
 }
 
+// The database (if it opens and reads), the shipped winners, the model, the default.
+Resolved Runtime::Impl::resolve(const DeviceInfo& dev, const TuningProblem& p) {
+  try {
+    return resolve_config(database(), shipped_winners(), dev.fingerprint.key(), p, dev.limits);
+  } catch (const std::exception& e) {  // a database failing mid-read: the rest of the chain, not an error
+    logger("ktune.runtime")->warn("tuning database lookup failed ({}); using the shipped winners or the model", e.what());
+    return resolve_config(nullptr, shipped_winners(), dev.fingerprint.key(), p, dev.limits);
+  }
+}
+
 Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, const UserKernelCall* user) {
   const RelaxedCapture relaxed;
   std::lock_guard<std::mutex> lock(slow);
   const DeviceInfo& dev = current_device();
   if (capture && !user) capture->problem(p, dev);
-  LookupResult found;
-  try {
-    if (Database* store = database()) found = lookup_config(*store, dev.fingerprint.key(), p, dev.limits);
-  } catch (const std::exception& e) {  // a database failing mid-read: the safe default, not an error
-    logger("ktune.runtime")->warn("tuning database lookup failed ({}); using the safe default", e.what());
-    found = LookupResult{};
-  }
+  Resolved found = resolve(dev, p);
   if (found.level != MatchLevel::exact && tune_on_miss() && database()) found = tune_now(dev, p, found, user);
   Prepared fresh;
   fresh.spec = p.spec;
   fresh.sm_count = dev.fingerprint.sm_count;
-  const Config config = found.record ? config_from_json(*p.spec, found.record->config) : p.default_config;
-  fresh.instance = instantiate(*p.spec, config, dev.limits, p.problem, p.type_argument);
+  fresh.instance = instantiate(*p.spec, found.config, dev.limits, p.problem, p.type_argument);
   fresh.function = function(ctx, dev, p, fresh.instance);
   fresh.info.match = found.level;
-  fresh.info.config = config_to_string(*p.spec, config);
+  fresh.info.config = config_to_string(*p.spec, found.config);
   if (found.record)
     fresh.info.tuned_shape = shape_to_string(found.record->shape) + " align " + std::to_string(found.record->align);
   auto log = logger("ktune.runtime");
   log->info("{} align {}: {} {}{}", p.describe(), p.align(), to_string(found.level),
-            found.record ? "tuned " + fresh.info.tuned_shape + ": " : "safe default: ", fresh.info.config);
+            found.record ? "tuned " + fresh.info.tuned_shape + ": " : "", fresh.info.config);
   if (found.stale)
     log->warn("{} stored {} record(s) were tuned on another template version and are ignored", found.stale, p.family());
   return fresh;
@@ -206,8 +210,8 @@ std::filesystem::path kernel_file(const std::filesystem::path& database, const T
   return path;
 }
 
-LookupResult Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem& p, LookupResult missed,
-                                     const UserKernelCall* user) {
+Resolved Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem& p, Resolved missed,
+                                 const UserKernelCall* user) {
   auto log = logger("ktune.runtime");
   const std::filesystem::path path = Database::path_or_default(options.database);
   log->info("{}: no exact record; tuning it now (KTUNE_TUNE_ON_MISS=1), the call waits", p.describe());
@@ -238,7 +242,7 @@ LookupResult Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem&
     return missed;
   }
   try {
-    LookupResult found = lookup_config(*database(), dev.fingerprint.key(), p, dev.limits);
+    Resolved found = resolve_config(database(), shipped_winners(), dev.fingerprint.key(), p, dev.limits);
     log->info("{}: tuned on first use in {:.1f} s: {}", p.describe(), seconds, to_string(found.level));
     return found;
   } catch (const std::exception& e) {

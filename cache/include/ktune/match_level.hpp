@@ -3,8 +3,10 @@
 
 namespace ktune {
 
-// Which level of the fallback chain answered a lookup.
-enum class MatchLevel { exact, nearest, same_arch, fallback };
+// Which level of the fallback chain answered a lookup (cache/resolve.hpp): the user's
+// database (exact, nearest, same_arch), the shipped winners, the static model, the
+// family's safe default.
+enum class MatchLevel { exact, nearest, same_arch, shipped, model, fallback };
 std::string_view to_string(MatchLevel level);
 
 }  // namespace ktune

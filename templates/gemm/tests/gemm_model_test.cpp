@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <iostream>
 #include <set>
 
 namespace ktune {
@@ -200,6 +202,35 @@ TEST(GemmMmaModel, RanksStreamKByTheChunksOfTheLastRound) {
   EXPECT_GT(score(4100, 2060, 4096, 1), score(4100, 2060, 4096, 0));
   EXPECT_LT(score(2048, 11008, 4096, 1), score(2048, 11008, 4096, 0));
   EXPECT_LT(score(2048, 2048, 2048, 1), score(2048, 2048, 2048, 0));
+}
+
+// What the runtime serves a call nobody tuned (family_model.hpp): the valid config the
+// model ranks first, the one the `model` strategy times first. The space of a large
+// bf16 problem holds thousands of configs: picking must stay a first call's small cost.
+TEST(GemmMmaModel, PickIsTheModelStrategysFirstProposal) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
+  for (const auto& [m, n, k, align] : {std::tuple{4096, 4096, 4096, 8}, std::tuple{1, 2560, 2048, 8},
+                                        std::tuple{3001, 4999, 7001, 1}}) {
+    const Problem p{DType::bf16, {{"m", m}, {"n", n}, {"k", k}, {"align", align}, {"trans_a", 0}, {"trans_b", 1}}};
+    const auto start = std::chrono::steady_clock::now();
+    const std::optional<Config> pick = model_pick(spec, DeviceLimits{}, p);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_TRUE(pick.has_value());
+    EXPECT_FALSE(why_invalid(spec, *pick, DeviceLimits{}, p));
+    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p);
+    const auto order = make_strategy("model", space, 1)->propose({}, 1);
+    ASSERT_EQ(order.size(), 1u);
+    EXPECT_EQ(space.config(order[0]), *pick) << config_to_string(spec, *pick);
+    std::cout << m << "x" << n << "x" << k << " align " << align << ": " << space.size() << " configs, picked in "
+              << ms << " ms: " << config_to_string(spec, *pick) << "\n";
+  }
+}
+
+TEST(GemmModel, TemplatesWithoutAModelPickNothing) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
+  EXPECT_NE(find_model(spec), nullptr);
+  const KernelSpec user = KernelSpec::parse(spec.source());
+  EXPECT_EQ(find_model(user), nullptr);  // only the built-in template itself has the built-in's model
 }
 
 }  // namespace

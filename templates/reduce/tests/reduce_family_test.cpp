@@ -1,4 +1,5 @@
 #include <ktune/error.hpp>
+#include <ktune/generator/family_model.hpp>
 #include <ktune/generator/kernel_spec.hpp>
 #include <reduce/reduce_family.hpp>
 
@@ -118,6 +119,28 @@ TEST(ReduceLaunch, ParamsMatchTheKernels) {
   EXPECT_TRUE(params_match(KernelSpec::builtin("reduce").source(), "ktune_reduce", ReduceParams::kinds()));
   EXPECT_TRUE(params_match(KernelSpec::builtin("reduce_rows").source(), "ktune_reduce_rows", ReduceLinesParams::kinds()));
   EXPECT_TRUE(params_match(KernelSpec::builtin("reduce_cols").source(), "ktune_reduce_cols", ReduceLinesParams::kinds()));
+}
+
+// The model's pick for a call nobody tuned carries what won where tuned (H100 and H200,
+// bench/results/reduce.md): 16-byte vectors, one pass, whole rows swept by many threads.
+TEST(ReduceFamily, TheModelPicksWhatWonWhereTuned) {
+  const DeviceLimits h100{};
+  const auto pick = [&](ReduceArgs a, ReduceKind kind) {
+    const TuningProblem p = reduce_tuning_problem(kind, reduce_probe_args(a));
+    const std::optional<Config> c = model_pick(*p.spec, h100, p.problem);
+    EXPECT_TRUE(c.has_value());
+    return c ? config_to_json(*p.spec, *c) : nlohmann::json{};
+  };
+  const nlohmann::json whole = pick(args(1, std::int64_t{1} << 28, std::int64_t{1} << 28), ReduceKind::whole);
+  EXPECT_EQ(whole["vec"], 4) << whole.dump();
+  EXPECT_EQ(whole["passes"], 1) << whole.dump();
+  const nlohmann::json rows = pick(args(16384, 16384, 16384), ReduceKind::rows);
+  EXPECT_EQ(rows["vec"].get<int>() * 4, 16) << rows.dump();
+  EXPECT_GE(rows["threads_per_row"].get<int>(), 512) << rows.dump();
+  ReduceArgs cols = args(16384, 16384, 16384);
+  cols.columns = true;
+  const nlohmann::json c = pick(cols, ReduceKind::cols);
+  EXPECT_EQ(c["vec"], 4) << c.dump();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The scan family without a GPU: ops, validation, alignment, the reference, the
 // launch's parameter list against the entry.
 #include <ktune/error.hpp>
+#include <ktune/generator/family_model.hpp>
 #include <ktune/generator/kernel_spec.hpp>
 #include <scan/scan_family.hpp>
 #include <ktune/tuner/family.hpp>
@@ -105,6 +106,29 @@ TEST(ScanFamily, TheDefaultConfigIsValidEverywhere) {
       const TuningProblem p = scan_tuning_problem(a);
       EXPECT_FALSE(why_invalid(scan_spec(kind), p.default_config, h100, p.problem)) << n << " " << to_string(d);
     }
+}
+
+// The model's pick for a call nobody tuned carries what won where tuned (H100 and H200,
+// bench/results/scan.md): whole tiles through shared memory, 8-byte vectors, tiles in
+// block order, a window of 32; a short array gets tiles small enough to fill the SMs.
+TEST(ScanFamily, TheModelPicksWhatWonWhereTuned) {
+  const DeviceLimits h100{};
+  const auto pick = [&](ScanArgs a) {
+    const TuningProblem p = scan_tuning_problem(scan_probe_args(a));
+    const std::optional<Config> c = model_pick(*p.spec, h100, p.problem);
+    EXPECT_TRUE(c.has_value());
+    return c ? config_to_json(*p.spec, *c) : nlohmann::json{};
+  };
+  const nlohmann::json big = pick(args(std::int64_t{1} << 28));
+  EXPECT_EQ(big["exchange"], "smem") << big.dump();
+  EXPECT_EQ(big["vec"], 2) << big.dump();
+  EXPECT_EQ(big["order"], "block") << big.dump();
+  EXPECT_EQ(big["window"], 32) << big.dump();
+  const nlohmann::json small = pick(args(100000));
+  EXPECT_LE(small["block"].get<int>() * small["items"].get<int>() * h100.sm_count, 4 * 100000) << small.dump();
+  const nlohmann::json rows = pick({ScanOp::sum, DType::f32, 4096, false, 0, 0, 16384, 4096, 4096, ScanKind::rows});
+  EXPECT_EQ(rows["exchange"], "smem") << rows.dump();
+  EXPECT_LE(rows["block"].get<int>() * rows["items"].get<int>(), 4096) << rows.dump();
 }
 
 }  // namespace

@@ -94,12 +94,4 @@ std::vector<std::int64_t> shape_option(const OptionValues& values, std::size_t d
   return *shape;
 }
 
-std::int64_t int_tunable(const KernelSpec& spec, const Config& config, const char* name) {
-  return std::get<std::int64_t>(config.at(static_cast<std::size_t>(spec.tunable_index(name))));
-}
-
-const std::string& text_tunable(const KernelSpec& spec, const Config& config, const char* name) {
-  return std::get<std::string>(config.at(static_cast<std::size_t>(spec.tunable_index(name))));
-}
-
 }  // namespace ktune

@@ -1,7 +1,6 @@
 #include <ktune/tuner/search.hpp>
 
 #include <ktune/error.hpp>
-#include <ktune/tuner/family.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +15,7 @@ namespace ktune {
 SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
                          const DeviceLimits& device)
     : configs_(std::move(configs)), neighbours_(configs_.size()), problem_(problem), device_(device) {
-  if (const FamilyPart* part = find_family(spec.family()); part && &part->spec() == &spec) model_ = part;
+  model_ = find_model(spec);
   std::map<Config, std::size_t> index;
   for (std::size_t i = 0; i < configs_.size(); ++i) index.emplace(configs_[i], i);
   for (std::size_t i = 0; i < configs_.size(); ++i) {
@@ -36,7 +35,7 @@ SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, co
 }
 
 double SearchSpace::model_score(std::size_t i) const {
-  return model_ ? model_->model_score(configs_[i], problem_, device_) : 0.0;
+  return model_ ? model_(configs_[i], problem_, device_) : 0.0;
 }
 
 namespace {

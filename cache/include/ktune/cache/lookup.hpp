@@ -30,5 +30,8 @@ LookupResult lookup(const std::vector<TuningRecord>& candidates, const std::vect
 // Records are found under the problem's keys (family, variant, dtype_key, shape, align).
 LookupResult lookup_config(const Database& db, const std::string& device_key, const TuningProblem& problem,
                            const DeviceLimits& limits);
+// The same over records in memory (the shipped winners).
+LookupResult lookup_config(const std::vector<TuningRecord>& records, const std::string& device_key,
+                           const TuningProblem& problem, const DeviceLimits& limits);
 
 }  // namespace ktune

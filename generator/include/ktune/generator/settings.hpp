@@ -16,6 +16,7 @@ std::string capture_limit_mb();   // KTUNE_CAPTURE_LIMIT_MB: the largest bundle
 std::string tune_on_miss();       // KTUNE_TUNE_ON_MISS: "1" tunes a problem at its first call
 std::string tune_on_miss_args();  // KTUNE_TUNE_ON_MISS_ARGS: extra `ktune tune` arguments then
 std::string tuner();              // KTUNE_TUNER: the ktune binary the runtime starts
+std::string shipped_winners();    // KTUNE_SHIPPED_WINNERS: a winners table instead of the shipped ones; "off": none
 // KTUNE_FAULTED_CONFIGS: set by `ktune tune` for the fresh process it continues in after
 // a kernel faulted (config -> reason, JSON); not for users.
 std::string faulted_configs();

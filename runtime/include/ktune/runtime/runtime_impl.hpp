@@ -6,7 +6,7 @@
 #include <ktune/ktune.hpp>
 
 #include <ktune/cache/database.hpp>
-#include <ktune/cache/lookup.hpp>
+#include <ktune/cache/resolve.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 #include <ktune/runtime/capture.hpp>
 #include <ktune/runtime/device.hpp>
@@ -147,8 +147,9 @@ struct Runtime::Impl {
   // KTUNE_TUNE_ON_MISS=1 and no exact record: runs the tuner on the problem (`--record
   // KEY`, or `--kernel FILE --problem ...` for a user's kernel) and looks it up again;
   // `missed` when that fails (logged, never thrown).
-  LookupResult tune_now(const DeviceInfo& dev, const TuningProblem& problem, LookupResult missed,
-                        const UserKernelCall* user);
+  Resolved tune_now(const DeviceInfo& dev, const TuningProblem& problem, Resolved missed, const UserKernelCall* user);
+  // The config a call of `problem` runs (cache/resolve.hpp): never throws for a failing database.
+  Resolved resolve(const DeviceInfo& dev, const TuningProblem& problem);
 
  private:
   CUfunction function(CUcontext ctx, const DeviceInfo& dev, const TuningProblem& problem, const Instance& inst);

@@ -3,14 +3,15 @@
 // one registered C++ part: this class. The part says what a comment can't: the problem
 // options its command line takes, how they bind to a problem (TuningProblem: keys,
 // sizes, alignment, source) and a harness (inputs, reference and tolerance, launch,
-// work done and ceiling), how a stored record maps back to a problem, and optionally a
-// static model for `--strategy model`. The CLI, the cache commands and the search
+// work done and ceiling), how a stored record maps back to a problem. (Its static model,
+// if any, is generator code: family_model.hpp.) The CLI, the cache commands and the search
 // iterate the registry; nothing outside a family's own files names a family.
 //
 // Adding a family: a folder templates/<name>/ whose registered part is a class derived
 // from FamilyPart with KTUNE_FAMILY_PART(<name>, <class>()), listed in the folder's
 // ktune_family(... PARTS <name>) (docs/adding-a-family.md).
 #include <ktune/cache/database.hpp>
+#include <ktune/generator/family_model.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 #include <ktune/tuner/harness.hpp>
 
@@ -56,8 +57,6 @@ class FamilyPart {
   // The options that describe the problem a record was stored for (its variant, dtype
   // and shape); throws ktune::Error when the record cannot be one of this family's.
   virtual OptionValues options_of(const TuningRecord& record) const = 0;
-  // Higher is predicted faster (only the ranking matters); 0 for every config: no model.
-  virtual double model_score(const Config&, const Problem&, const DeviceLimits&) const { return 0; }
 };
 
 // Every registered family, by name.
@@ -80,9 +79,6 @@ DType dtype_option(const OptionValues& values, const std::string& name = "dtype"
 std::int64_t count_option(const OptionValues& values, const std::string& name, std::int64_t max);
 // "AxBxC" with `dims` positive sizes, each below 2^31; `example` goes into the message.
 std::vector<std::int64_t> shape_option(const OptionValues& values, std::size_t dims, const std::string& example);
-// The value of a tunable of a config, by name.
-std::int64_t int_tunable(const KernelSpec& spec, const Config& config, const char* name);
-const std::string& text_tunable(const KernelSpec& spec, const Config& config, const char* name);
 
 }  // namespace ktune
 

@@ -2,6 +2,7 @@
 // Search strategies: each proposes the next configs to time from the history so far.
 // The tuner evaluates proposals on the GPU; tests evaluate them by replaying a
 // recorded exhaustive log (a perfect simulator of the same space).
+#include <ktune/generator/family_model.hpp>
 #include <ktune/generator/space.hpp>
 
 #include <cstdint>
@@ -22,11 +23,9 @@ struct Evaluation {
 // The space a strategy searches: each config's neighbours (one tunable moved one step,
 // precomputed) and its static-model score (computed when asked: only the model-guided
 // strategies ask, and the GEMM model replays shared-memory requests).
-class FamilyPart;
-
 class SearchSpace {
  public:
-  // `problem` and `device` feed the family's static model (FamilyPart::model_score).
+  // `problem` and `device` feed the template's static model (family_model.hpp).
   SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
               const DeviceLimits& device = {});
   std::size_t size() const { return configs_.size(); }
@@ -36,7 +35,7 @@ class SearchSpace {
   double model_score(std::size_t i) const;
 
  private:
-  const FamilyPart* model_ = nullptr;  // the registered family of this very template; none for a user's kernel
+  ModelScore model_ = nullptr;  // this very template's; none for a user's kernel
   std::vector<Config> configs_;
   std::vector<std::vector<std::size_t>> neighbours_;
   Problem problem_;

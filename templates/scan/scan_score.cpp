@@ -1,0 +1,55 @@
+// The scan templates' static models (family_model.hpp), from what won where tuned (H100
+// and H200, bench/results/scan.md): whole tiles staged through shared memory (coalesced
+// both ways), 8-byte vectors, 64-96 bytes of a thread's elements in flight, 256 threads,
+// tiles numbered in block order, a look-back window of 32. A tile too large for the
+// problem leaves SMs idle.
+#include <ktune/generator/family_model.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace ktune {
+namespace {
+
+double scan_tile_score(const KernelSpec& s, const Config& c, const Problem& p) {
+  const auto v = [&](const char* name) { return static_cast<double>(int_tunable(s, c, name)); };
+  const double elem = std::max<double>(size_of(p.dtype), 4);  // sub-word types scan in 4-byte values
+  const double block = v("block"), items = v("items"), vec = v("vec") * static_cast<double>(size_of(p.dtype));
+  double score = text_tunable(s, c, "exchange") == "smem" ? 1 : 0;
+  score -= 0.3 * std::abs(std::log2(vec / 8));
+  score -= 0.3 * std::abs(std::log2(items * elem / 80));
+  score -= 0.2 * std::abs(std::log2(block / 256));
+  const std::string& layout = text_tunable(s, c, "layout");
+  if (layout != "none") score -= 0.05;  // its padding or index arithmetic buys nothing measured
+  const std::string& algo = text_tunable(s, c, "algo");
+  if (algo != "shuffle") score -= 0.02;
+  return score;
+}
+
+double scan_score(const Config& c, const Problem& p, const DeviceLimits& device) {
+  const KernelSpec& s = KernelSpec::builtin("scan");
+  double score = scan_tile_score(s, c, p);
+  if (text_tunable(s, c, "order") == "block") score += 0.5;  // no atomic ticket per tile
+  score += 0.1 * std::log2(static_cast<double>(int_tunable(s, c, "window")));
+  const double tiles = std::ceil(static_cast<double>(p.get("n").value_or(1)) /
+                                 static_cast<double>(int_tunable(s, c, "block") * int_tunable(s, c, "items")));
+  if (tiles < static_cast<double>(device.sm_count)) score -= 0.5 * std::log2(static_cast<double>(device.sm_count) / tiles);
+  return score;
+}
+
+// A block per row: a tile longer than the row is idle threads.
+double scan_rows_score(const Config& c, const Problem& p, const DeviceLimits&) {
+  const KernelSpec& s = KernelSpec::builtin("scan_rows");
+  double score = scan_tile_score(s, c, p);
+  const double tile = static_cast<double>(int_tunable(s, c, "block") * int_tunable(s, c, "items"));
+  const double cols = static_cast<double>(p.get("cols").value_or(1));
+  if (tile > cols) score -= std::log2(tile / cols);
+  return score;
+}
+
+}  // namespace
+}  // namespace ktune
+
+KTUNE_FAMILY_MODEL(scan, "scan", scan_score)
+KTUNE_FAMILY_MODEL(scan_rows, "scan_rows", scan_rows_score)
