@@ -10,6 +10,7 @@
 #include <ktune/generator/log.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/program_store.hpp>
+#include <ktune/runtime/tuner_process.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -22,43 +23,26 @@
 #include <optional>
 #include <sstream>
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace ktune {
 namespace {
 
 // KTUNE_TUNE_ON_MISS=1: a call with no exact record tunes its problem once, before it
-// launches anything. Off by default: an application that must not pause keeps it so.
+// launches anything; =background: it is served at once and its problem tuned by a
+// BackgroundTuner. Off by default: an application that must not pause keeps it so.
 bool tune_on_miss() {
   return settings::tune_on_miss() == "1";
 }
+bool tune_in_background() {
+  return settings::tune_on_miss() == "background";
+}
 
-// Runs the tuner (the runtime carries no search code): $KTUNE_TUNER, else `ktune` from
-// PATH, `ktune tune PROBLEM --database DB --device N` plus $KTUNE_TUNE_ON_MISS_ARGS
-// (e.g. "--strategy model --budget-evals 100"), and waits for it. Returns its exit
-// status, or a message why it could not start.
-std::string run_tuner(const std::vector<std::string>& problem, const std::string& database, int device, int& status) {
-  const std::string tuner = settings::tuner();
-  std::vector<std::string> args{tuner.empty() ? "ktune" : tuner, "tune"};
-  args.insert(args.end(), problem.begin(), problem.end());
-  args.insert(args.end(), {"--database", database, "--device", std::to_string(device)});
-  if (const std::string extra = settings::tune_on_miss_args(); !extra.empty()) {
-    std::istringstream words(extra);
-    for (std::string w; words >> w;) args.push_back(w);
-  }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (const int e = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ))
-    return "cannot start " + args[0] + ": " + std::strerror(e) + " (set KTUNE_TUNER to the ktune binary)";
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return std::string("waitpid: ") + std::strerror(errno);
-  return "";
+// What `ktune tune` takes for a built-in family's problem.
+std::vector<std::string> record_args(const TuningProblem& p) {
+  return {"--record", nlohmann::json{{"family", p.family()}, {"variant", p.variant}, {"dtype", p.dtype_key},
+                                     {"shape", p.shape}, {"align", p.align()}}
+                          .dump()};
 }
 
 }  // namespace
@@ -182,11 +166,23 @@ Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, const Use
   if (capture && !user) capture->problem(p, dev);
   Resolved found = resolve(dev, p);
   if (found.level != MatchLevel::exact && tune_on_miss() && database()) found = tune_now(dev, p, found, user);
+  if (found.level != MatchLevel::exact && tune_in_background()) tune_later(dev, p, user);
   Prepared fresh;
   fresh.spec = p.spec;
   fresh.sm_count = dev.fingerprint.sm_count;
-  fresh.instance = instantiate(*p.spec, found.config, dev.limits, p.problem, p.type_argument);
-  fresh.function = function(ctx, dev, p, fresh.instance);
+  try {
+    fresh.instance = instantiate(*p.spec, found.config, dev.limits, p.problem, p.type_argument);
+    fresh.function = function(ctx, dev, p, fresh.instance);
+  } catch (const std::exception& e) {
+    // A shipped or tuned config that does not build here (another NVRTC, a damaged
+    // table): the model's pick or the default instead; theirs failing is an error.
+    if (found.level == MatchLevel::model || found.level == MatchLevel::fallback) throw;
+    logger("ktune.runtime")->warn("{}: the {} config {} failed ({}); using the next rule", p.describe(),
+                                  to_string(found.level), config_to_string(*p.spec, found.config), e.what());
+    found = resolve_config(nullptr, {}, dev.fingerprint.key(), p, dev.limits);
+    fresh.instance = instantiate(*p.spec, found.config, dev.limits, p.problem, p.type_argument);
+    fresh.function = function(ctx, dev, p, fresh.instance);
+  }
   fresh.info.match = found.level;
   fresh.info.config = config_to_string(*p.spec, found.config);
   if (found.record)
@@ -210,35 +206,36 @@ std::filesystem::path kernel_file(const std::filesystem::path& database, const T
   return path;
 }
 
+BackgroundTuner::Job Runtime::Impl::tuning_job(const DeviceInfo& dev, const TuningProblem& p, const UserKernelCall* user) {
+  const std::filesystem::path path = Database::path_or_default(options.database);
+  BackgroundTuner::Job job;
+  job.key = p.describe() + " align " + std::to_string(p.align()) + " on device " + std::to_string(dev.ordinal);
+  if (user) {
+    job.remove_after = kernel_file(path, p, user->source).string();
+    job.args = {"--kernel", job.remove_after, "--problem", user->problem};
+  } else {
+    job.args = record_args(p);
+  }
+  job.args.insert(job.args.end(), {"--database", path.string(), "--device", std::to_string(dev.ordinal)});
+  return job;
+}
+
 Resolved Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem& p, Resolved missed,
                                  const UserKernelCall* user) {
   auto log = logger("ktune.runtime");
-  const std::filesystem::path path = Database::path_or_default(options.database);
   log->info("{}: no exact record; tuning it now (KTUNE_TUNE_ON_MISS=1), the call waits", p.describe());
   const auto start = std::chrono::steady_clock::now();
-  int status = 0;
   std::string failed;
-  if (user) {
-    try {
-      const auto file = kernel_file(path, p, user->source);
-      failed = run_tuner({"--kernel", file.string(), "--problem", user->problem}, path.string(), dev.ordinal, status);
-      std::filesystem::remove(file);
-    } catch (const std::exception& e) {
-      failed = e.what();
-    }
-  } else {
-    const std::string record =
-        nlohmann::json{{"family", p.family()}, {"variant", p.variant}, {"dtype", p.dtype_key}, {"shape", p.shape},
-                       {"align", p.align()}}
-            .dump();
-    failed = run_tuner({"--record", record}, path.string(), dev.ordinal, status);
+  try {
+    const BackgroundTuner::Job job = tuning_job(dev, p, user);
+    failed = run_tuner(job.args);
+    if (!job.remove_after.empty()) std::filesystem::remove(job.remove_after);
+  } catch (const std::exception& e) {
+    failed = e.what();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!failed.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    log->warn("{}: tuning on first use failed ({}); using the {} config", p.describe(),
-              failed.empty() ? "the tuner exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1)
-                             : failed,
-              to_string(missed.level));
+  if (!failed.empty()) {
+    log->warn("{}: tuning on first use failed ({}); using the {} config", p.describe(), failed, to_string(missed.level));
     return missed;
   }
   try {
@@ -248,6 +245,45 @@ Resolved Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem& p, 
   } catch (const std::exception& e) {
     log->warn("{}: reading the record tuned on first use failed ({})", p.describe(), e.what());
     return missed;
+  }
+}
+
+// Why this runtime cannot tune in the background, or "": it must be able to write its
+// database (a read-only runtime or folder, or no database, cannot store a winner).
+std::string Runtime::Impl::background_blocker() {
+  if (options.read_only) return "the runtime opened its database read-only";
+  if (!database()) return "no tuning database";
+  const std::filesystem::path dir = Database::path_or_default(options.database).parent_path();
+  if (::access(dir.c_str(), W_OK) != 0) return "the cache folder " + dir.string() + " is not writable";
+  return "";
+}
+
+void Runtime::Impl::tune_later(const DeviceInfo& dev, const TuningProblem& p, const UserKernelCall* user) {
+  auto log = logger("ktune.runtime");
+  if (!background) {
+    if (background_off) return;
+    if (const std::string why = background_blocker(); !why.empty()) {
+      background_off = true;
+      log->warn("tuning in the background (KTUNE_TUNE_ON_MISS=background) is off: {}", why);
+      return;
+    }
+    const auto logs = Database::path_or_default(options.database).parent_path() / "logs";
+    std::error_code ec;
+    std::filesystem::create_directories(logs, ec);
+    background = std::make_unique<BackgroundTuner>([this] { refresh(); }, (logs / "background-tuning.log").string());
+  }
+  try {
+    BackgroundTuner::Job job = tuning_job(dev, p, user);
+    const std::string file = job.remove_after;
+    const BackgroundTuner::Submitted s = background->submit(std::move(job));
+    if (s != BackgroundTuner::Submitted::queued && !file.empty()) std::filesystem::remove(file);
+    if (s == BackgroundTuner::Submitted::full && !background_full_said) {
+      background_full_said = true;
+      log->warn("{}: the background tuning queue is full ({} problems); later misses are served untuned", p.describe(),
+                BackgroundTuner::k_max_queued);
+    }
+  } catch (const std::exception& e) {
+    log->warn("{}: cannot queue it for tuning in the background ({})", p.describe(), e.what());
   }
 }
 

@@ -11,6 +11,7 @@
 #include <ktune/runtime/capture.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/l2_flush.hpp>
+#include <ktune/runtime/tuner_process.hpp>
 #include <ktune/runtime/workspaces.hpp>
 
 #include <array>
@@ -148,8 +149,17 @@ struct Runtime::Impl {
   // KEY`, or `--kernel FILE --problem ...` for a user's kernel) and looks it up again;
   // `missed` when that fails (logged, never thrown).
   Resolved tune_now(const DeviceInfo& dev, const TuningProblem& problem, Resolved missed, const UserKernelCall* user);
+  // KTUNE_TUNE_ON_MISS=background and no exact record: queues the problem for the
+  // BackgroundTuner (made at the first miss); never throws, never waits.
+  void tune_later(const DeviceInfo& dev, const TuningProblem& problem, const UserKernelCall* user);
+  BackgroundTuner::Job tuning_job(const DeviceInfo& dev, const TuningProblem& problem, const UserKernelCall* user);
+  std::string background_blocker();
   // The config a call of `problem` runs (cache/resolve.hpp): never throws for a failing database.
   Resolved resolve(const DeviceInfo& dev, const TuningProblem& problem);
+
+  // Under `slow`. Last, so that it goes first: its thread may still call refresh().
+  std::unique_ptr<BackgroundTuner> background;
+  bool background_off = false, background_full_said = false;
 
  private:
   CUfunction function(CUcontext ctx, const DeviceInfo& dev, const TuningProblem& problem, const Instance& inst);
