@@ -14,7 +14,7 @@ if ! command -v clang++ > /dev/null; then echo "fuzz.sh: clang++ is required (ap
 # in CI), and crash reports still name file and line.
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None -DKTUNE_BUILD_TESTS=OFF \
   -DKTUNE_FUZZ=ON -DKTUNE_WERROR=OFF -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fsanitize=fuzzer-no-link,address" > /dev/null
-cmake --build build-fuzz --target database_fuzz log_fuzz description_fuzz capture_fuzz cubin_fuzz times_fuzz -j "$(nproc)" > /dev/null
+cmake --build build-fuzz --target database_fuzz log_fuzz description_fuzz capture_fuzz cubin_fuzz times_fuzz shipped_fuzz -j "$(nproc)" > /dev/null
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 printf '{"ktune_schema": 1, "records": [{"device_key": "d", "family": "transpose", "dtype": "f32", "shape": [8, 8], "align": 4, "median_us": 1.0, "template_hash": "0", "config": {"tile_m": 64, "tile_n": 64, "block_x": 16, "block_y": 16, "vec": 4, "layout": "xor", "realign": 0, "copy": 0, "wide": 0}}]}' > "$corpus/seed.json"
@@ -65,9 +65,15 @@ open(sys.argv[1], "wb").write(buf.raw)
 PY
 ./build-fuzz/tests/fuzz/cubin_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$cubins" 2>&1 | tail -5
 times=$(mktemp -d)
-trap 'rm -rf "$corpus" "$logs" "$descriptions" "$bundles" "$cubins" "$times"' EXIT
+shipped=$(mktemp -d)
+trap 'rm -rf "$corpus" "$logs" "$descriptions" "$bundles" "$cubins" "$times" "$shipped"' EXIT
 printf '# seconds\tGPU\tproblem\n2.50\tNVIDIA H200\ttranspose --dtype f32 --shape 8192x2048\n16.1\tNVIDIA H200\t--kernel h.cu --problem n=5\n' \
   > "$times/seed.tsv"
 # (a third of the time: one small line format, covered within seconds)
 ./build-fuzz/tests/fuzz/times_fuzz -max_total_time="$(( seconds / 3 + 1 ))" -rss_limit_mb=2048 -timeout=20 "$times" 2>&1 |
+  tail -5
+cp shipped/*.tsv "$shipped"/ 2> /dev/null ||
+  printf '# ktune shipped winners, format 1\ntranspose\t-\tf32\t8192x2048\t4\t{"vec":4}\tNVIDIA H200|sm_90|132sm|143771MiB|60MiB\tabc\t50.000\t2026-11-28T00:00:00Z\n' \
+    > "$shipped/seed.tsv"
+./build-fuzz/tests/fuzz/shipped_fuzz -max_total_time="$(( seconds / 3 + 1 ))" -rss_limit_mb=2048 -timeout=20 "$shipped" 2>&1 |
   tail -5

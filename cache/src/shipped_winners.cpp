@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <tuple>
 
@@ -108,17 +110,24 @@ std::vector<TuningRecord> load_all(std::string& source) {
 }
 
 struct Loaded {
-  std::string source;
+  std::string setting, source;
   std::vector<TuningRecord> records;
 };
 
-const Loaded& loaded() {
-  static const Loaded l = [] {
-    Loaded x;
-    x.records = load_all(x.source);
-    return x;
-  }();
-  return l;
+// Read again only when KTUNE_SHIPPED_WINNERS changed (a program, or a test, may set it
+// after the first call); the tables read are kept while anyone holds them.
+std::shared_ptr<const Loaded> loaded() {
+  static std::mutex mutex;
+  static std::shared_ptr<const Loaded> current;
+  const std::string setting = settings::shipped_winners();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!current || current->setting != setting) {
+    auto fresh = std::make_shared<Loaded>();
+    fresh->setting = setting;
+    fresh->records = load_all(fresh->source);
+    current = std::move(fresh);
+  }
+  return current;
 }
 
 }  // namespace
@@ -176,7 +185,7 @@ std::string format_shipped(std::vector<TuningRecord> records, std::size_t& left_
       << "# family\tvariant\tdtype\tshape\talign\tconfig\tdevice\ttemplate\tmedian_us\ttuned_at\n";
   for (const auto& r : records) {
     char us[32];
-    std::snprintf(us, sizeof us, "%.3f", r.median_us);
+    std::snprintf(us, sizeof us, "%.9g", r.median_us);
     out << r.family << '\t' << (r.variant.empty() ? "-" : r.variant) << '\t' << r.dtype << '\t' << shape_to_string(r.shape)
         << '\t' << r.align << '\t' << r.config.dump() << '\t' << r.device_key << '\t' << r.template_hash << '\t' << us
         << '\t' << r.tuned_at << '\n';
@@ -184,7 +193,10 @@ std::string format_shipped(std::vector<TuningRecord> records, std::size_t& left_
   return out.str();
 }
 
-const std::vector<TuningRecord>& shipped_winners() { return loaded().records; }
-std::string shipped_winners_source() { return loaded().source; }
+std::shared_ptr<const std::vector<TuningRecord>> shipped_winners() {
+  std::shared_ptr<const Loaded> l = loaded();
+  return {l, &l->records};
+}
+std::string shipped_winners_source() { return loaded()->source; }
 
 }  // namespace ktune

@@ -4,13 +4,13 @@ import sys as _sys
 
 from . import _lib
 from . import families as _families
-from ._runtime import Kernel, Runtime, default_runtime, last_launch, refresh
+from ._runtime import Kernel, Runtime, default_runtime, last_launch, refresh, tune_on_miss
 from ._torch_ops import TorchOps as _TorchOps
 from ._tune import tune, tune_kernel
 from .errors import CompileError, CudaError, DatabaseError, Error, InvalidArgument, TuningError
 
 __version__ = _lib.lib.ktune_c_version().decode()
-__all__ = ["Kernel", "Runtime", "default_runtime", "last_launch", "refresh", "tune", "tune_kernel", "Error", "InvalidArgument",
+__all__ = ["Kernel", "Runtime", "default_runtime", "last_launch", "refresh", "tune", "tune_kernel", "tune_on_miss", "Error", "InvalidArgument",
            "CudaError", "CompileError", "DatabaseError", "TuningError", "__version__"]
 
 # Each family's calls (ktune.transpose, ktune.gemm, ktune.sum, ...), from its folder.

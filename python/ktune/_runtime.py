@@ -2,6 +2,7 @@
 module, see family.py), the process's default runtime, Kernel, and the launch
 information. Under torch.compile a Kernel call goes through a torch.library op."""
 import itertools
+import os
 import threading
 import weakref
 
@@ -66,6 +67,22 @@ def refresh():
         _default.refresh()
 
 
+_TUNE_ON_MISS = {"off": "", "now": "1", "background": "background"}
+
+
+def tune_on_miss(mode):
+    """What a call with no exact record does (KTUNE_TUNE_ON_MISS, read at each problem's
+    first call): "off" (the default: served by the shipped winners or the model), "now"
+    (tunes it before launching; the call waits), "background" (served at once, tuned by
+    a tuner process; later calls pick the record up). See docs/runtime-api.md."""
+    if mode not in _TUNE_ON_MISS:
+        raise InvalidArgument(f"tune_on_miss: mode {mode!r}: one of {', '.join(map(repr, _TUNE_ON_MISS))}")
+    if _TUNE_ON_MISS[mode]:
+        os.environ["KTUNE_TUNE_ON_MISS"] = _TUNE_ON_MISS[mode]
+    else:
+        os.environ.pop("KTUNE_TUNE_ON_MISS", None)
+
+
 def register_callable(obj):
     """An id a torch.library op can name obj by (ops take numbers and tensors, not objects)."""
     with _default_lock:
@@ -82,7 +99,7 @@ def callable_by_id(key):
 
 
 def last_launch():
-    """This thread's last launch: {"match": exact | nearest | same_arch | fallback,
+    """This thread's last launch: {"match": exact | nearest | same_arch | shipped | model | fallback,
     "config": the config that ran, "tuned_shape": the tuned problem it came from}."""
     return _lib.last_launch()
 

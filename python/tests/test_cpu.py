@@ -88,6 +88,23 @@ class PackageTest(unittest.TestCase):
         with self.assertRaisesRegex(ktune.Error, "CUDA driver|libcuda"):
             k(FakeDeviceArray((8,)), FakeDeviceArray((8,)), 8, problem={"n": 8})
 
+    def test_tune_on_miss_sets_the_mode_and_refuses_others(self):
+        before = os.environ.get("KTUNE_TUNE_ON_MISS")
+        try:
+            ktune.tune_on_miss("background")
+            self.assertEqual(os.environ["KTUNE_TUNE_ON_MISS"], "background")
+            ktune.tune_on_miss("now")
+            self.assertEqual(os.environ["KTUNE_TUNE_ON_MISS"], "1")
+            ktune.tune_on_miss("off")
+            self.assertNotIn("KTUNE_TUNE_ON_MISS", os.environ)
+            with self.assertRaisesRegex(ktune.InvalidArgument, "one of 'off', 'now', 'background'"):
+                ktune.tune_on_miss("sometimes")
+        finally:
+            if before is None:
+                os.environ.pop("KTUNE_TUNE_ON_MISS", None)
+            else:
+                os.environ["KTUNE_TUNE_ON_MISS"] = before
+
     def test_tuning_from_python(self):
         out = ktune.tune_kernel(DATA / "scale.cu", {"n": 1000, "T": "i32"}, dry_run=True)
         self.assertIn("9 compiled for sm_90", out["output"])

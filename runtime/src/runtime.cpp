@@ -152,10 +152,10 @@ CUfunction Runtime::Impl::function(CUcontext ctx, const DeviceInfo& dev, const T
 // The database (if it opens and reads), the shipped winners, the model, the default.
 Resolved Runtime::Impl::resolve(const DeviceInfo& dev, const TuningProblem& p) {
   try {
-    return resolve_config(database(), shipped_winners(), dev.fingerprint.key(), p, dev.limits);
+    return resolve_config(database(), *shipped_winners(), dev.fingerprint.key(), p, dev.limits);
   } catch (const std::exception& e) {  // a database failing mid-read: the rest of the chain, not an error
     logger("ktune.runtime")->warn("tuning database lookup failed ({}); using the shipped winners or the model", e.what());
-    return resolve_config(nullptr, shipped_winners(), dev.fingerprint.key(), p, dev.limits);
+    return resolve_config(nullptr, *shipped_winners(), dev.fingerprint.key(), p, dev.limits);
   }
 }
 
@@ -239,7 +239,7 @@ Resolved Runtime::Impl::tune_now(const DeviceInfo& dev, const TuningProblem& p, 
     return missed;
   }
   try {
-    Resolved found = resolve_config(database(), shipped_winners(), dev.fingerprint.key(), p, dev.limits);
+    Resolved found = resolve_config(database(), *shipped_winners(), dev.fingerprint.key(), p, dev.limits);
     log->info("{}: tuned on first use in {:.1f} s: {}", p.describe(), seconds, to_string(found.level));
     return found;
   } catch (const std::exception& e) {

@@ -87,7 +87,9 @@ double gemm_mma_score(const Config& c, const Problem& p, const DeviceLimits& dev
                              mma_bank_conflicts(layout, (tb ? bk : bn) * w, tb ? bn : bk).ldmatrix;
     score -= std::log2(conflicts / 2);
   }
-  score += 0.3 * std::log2(std::min(stages, 4) - 1.0);
+  // Measured (H200, 2026-11-28, untuned against tuned, bench/results/untuned.md): 5
+  // stages won at 4 of 5 shapes where the model had taken 4.
+  score += 0.3 * std::log2(std::min(stages, 5) - 1.0);
   if (bk * elem == 128) score += 0.1;  // half the barriers per k
   const double threads = 32.0 * warps + (tma ? 128 : 0);  // tma: a producer warpgroup more
   const double regs = wgmma ? bm * bn / (32.0 * warps) + 40 : wm * wn / 32.0 + (wm / 16 + wn / 16) * 4 + 40;
@@ -107,12 +109,27 @@ double gemm_mma_score(const Config& c, const Problem& p, const DeviceLimits& dev
   const ktune_mma_schedule tail(true, static_cast<long long>(tiles), static_cast<int>(static_cast<double>(device.sm_count) * per_sm),
                                 static_cast<int>(std::ceil(dim("k") / bk)));
   const bool streamk = v("streamk") == 1, pays = streamk && tail.on && tail.chunks >= 4;
-  score += pays ? 2 * std::log2(waves / (std::floor(waves) + 1.0 / tail.chunks)) - 0.05
-                : 2 * std::log2(waves / std::ceil(waves));
+  // Fewer blocks than one full round: rounds of one block per SM, not of per_sm (a lone
+  // block on an SM runs faster than one sharing it).
+  const double sms = static_cast<double>(device.sm_count);
+  const double fill = waves >= 1 ? waves / std::ceil(waves) : tiles / (sms * std::ceil(tiles / sms));
+  score += pays ? 2 * std::log2(waves / (std::floor(waves) + 1.0 / tail.chunks)) - 0.05 : 2 * std::log2(fill);
+  // Rows and columns of a tile past the matrix's edge are multiplied for nothing: at
+  // m = 128, a 256-row tile is half waste (measured, H200: 128x3072x3072 f16, the model's
+  // 256 x 64 with split-K 8 at 0.33x the speed of 64 x 64).
+  const auto used = [](double size, double tile) { return size / (std::ceil(size / tile) * tile); };
+  score += 2 * std::log2(used(dim("m"), bm) * used(dim("n"), bn));
   if (streamk && !pays) score -= tail.on ? 0.1 : 0.01;  // (0.01: the same work as without)
   score += 0.3 * std::log2(std::min(per_sm * warps, 8.0) / 8);  // warps to hide latency
-  if (v("group") > 1 && std::ceil(dim("m") / bm) > 8) score += 0.1;  // L2 reuse across a group of tile rows
-  if (splitk > 1) score -= 0.2 * std::log2(splitk);                   // partials written and re-read
+  // Tile rows walked together share B's panels in L2 (measured, H200: 512x32000x2048 f16,
+  // 4 tile rows, group 8 at 1.4x the speed of group 1).
+  if (v("group") > 1 && std::ceil(dim("m") / bm) > 1) score += 0.1;
+  // Split-K's partials (f32, written and read again) against the operands' bytes: nearly
+  // free for a matrix-vector product, as costly as the operands at m = 128.
+  if (splitk > 1) {
+    const double partials = 8.0 * splitk * dim("m") * dim("n"), operands = elem * dim("k") * (dim("m") + dim("n"));
+    score -= std::log2(1 + partials / operands) + 0.1 * std::log2(splitk);
+  }
   if (v("kmajor") == 1) score -= 0.3;  // an operand read and written once more before the multiply
   return score;
 }

@@ -47,7 +47,10 @@ double reduce_cols_score(const Config& c, const Problem& p, const DeviceLimits& 
   const KernelSpec& s = KernelSpec::builtin("reduce_cols");
   const auto v = [&](const char* name) { return static_cast<double>(int_tunable(s, c, name)); };
   const double cols = static_cast<double>(p.get("cols").value_or(1));
-  double score = width_score(s, c, p) - 0.2 * std::abs(std::log2(v("threads_x") * v("threads_y") / 1024));
+  // One element of a column per step (items = 1) won at each shape measured (H200).
+  const double elem = static_cast<double>(size_of(p.dtype));
+  double score = -0.3 * std::abs(std::log2(v("vec") * elem / 16)) - 0.2 * std::log2(v("items")) -
+                 0.2 * std::abs(std::log2(v("threads_x") * v("threads_y") / 1024));
   if (v("threads_x") == 32) score += 0.1;  // a warp's row of whole sectors; the rest down the columns
   return score + fill_score(std::ceil(cols / (v("threads_x") * v("vec"))), device);
 }

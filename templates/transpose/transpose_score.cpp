@@ -13,7 +13,7 @@ namespace {
 // write side (a copy, where the shape allows one; whole chunks with wide = 2 and 3), about
 // 64 bytes in flight per thread, few shared-memory bank conflicts (layout_model),
 // enough threads per block, tiles in dst order where the space has them.
-double transpose_score(const Config& c, const Problem& p, const DeviceLimits&) {
+double transpose_score(const Config& c, const Problem& p, const DeviceLimits& device) {
   const KernelSpec& s = KernelSpec::builtin("transpose");
   const double elem = size_of(p.dtype);
   const auto v = [&](const char* name) { return static_cast<double>(int_tunable(s, c, name)); };
@@ -42,6 +42,13 @@ double transpose_score(const Config& c, const Problem& p, const DeviceLimits&) {
   score += sectors(read) + sectors(write);
   score -= in_flight;
   if (threads < 256) score += 0.1 * std::log2(threads / 256);
+  // A small matrix in large tiles leaves too few blocks to keep the bytes in flight that
+  // the copy needs (measured, H200: bf16 3552x1653, 364 tiles of 128 x 128 at 0.62x the
+  // speed of 64 x 64).
+  const double tiles = std::ceil(static_cast<double>(p.get("rows").value_or(1)) / tile_m) *
+                       std::ceil(static_cast<double>(p.get("cols").value_or(1)) / tile_n);
+  const double enough = 4.0 * static_cast<double>(device.sm_count);
+  if (tiles < enough) score -= std::log2(enough / tiles);
   // Tiles in dst order write dst rows whole: it exists only where that paid (odd pitches,
   // and aligned shapes whose src rows are 16 or more times longer than its columns).
   if (text_tunable(s, c, "order") == "dst") score += 0.3;

@@ -3,6 +3,7 @@
 #include "gpu_test_support.hpp"
 
 #include <ktune/cache/database.hpp>
+#include <ktune/cache/shipped_winners.hpp>
 #include <ktune/error.hpp>
 #include <transpose/transpose_family.hpp>
 #include <ktune/ktune.hpp>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 namespace ktune {
@@ -80,11 +82,10 @@ const nlohmann::json k_vec1 = {{"tile_m", 32}, {"tile_n", 64}, {"block_x", 32}, 
                                {"vec", 1},     {"layout", "shift"}, {"realign", 0}, {"copy", 0}, {"wide", 0},
                                {"order", "src"}, {"words", 0}};
 
-TEST_F(RuntimeGpu, EmptyDatabaseFallsBackToSafeDefault) {
+TEST_F(RuntimeGpu, EmptyDatabaseServesTheModelsPick) {
   Runtime rt({db_path_.string(), false});
   const LaunchInfo info = run_and_check(rt, 333, 517);
-  EXPECT_EQ(info.match, MatchLevel::fallback);
-  EXPECT_NE(info.config.find("vec=1"), std::string::npos);
+  EXPECT_EQ(info.match, MatchLevel::model);  // (run_and_check verified every element)
 }
 
 TEST_F(RuntimeGpu, ExactThenNearestThenAlignmentRecheck) {
@@ -97,9 +98,10 @@ TEST_F(RuntimeGpu, ExactThenNearestThenAlignmentRecheck) {
   info = run_and_check(rt, 500, 760);  // aligned to 4, nearest is 512x768
   EXPECT_EQ(info.match, MatchLevel::nearest);
   EXPECT_EQ(info.tuned_shape, "512x768 align 4");
-  // Same shape, pointers offset by one element: the vec-4 winner must not launch.
+  // Same shape, pointers offset by one element: the vec-4 winner must not launch, and
+  // the 100x100 one of this alignment class is too far to fit: the model's pick.
   info = run_and_check(rt, 512, 768, 1);
-  EXPECT_EQ(info.match, MatchLevel::nearest);
+  EXPECT_EQ(info.match, MatchLevel::model);
   EXPECT_NE(info.config.find("vec=1"), std::string::npos) << info.config;
 }
 
@@ -109,13 +111,13 @@ TEST_F(RuntimeGpu, ExactThenNearestThenAlignmentRecheck) {
 TEST_F(RuntimeGpu, RecordsStoredLaterAreUsedAfterRefreshOrByThemselves) {
   store(100, 100, 1, k_vec1);  // (the database exists; another problem's record)
   Runtime rt({db_path_.string(), false});
-  EXPECT_EQ(run_and_check(rt, 512, 768).match, MatchLevel::nearest);
+  EXPECT_EQ(run_and_check(rt, 512, 768).match, MatchLevel::model);  // (100x100 is too far to fit)
   store(512, 768, 4, k_vec4);
   rt.refresh();
   LaunchInfo info = run_and_check(rt, 512, 768);
   EXPECT_EQ(info.match, MatchLevel::exact);
   EXPECT_NE(info.config.find("vec=4"), std::string::npos) << info.config;
-  EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::nearest);
+  EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::model);
   store(300, 200, 4, k_vec4);
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   run_and_check(rt, 300, 200);  // this call sees the new version (the next one resolves)
@@ -143,17 +145,20 @@ TEST_F(RuntimeGpu, DegenerateCopyIsPreparedPerPointerAlignment) {
 // KTUNE_TUNE_ON_MISS=1: the first call of a problem with no exact record runs the
 // tuner (a short random search here), then launches the stored winner (exact); a tuner
 // that cannot start leaves the call on its fallback, with no error.
+// Environment variables set for one test only.
+struct Env {
+  std::vector<std::string> names;
+  void set(const char* name, const std::string& value) {
+    setenv(name, value.c_str(), 1);
+    names.push_back(name);
+  }
+  ~Env() {
+    for (const auto& n : names) unsetenv(n.c_str());
+  }
+};
+
 TEST_F(RuntimeGpu, TuneOnMissTunesOnceThenLaunchesTheWinner) {
-  struct Env {  // set for this test only
-    std::vector<std::string> names;
-    void set(const char* name, const std::string& value) {
-      setenv(name, value.c_str(), 1);
-      names.push_back(name);
-    }
-    ~Env() {
-      for (const auto& n : names) unsetenv(n.c_str());
-    }
-  } env;
+  Env env;
   env.set("KTUNE_TUNE_ON_MISS", "1");
   env.set("KTUNE_TUNER", KTUNE_TEST_TUNER);
   env.set("KTUNE_TUNE_ON_MISS_ARGS", "--strategy random --budget-evals 12");
@@ -170,10 +175,83 @@ TEST_F(RuntimeGpu, TuneOnMissTunesOnceThenLaunchesTheWinner) {
   EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::exact);  // stored above: no tuner needed
 }
 
+// KTUNE_TUNE_ON_MISS=background: the first call is served at once (the model's pick)
+// while a tuner runs in another process; a later call finds the record by itself (the
+// runtime's periodic look at the database). A read-only runtime says once that it cannot
+// tune in the background and serves every call.
+TEST_F(RuntimeGpu, BackgroundTuningServesAtOnceThenTheRecordLands) {
+  Env env;
+  env.set("KTUNE_TUNE_ON_MISS", "background");
+  env.set("KTUNE_TUNER", KTUNE_TEST_TUNER);
+  env.set("KTUNE_TUNE_ON_MISS_ARGS", "--strategy random --budget-evals 12");
+  store(100, 100, 1, k_vec1);  // (the database exists)
+  Runtime rt({db_path_.string(), false});
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::model);
+  const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(first, 10.0);  // a compile, not a search
+  MatchLevel level = MatchLevel::model;
+  for (int i = 0; i < 240 && level != MatchLevel::exact; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    level = run_and_check(rt, 300, 200).match;
+  }
+  EXPECT_EQ(level, MatchLevel::exact);
+  std::printf("served in %.2f s, then tuned in the background\n", first);
+  Runtime ro({db_path_.string(), true});
+  EXPECT_EQ(run_and_check(ro, 301, 200).match, MatchLevel::model);
+  EXPECT_EQ(run_and_check(ro, 302, 200).match, MatchLevel::model);
+  EXPECT_EQ(Database(db_path_).all().size(), 2u);  // nothing tuned for the read-only one
+}
+
+// KTUNE_SHIPPED_WINNERS: a table instead of the built-in ones. Its winner for this device
+// serves a call nobody tuned here (level shipped); a damaged table, or a config invalid
+// for the call, is skipped with a warning and the model serves.
+TEST_F(RuntimeGpu, ShippedWinnersServeUntunedCallsAndDamageIsSkipped) {
+  Env env;
+  TuningRecord r;
+  r.device_key = dev_.fingerprint.key();
+  r.device_name = dev_.fingerprint.name;
+  r.family = "transpose";
+  r.dtype = "f32";
+  r.shape = {300, 200};
+  r.align = 4;
+  r.config = k_vec4;
+  r.template_hash = KernelSpec::builtin("transpose").source_hash();
+  r.median_us = 3;
+  r.tuned_at = "2026-11-28T00:00:00Z";
+  std::size_t left_out = 0;
+  fs::create_directories(dir_);
+  const auto table = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    env.set("KTUNE_SHIPPED_WINNERS", (dir_ / name).string());
+  };
+  table("good.tsv", format_shipped({r}, left_out));
+  {
+    Runtime rt({db_path_.string(), false});
+    const LaunchInfo info = run_and_check(rt, 300, 200);
+    EXPECT_EQ(info.match, MatchLevel::shipped);
+    EXPECT_EQ(info.tuned_shape, "300x200 align 4");
+    EXPECT_NE(info.config.find("vec=4"), std::string::npos) << info.config;
+    EXPECT_EQ(run_and_check(rt, 280, 196).match, MatchLevel::shipped);  // near enough to fit, same class
+    EXPECT_EQ(run_and_check(rt, 280, 190).match, MatchLevel::model);    // rows of 190: another class
+    EXPECT_EQ(run_and_check(rt, 300, 200, 1).match, MatchLevel::model);  // vec 4 is invalid one element off
+  }
+  const std::string good = format_shipped({r}, left_out);
+  for (const std::string& damaged : {good.substr(0, good.size() - 30), std::string("\x7f" "ELF\x02\x01"),
+                                     good.substr(0, good.find('\n')) + "9" + good.substr(good.find('\n'))}) {
+    table("damaged.tsv", damaged);
+    Runtime rt({db_path_.string(), false});
+    EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::model);
+  }
+  env.set("KTUNE_SHIPPED_WINNERS", (dir_ / "no-such-table.tsv").string());
+  Runtime rt({db_path_.string(), false});
+  EXPECT_EQ(run_and_check(rt, 300, 200).match, MatchLevel::model);
+}
+
 TEST_F(RuntimeGpu, StaleTemplateRecordsAreNotUsed) {
   store(512, 768, 4, k_vec4, "0000000000000000");
   Runtime rt({db_path_.string(), false});
-  EXPECT_EQ(run_and_check(rt, 512, 768).match, MatchLevel::fallback);
+  EXPECT_EQ(run_and_check(rt, 512, 768).match, MatchLevel::model);
 }
 
 TEST_F(RuntimeGpu, CompiledBinaryIsStoredAndReusedByTheNextRuntime) {

@@ -3,6 +3,7 @@
 #include <compact/compact_family.hpp>
 #include <compact/compact_launch.hpp>
 #include <ktune/error.hpp>
+#include <ktune/generator/family_model.hpp>
 #include <ktune/generator/kernel_spec.hpp>
 #include <ktune/tuner/family.hpp>
 
@@ -107,6 +108,24 @@ TEST(CompactFamily, TheDefaultConfigIsValidEverywhere) {
     for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16, DType::u8}) {
       const TuningProblem p = compact_tuning_problem(compact_probe_args({d, n, CompactMode::flags, 0, 0, 0, 0, 0, {}}));
       EXPECT_FALSE(why_invalid(compact_spec(), p.default_config, h100, p.problem)) << n << " " << to_string(d);
+    }
+}
+
+// A call nobody tuned runs the model's pick: a valid config everywhere, with the traits
+// that won where tuned at a large array (shared-memory tiles in block order).
+TEST(CompactFamily, TheModelPicksAValidConfigEverywhere) {
+  const DeviceLimits h100{};
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{1000003}, std::int64_t{1} << 28})
+    for (DType d : {DType::f32, DType::f64, DType::f16, DType::u8}) {
+      const TuningProblem p = compact_tuning_problem(compact_probe_args({d, n, CompactMode::flags, 0, 0, 0, 0, 0, {}}));
+      const std::optional<Config> c = model_pick(compact_spec(), h100, p.problem);
+      ASSERT_TRUE(c) << n << " " << to_string(d);
+      EXPECT_FALSE(why_invalid(compact_spec(), *c, h100, p.problem));
+      if (n == std::int64_t{1} << 28 && d == DType::f32) {
+        const nlohmann::json j = config_to_json(compact_spec(), *c);
+        EXPECT_EQ(j["exchange"], "smem") << j.dump();
+        EXPECT_EQ(j["order"], "block") << j.dump();
+      }
     }
 }
 

@@ -116,7 +116,7 @@ TEST_F(ReduceRuntimeGpu, MisalignedDeterministicAndTwoStreams) {
     driver::check(driver::api().cuMemcpyHtoD(in.get() + offset * 4, host.data(), n * 4), "HtoD");
     const LaunchInfo& info = rt.reduce(reinterpret_cast<void*>(out.get()), reinterpret_cast<const void*>(in.get() + offset * 4),
                                        static_cast<std::int64_t>(n), ReduceOp::sum, DType::f32);
-    EXPECT_EQ(info.match, MatchLevel::fallback);
+    EXPECT_EQ(info.match, MatchLevel::model);
     EXPECT_EQ(fetch(out.get()), static_cast<float>(expect)) << "offset " << offset;
   }
   // Same config, same input: the same bits, every time (no atomics on values).

@@ -3,7 +3,8 @@
 #include "cli/problem_cli.hpp"
 #include "cli/record_checks.hpp"
 
-#include <ktune/cache/lookup.hpp>
+#include <ktune/cache/resolve.hpp>
+#include <ktune/cache/shipped_winners.hpp>
 #include <ktune/error.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/family.hpp>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace ktune {
 namespace {
@@ -22,7 +24,7 @@ namespace fs = std::filesystem;
 struct CacheArgs {
   std::string database, family, variant, dtype, shape, file, device_key;
   int device = 0;
-  bool all_devices = false, for_shipping = false;
+  bool all_devices = false, for_shipping = false, shipped = false;
   ProblemArgs problem;  // explain's
 };
 
@@ -68,15 +70,19 @@ void explain(const CacheArgs& a) {
               static_cast<long long>(problem.align()));
   const fs::path path = db_path(a);
   const bool none = no_database_yet(path);
-  const LookupResult r = none ? LookupResult{} : lookup_config(Database(path, true), key, problem, limits);
+  std::optional<Database> db;
+  if (!none) db.emplace(path, true);
+  const Resolved r = resolve_config(db ? &*db : nullptr, *shipped_winners(), key, problem, limits);
+  const std::string level(to_string(r.level));
   if (r.record) {
-    std::printf("  %s: tuned %s align %lld, %.2f us, %s\n", std::string(to_string(r.level)).c_str(),
-                shape_to_string(r.record->shape).c_str(), static_cast<long long>(r.record->align), r.record->median_us,
+    std::printf("  %s: tuned %s align %lld on %s, %.2f us, %s\n", level.c_str(), shape_to_string(r.record->shape).c_str(),
+                static_cast<long long>(r.record->align), r.record->device_name.c_str(), r.record->median_us,
                 r.record->config.dump().c_str());
   } else {
-    const std::string why = none ? "no tuning database at " + path.string() + " yet" : "no usable tuned record";
-    std::printf("  fallback: %s; the safe default %s\n", why.c_str(),
-                config_to_string(spec, problem.default_config).c_str());
+    const std::string why = none ? "no tuning database at " + path.string() + " yet" : "no tuned record that fits";
+    std::printf("  %s: %s, nothing shipped that fits; %s %s\n", level.c_str(), why.c_str(),
+                r.level == MatchLevel::model ? "the model's first-ranked config" : "the safe default",
+                config_to_string(spec, r.config).c_str());
   }
   if (r.stale) std::printf("  (%zu record(s) tuned on another template version ignored)\n", r.stale);
 }
@@ -95,9 +101,17 @@ CLI::App* with_filter(CLI::App* c, CacheArgs& args) {
   return c;
 }
 
-// `ktune cache list`: every stored result, a line each.
+// `ktune cache list`: every stored result, a line each (--shipped: the shipped winners').
 void add_list(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
-  with_db(cache->add_subcommand("list", "list stored results"), *args)->callback([args] {
+  auto* list = with_db(cache->add_subcommand("list", "list stored results"), *args);
+  list->add_flag("--shipped", args->shipped, "list the winners shipped with ktune for known GPUs instead");
+  list->callback([args] {
+    if (args->shipped) {
+      const auto shipped = shipped_winners();
+      for (const auto& r : *shipped) print_record(r);
+      std::printf("%zu shipped record(s): %s\n", shipped->size(), shipped_winners_source().c_str());
+      return;
+    }
     const fs::path path = db_path(*args);
     if (no_database_yet(path)) {
       std::printf("0 record(s): no tuning database at %s yet (`ktune tune` creates it)\n", path.c_str());
@@ -183,6 +197,29 @@ void add_import(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   });
 }
 
+// `ktune cache ship`: the database's records of current templates as a shipped winners
+// table (scripts/ship_winners.sh writes shipped/<device>.tsv with it).
+void add_ship(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
+  auto* ship = with_db(cache->add_subcommand("ship", "write the database's current records as a shipped winners table"), *args);
+  ship->add_option("-o,--output", args->file, "the table to write (shipped/<device>.tsv)")->required();
+  ship->callback([args] {
+    const Database db(db_path(*args), true);
+    std::vector<TuningRecord> current;
+    std::size_t skipped = 0;
+    for (auto& r : db.all()) {
+      if (is_current(r.family, r.template_hash) && !check_against_family(r))
+        current.push_back(std::move(r));
+      else
+        ++skipped;
+    }
+    std::size_t left_out = 0;
+    const std::size_t total = current.size();
+    write_output_file(args->file, format_shipped(std::move(current), left_out));
+    std::printf("%zu record(s) written to %s (%zu of other templates or invalid, %zu not expressible as a line: "
+                "left out)\n", total - left_out, args->file.c_str(), skipped, left_out);
+  });
+}
+
 // `ktune cache prune`: records of a template version that changed.
 void add_prune(CLI::App* cache, const std::shared_ptr<CacheArgs>& args) {
   auto* prune = with_db(cache->add_subcommand("prune", "delete records tuned on a template version that changed"), *args);
@@ -233,7 +270,7 @@ void add_cache_commands(CLI::App& app) {
   auto args = std::make_shared<CacheArgs>();
   auto* cache = app.add_subcommand("cache", "inspect, share and maintain the tuning database");
   cache->require_subcommand(1);
-  for (const auto add : {add_list, add_show, add_explain, add_export, add_import, add_prune, add_recover}) add(cache, args);
+  for (const auto add : {add_list, add_show, add_explain, add_export, add_import, add_ship, add_prune, add_recover}) add(cache, args);
   add_cache_merge(cache);
   cache->add_subcommand("path", "print where results and logs are stored")->callback([] {
     std::printf("database: %s\nlogs: %s\n", Database::default_path().c_str(), (Database::default_dir() / "logs").c_str());

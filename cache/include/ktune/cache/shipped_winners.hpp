@@ -9,6 +9,7 @@
 // (JSON), device key, template hash, median us, date tuned.
 #include <ktune/cache/database.hpp>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,8 +33,9 @@ ShippedTable parse_shipped(std::string_view text, const std::string& name);
 std::string format_shipped(std::vector<TuningRecord> records, std::size_t& left_out);
 
 // The tables this build embedded ($KTUNE_SHIPPED_WINNERS: that file's instead, "off":
-// none), parsed at first use; the warnings are logged once (logger ktune.shipped).
-const std::vector<TuningRecord>& shipped_winners();
+// none), parsed at first use and again when the variable changes; the warnings are
+// logged then (logger ktune.shipped).
+std::shared_ptr<const std::vector<TuningRecord>> shipped_winners();
 // Where they came from, for `ktune cache list --shipped`.
 std::string shipped_winners_source();
 
