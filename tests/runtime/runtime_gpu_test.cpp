@@ -102,7 +102,9 @@ TEST_F(RuntimeGpu, ExactThenNearestThenAlignmentRecheck) {
   // the 100x100 one of this alignment class is too far to fit: the model's pick.
   info = run_and_check(rt, 512, 768, 1);
   EXPECT_EQ(info.match, MatchLevel::model);
-  EXPECT_NE(info.config.find("vec=1"), std::string::npos) << info.config;
+  // (scalar accesses, or vectors after realigning the misaligned rows)
+  EXPECT_TRUE(info.config.find("vec=1 ") != std::string::npos || info.config.find("realign=1") != std::string::npos)
+      << info.config;
 }
 
 // A record stored after a problem's first call (by another connection: another process,

@@ -12,5 +12,7 @@ void add_tune_command(CLI::App& app, char** argv, int& status);
 void add_space_command(CLI::App& app, int& status);
 // `ktune bench`: given configs of one problem timed together, interleaved.
 void add_bench_command(CLI::App& app, int& status);
+// `ktune warm`: the configs a workload's calls would run, compiled into the program store.
+void add_warm_command(CLI::App& app, int& status);
 
 }  // namespace ktune

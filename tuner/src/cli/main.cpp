@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
   ktune::add_tune_command(app, argv, status);
   ktune::add_space_command(app, status);
   ktune::add_bench_command(app, status);
+  ktune::add_warm_command(app, status);
   ktune::add_cache_commands(app);
   ktune::add_capture_commands(app);
   ktune::add_log_commands(app);
