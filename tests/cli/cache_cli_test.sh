@@ -14,7 +14,7 @@ source "$(dirname "$0")/contains.sh"
 [ -z "$("$ktune" cache show 2> "$dir/err")" ] && grep -q "no tuning database .* yet: nothing to show" "$dir/err" ||
   fail "show, no database"
 out=$("$ktune" cache explain transpose --dtype u8 --shape 300x200 --ld 201,301 --device-key "x|sm_90|y" | tr '\n' ' ')
-echo "$out" | contains "(alignment class 1): *fallback: no tuning database at .* yet; the safe default" ||
+echo "$out" | contains "(alignment class 1): *model: no tuning database at .* yet, nothing shipped that fits; the model's first-ranked config tile_m=" ||
   fail "explain, no database: $out"
 [ ! -e "$KTUNE_CACHE_DIR" ] || fail "a read-only command created $KTUNE_CACHE_DIR"
 hash=$("$ktune" space transpose --shape 64x64 | tail -1 | sed 's/.*"template_hash": "\([0-9a-f]*\)".*/\1/')
@@ -59,11 +59,11 @@ JSON
 # Explain walks the fallback chain (no GPU: --device-key).
 "$ktune" cache explain transpose --device-key "$dev" --shape 8192x2048 | contains "exact: tuned 8192x2048" || fail "explain exact"
 "$ktune" cache explain transpose --device-key "$dev" --shape 8000x2000 | contains "nearest: tuned 8192x2048" || fail "explain nearest"
-"$ktune" cache explain transpose --device-key "$dev" --shape 8191x2048 | contains "nearest: tuned 1024x1024 align 1" \
-  || fail "explain must skip the vec-4 record for an unaligned call"
+"$ktune" cache explain transpose --device-key "$dev" --shape 8191x2048 | contains "model: " \
+  || fail "explain must skip the vec-4 record for an unaligned call, and 1024x1024 is too far to fit"
 "$ktune" cache explain transpose --device-key "$dev" --shape 4096x4096 | contains "1 record(s) tuned on another template" \
   || fail "explain stale"
-"$ktune" cache explain transpose --device-key "other|sm_80|1sm|1MiB|1MiB" --shape 64x64 | contains "fallback" || fail "explain fallback"
+"$ktune" cache explain transpose --device-key "other|sm_80|1sm|1MiB|1MiB" --shape 64x64 | contains "model: " || fail "explain model"
 "$ktune" cache explain transpose --device-key "NVIDIA H100 80GB HBM3|sm_90|132sm|81559MiB|50MiB" --shape 8192x2048 \
   | contains "same_arch: tuned 8192x2048" || fail "explain same_arch: another sm_90 model's record"
 
@@ -85,7 +85,7 @@ JSON
 "$ktune" cache explain gemm --database "$dir/fam.db" --device-key "$dev" --shape 60x64x64 --layout nt \
   | contains "nearest: tuned 64x64x64" || fail "explain gemm nearest"
 "$ktune" cache explain gemm --database "$dir/fam.db" --device-key "$dev" --shape 64x64x64 --layout nn \
-  | contains "fallback" || fail "explain gemm: another layout's record must not answer"
+  | contains "model: " || fail "explain gemm: another layout's record must not answer"
 "$ktune" cache explain reduce --database "$dir/fam.db" --device-key "$dev" --n 4096 \
   | contains "1 record(s) tuned on another template" || fail "explain reduce stale"
 "$ktune" cache list --database "$dir/fam.db" | contains "gemm  *nt  *f32" || fail "list shows family and variant"
@@ -235,4 +235,25 @@ PY
 kept=$("$ktune" cache list --database "$dir/recovered.db" | grep -c transpose)
 [ "$kept" -ge 450 ] && [ "$kept" -lt 502 ] || fail "recover kept $kept records"
 grep -q "read from $dir/big.db" "$dir/recover.txt" || fail "recover report"
+# Shipped winners: `cache ship` writes a database as a table; KTUNE_SHIPPED_WINNERS reads it
+# instead of the built-in ones (explain: level shipped, a near problem too); a damaged
+# table is skipped with a warning naming it, and the model serves; `off` lists none.
+"$ktune" cache ship --database "$dir/fam.db" -o "$dir/ship.tsv" | contains "1 record(s) written" || fail "cache ship"
+head -1 "$dir/ship.tsv" | contains "^# ktune shipped winners, format 1$" || fail "shipped table header"
+KTUNE_SHIPPED_WINNERS="$dir/ship.tsv" "$ktune" cache list --shipped | contains "^1 shipped record(s): $dir/ship.tsv" ||
+  fail "list --shipped from KTUNE_SHIPPED_WINNERS"
+KTUNE_SHIPPED_WINNERS="$dir/ship.tsv" "$ktune" cache explain gemm --database "$dir/none.db" --device-key "$dev" \
+  --shape 60x64x64 --layout nt | contains "shipped: tuned 64x64x64" || fail "explain shipped"
+KTUNE_SHIPPED_WINNERS=off "$ktune" cache list --shipped | contains "^0 shipped record(s): none" || fail "shipped off"
+head -c 200 "$dir/ship.tsv" > "$dir/cut.tsv"
+KTUNE_SHIPPED_WINNERS="$dir/cut.tsv" "$ktune" cache explain gemm --database "$dir/none.db" --device-key "$dev" \
+  --shape 60x64x64 --layout nt > "$dir/cut.txt" 2>&1 || fail "explain with a damaged table"
+grep -q "cut.tsv:4: skipped: the last line has no newline" "$dir/cut.txt" && grep -q "model: " "$dir/cut.txt" ||
+  fail "a damaged shipped table: $(cat "$dir/cut.txt")"
+KTUNE_SHIPPED_WINNERS="$dir" "$ktune" cache list --shipped 2>&1 | contains "not a regular file" || fail "a folder as table"
+[ ! -e "$dir/none.db" ] || fail "explain created a database"
+out=$("$ktune" cache ship --database "$dir/fam.db" 2>&1 || true)
+echo "$out" | contains -e "--output is required" || fail "ship without -o: $out"
+out=$("$ktune" warm --workload "$dir/no-such-workload.txt" 2>&1 || true)
+echo "$out" | contains "ktune: error: " || fail "warm without a GPU or a workload: $out"
 echo "cache CLI: all checks passed"
