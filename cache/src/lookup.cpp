@@ -70,8 +70,8 @@ bool same_problem_keys(const TuningRecord& r, const TuningProblem& p) {
 }
 
 // The chain over this device's records of the problem's keys (`mine`), then, when none is
-// usable, over another device model's of the same architecture, taken from `all` by
-// `others` (a database is asked for the second list only when the first has nothing).
+// usable, over another device model's of the same architecture among `others()` (every
+// record: a database is read whole only when this device has nothing usable).
 template <typename Others>
 LookupResult lookup_chain(const std::vector<TuningRecord>& mine, Others others, const std::string& device_key,
                           const TuningProblem& p, const DeviceLimits& limits) {

@@ -1,6 +1,9 @@
 #include <ktune/generator/family_model.hpp>
 
 #include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 namespace ktune {
@@ -15,9 +18,23 @@ ModelScore find_model(const KernelSpec& spec) {
   return nullptr;
 }
 
-std::optional<Config> model_pick(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem) {
-  const ModelScore score = find_model(spec);
-  if (!score) return std::nullopt;
+namespace {
+
+// The picks made, by (template, device limits, problem): a GEMM space takes 0.1-0.3 s to
+// rank, and a runtime ranks a problem again each time the database changes.
+using PickKey =
+    std::tuple<const KernelSpec*, std::vector<std::int64_t>, DType, std::vector<std::pair<std::string, std::int64_t>>>;
+constexpr std::size_t k_max_picks = 4096;
+
+PickKey pick_key(const KernelSpec& spec, const DeviceLimits& d, const Problem& p) {
+  return {&spec,
+          {d.max_threads_per_block, d.max_smem_per_block, d.max_registers_per_block, d.max_grid_x, d.sm_count,
+           d.compute_capability},
+          p.dtype,
+          p.sizes};
+}
+
+std::optional<Config> rank(const KernelSpec& spec, ModelScore score, const DeviceLimits& device, const Problem& problem) {
   std::optional<Config> best;
   double best_score = -std::numeric_limits<double>::infinity();
   for_each_config(spec, device, problem, [&](const Config& c) {
@@ -28,6 +45,25 @@ std::optional<Config> model_pick(const KernelSpec& spec, const DeviceLimits& dev
     }
     return true;
   });
+  return best;
+}
+
+}  // namespace
+
+std::optional<Config> model_pick(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem) {
+  const ModelScore score = find_model(spec);
+  if (!score) return std::nullopt;
+  static std::mutex mutex;
+  static std::map<PickKey, std::optional<Config>> picks;
+  const PickKey key = pick_key(spec, device, problem);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = picks.find(key); it != picks.end()) return it->second;
+  }
+  std::optional<Config> best = rank(spec, score, device, problem);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (picks.size() >= k_max_picks) picks.clear();
+  picks.emplace(key, best);
   return best;
 }
 

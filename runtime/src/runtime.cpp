@@ -159,17 +159,7 @@ Resolved Runtime::Impl::resolve(const DeviceInfo& dev, const TuningProblem& p) {
   }
 }
 
-Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, const UserKernelCall* user) {
-  const RelaxedCapture relaxed;
-  std::lock_guard<std::mutex> lock(slow);
-  const DeviceInfo& dev = current_device();
-  if (capture && !user) capture->problem(p, dev);
-  Resolved found = resolve(dev, p);
-  if (found.level != MatchLevel::exact && tune_on_miss() && database()) found = tune_now(dev, p, found, user);
-  if (found.level != MatchLevel::exact && tune_in_background()) tune_later(dev, p, user);
-  Prepared fresh;
-  fresh.spec = p.spec;
-  fresh.sm_count = dev.fingerprint.sm_count;
+void Runtime::Impl::load(CUcontext ctx, const DeviceInfo& dev, const TuningProblem& p, Resolved& found, Prepared& fresh) {
   try {
     fresh.instance = instantiate(*p.spec, found.config, dev.limits, p.problem, p.type_argument);
     fresh.function = function(ctx, dev, p, fresh.instance);
@@ -183,6 +173,20 @@ Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, const Use
     fresh.instance = instantiate(*p.spec, found.config, dev.limits, p.problem, p.type_argument);
     fresh.function = function(ctx, dev, p, fresh.instance);
   }
+}
+
+Prepared Runtime::Impl::prepare(CUcontext ctx, const TuningProblem& p, const UserKernelCall* user) {
+  const RelaxedCapture relaxed;
+  std::lock_guard<std::mutex> lock(slow);
+  const DeviceInfo& dev = current_device();
+  if (capture && !user) capture->problem(p, dev);
+  Resolved found = resolve(dev, p);
+  if (found.level != MatchLevel::exact && tune_on_miss() && database()) found = tune_now(dev, p, found, user);
+  if (found.level != MatchLevel::exact && tune_in_background()) tune_later(dev, p, user);
+  Prepared fresh;
+  fresh.spec = p.spec;
+  fresh.sm_count = dev.fingerprint.sm_count;
+  load(ctx, dev, p, found, fresh);
   fresh.info.match = found.level;
   fresh.info.config = config_to_string(*p.spec, found.config);
   if (found.record)

@@ -135,9 +135,9 @@ struct Runtime::Impl {
   CUcontext current_context();
   const DeviceInfo& current_device();  // under `slow`
   Database* database();
-  // Looks the problem up (exact, nearest valid, same arch, the family's default) and
-  // loads its kernel: the stored CUBIN, else NVRTC (and the CUBIN is stored). With
-  // KTUNE_CAPTURE, a built-in's first call writes its problem's bundle.
+  // Resolves the problem (cache/resolve.hpp: the database, the shipped winners, the
+  // model, the default) and loads its kernel: the stored CUBIN, else NVRTC (and the CUBIN
+  // is stored). With KTUNE_CAPTURE, a built-in's first call writes its problem's bundle.
   // `user`: a user's kernel, whose launch captures itself (with its data) and which the
   // tuner knows by its source, not by a record key.
   struct UserKernelCall {
@@ -156,6 +156,9 @@ struct Runtime::Impl {
   std::string background_blocker();
   // The config a call of `problem` runs (cache/resolve.hpp): never throws for a failing database.
   Resolved resolve(const DeviceInfo& dev, const TuningProblem& problem);
+  // Instantiates and loads `found`'s config into `fresh`; a shipped or tuned one that does
+  // not build here is logged and replaced by the next rule's (`found` says which).
+  void load(CUcontext ctx, const DeviceInfo& dev, const TuningProblem& problem, Resolved& found, Prepared& fresh);
 
   // Under `slow`. Last, so that it goes first: its thread may still call refresh().
   std::unique_ptr<BackgroundTuner> background;
