@@ -119,7 +119,7 @@ void KernelSpec::read_directive(const std::string& key, const std::string& rest,
       if (index < 0) fail("'" + name + "' is no tunable declared above");
       tunables_[static_cast<std::size_t>(index)].runtime = true;
     }
-  } else if (key == "problem" || key == "arg" || key == "verify" || key == "work") {
+  } else if (key == "problem" || key == "arg" || key == "verify" || key == "work" || key == "default") {
     // A user's kernel's declaration: read by tuner/user_kernel.
     directives_.push_back({line_no, key, rest});
   } else if (key == "include") {
@@ -360,7 +360,7 @@ const KernelSpec& KernelSpec::builtin(std::string_view family) {
 
 const std::vector<std::string>& KernelSpec::directive_names() {
   static const std::vector<std::string> names{"kernel",  "entry",   "type", "tune", "derive", "runtime", "require",
-                                              "launch",  "include", "compatible", "problem", "arg", "verify", "work"};
+                                              "launch",  "include", "compatible", "problem", "arg", "verify", "work", "default"};
   return names;
 }
 

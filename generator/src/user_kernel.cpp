@@ -91,6 +91,16 @@ void read_work(UserKernel& k, const std::string& text) {
   slot = FloatExpr::parse(trim(text.substr(eq + 1)));
 }
 
+// A config written in a description: "name=value" pairs separated by spaces or commas.
+Config config_from_description(const KernelSpec& spec, const std::string& text) {
+  std::string spaced = text;
+  std::replace(spaced.begin(), spaced.end(), ',', ' ');
+  std::istringstream words(spaced);
+  std::string joined;
+  for (std::string w; words >> w;) joined += (joined.empty() ? "" : " ") + w;
+  return config_from_string(spec, joined);
+}
+
 void read_verify(UserKernel& k, const std::string& text, int line, bool& have_block, bool& have_grid) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos) throw InvalidArgument("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");
@@ -103,9 +113,7 @@ void read_verify(UserKernel& k, const std::string& text, int line, bool& have_bl
   } else if (what == "grid") {
     k.reference_grid = description::parse_dim3(value), have_grid = true;
   } else if (what == "config") {
-    std::string spaced = value;
-    std::replace(spaced.begin(), spaced.end(), ',', ' ');
-    k.trusted = config_from_string(k.spec, spaced);
+    k.trusted = config_from_description(k.spec, value);
   } else if (what == "tolerance") {
     k.tolerance = Tolerance::parse(value);
     k.tolerance_line = line;
@@ -168,7 +176,7 @@ void check_declaration(const UserKernel& k) {
 
 std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, const std::string& origin) {
   try {
-    auto k = std::make_shared<UserKernel>(UserKernel{KernelSpec::parse(source), origin, {}, {}, {}, {}, {}, {}, {}, 0, {}, {}, 0});
+    auto k = std::make_shared<UserKernel>(UserKernel{KernelSpec::parse(source), origin, {}, {}, {}, {}, {}, {}, {}, {}, 0, {}, {}, 0});
     bool have_block = false, have_grid = false;
     for (const auto& d : k->spec.directives()) {
       try {
@@ -187,6 +195,9 @@ std::shared_ptr<const UserKernel> parse_user_kernel(const std::string& source, c
         } else if (d.key == "work") {
           read_work(*k, d.text);
           k->work_line = d.line;
+        } else if (d.key == "default") {
+          if (k->preferred) throw InvalidArgument("'@default' is declared twice");
+          k->preferred = config_from_description(k->spec, d.text);
         } else if (d.key == "arg") {
           k->args.push_back(parse_arg(d.text));
           k->args.back().line = d.line;
@@ -445,8 +456,12 @@ TuningProblem user_tuning_problem(const UserKernel& k, const UserProblem& p) {
   t.problem.sizes.emplace_back("align", align_class(p));
   t.source = uses_halves(k) ? k_half_headers + k.spec.source() : k.spec.source();
   if (!k.spec.type_parameter().empty()) t.type_argument = user_type_name(p.type);
-  // The default: the trusted config when there is one, else the first valid config.
-  if (k.trusted && !why_invalid(k.spec, *k.trusted, DeviceLimits{}, t.problem)) {
+  // The default (what a call nobody tuned runs: no model knows a user's kernel): the
+  // declared @default, else the trusted config, where valid for this problem; else the
+  // first valid config.
+  if (k.preferred && !why_invalid(k.spec, *k.preferred, DeviceLimits{}, t.problem)) {
+    t.default_config = *k.preferred;
+  } else if (k.trusted && !why_invalid(k.spec, *k.trusted, DeviceLimits{}, t.problem)) {
     t.default_config = *k.trusted;
   } else {
     if (auto first = first_config(k.spec, DeviceLimits{}, t.problem)) t.default_config = std::move(*first);

@@ -71,6 +71,31 @@ TEST(UserKernel, ProblemKeysAndInstances) {
   EXPECT_EQ(config_to_string(scale->spec, st.default_config), "threads=64 bug=0");
 }
 
+// `// @default`: what a call nobody tuned runs (no model knows a user's kernel), where it
+// is valid for the problem; a bad one is refused when the file is read, naming the line.
+TEST(UserKernel, DeclaredDefaultServesUntunedCalls) {
+  std::string text = file_text(k_scale);
+  const std::string verify = "// @verify  config = threads=64 bug=0\n";
+  ASSERT_NE(text.find(verify), std::string::npos);
+  const auto with = [&](const std::string& line) {
+    std::string t = text;
+    t.insert(t.find(verify), line + "\n");
+    return t;
+  };
+  const auto k = parse_user_kernel(with("// @default threads=256, bug=0"), "scale.cu");
+  ASSERT_TRUE(k->preferred);
+  const TuningProblem t = user_tuning_problem(*k, bind_user_problem(*k, {"n=77"}));
+  EXPECT_EQ(config_to_string(k->spec, t.default_config), "threads=256 bug=0");
+  for (const auto& [line, message] : {std::pair{"// @default threads=96 bug=0", "96"},
+                                      std::pair{"// @default threads=64 bug=0 vec=2", "vec"},
+                                      std::pair{"// @default threads=64 bug=0\n// @default threads=64 bug=0", "twice"}}) {
+    const std::string error = error_of([&] { parse_user_kernel(with(line), "scale.cu"); });
+    EXPECT_NE(error.find("@default"), std::string::npos) << error;
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+    EXPECT_NE(error.find("line "), std::string::npos) << error;
+  }
+}
+
 TEST(UserKernel, BadProblemsAreRefusedWithTheReason) {
   const auto k = load_user_kernel(k_stencil);
   EXPECT_NE(error_of([&] { bind_user_problem(*k, {"nx=5"}); }).find("needs --problem ny=VALUE"), std::string::npos);

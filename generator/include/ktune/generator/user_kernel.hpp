@@ -18,6 +18,9 @@
 //                                             FMA chains of the same FLOPs; or
 //   // @work    bytes = 2 * n * 4             the bytes it must move (default: every
 //                                             pointer argument once, inout twice)
+//   // @default tile_x=64 tile_y=4            optional: the config a call nobody tuned
+//                                             runs where valid (else the trusted config,
+//                                             else the first valid one)
 //
 // The tuner (tuner/user_kernel_harness) makes random inputs (never all zeros), poisons
 // outputs, restores inputs before every candidate, checks guard bytes past every output
@@ -61,6 +64,7 @@ struct UserKernel {
   std::string reference;  // a reference kernel's entry; empty: `trusted` is the reference
   std::array<Expr, 3> reference_block, reference_grid;
   std::optional<Config> trusted;
+  std::optional<Config> preferred;  // `// @default`
   Tolerance tolerance;
   int tolerance_line = 0;
   // `// @work`: expressions of the problem variables (FloatExpr), or none.
