@@ -168,6 +168,13 @@ for family in $(grep -v '^#' "$src/bench/zoo/zoo.txt" | cut -d' ' -f1 | sort -u)
 done
 if [ -n "$all_built" ]; then
   "$ktune" tune --workload "$src/bench/zoo/zoo.txt" --check > "$dir/out" 2>&1 || fail "the zoo does not check: $(tail -3 "$dir/out")"
+  # The shipped tables' workloads (shipped/<device>.txt): zoo problems that check.
+  for w in "$src"/shipped/*.txt; do
+    "$ktune" tune --workload "$w" --check > "$dir/out" 2>&1 || fail "$w does not check: $(tail -3 "$dir/out")"
+    while read -r line; do
+      grep -qxF -- "$line" "$src/bench/zoo/zoo.txt" || fail "$w: '$line' is not a zoo problem"
+    done < <(grep -v '^#' "$w")
+  done
 fi
 # A line `--help` and a negative seed (issue 66, item 7): clear errors.
 printf -- '--help\n' > "$dir/help.txt"
