@@ -41,7 +41,7 @@ def _load():
 lib, path = _load()
 
 _sigs = {
-    "ktune_c_error_kind": (ctypes.c_int, []),
+    "ktune_c_error_kind_name": (ctypes.c_char_p, []),
     "ktune_c_error": (ctypes.c_char_p, []),
     "ktune_c_error_cuda_result": (ctypes.c_int, []),
     "ktune_c_version": (ctypes.c_char_p, []),
@@ -65,14 +65,15 @@ for _name, (_res, _args) in _sigs.items():
     _f = getattr(lib, _name)
     _f.restype, _f.argtypes = _res, _args
 
-_KINDS = {1: InvalidArgument, 3: CompileError, 4: DatabaseError}
+# The C ABI's error kinds by name (ktune_c_error_kind_name), not by number.
+_KINDS = {"invalid_argument": InvalidArgument, "compile": CompileError, "database": DatabaseError}
 
 
 def check(rc):
     """Raises the thread's last error when a C call failed (rc -1 or a null handle)."""
     if rc is None or rc == -1:
-        kind, message = lib.ktune_c_error_kind(), lib.ktune_c_error().decode(errors="replace")
-        if kind == 2:
+        kind, message = lib.ktune_c_error_kind_name().decode(), lib.ktune_c_error().decode(errors="replace")
+        if kind == "cuda":
             raise CudaError(message, lib.ktune_c_error_cuda_result())
         raise _KINDS.get(kind, Error)(message)
     return rc

@@ -6,6 +6,7 @@ import ctypes
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,16 @@ class PackageTest(unittest.TestCase):
         self.assertTrue(issubclass(ktune.InvalidArgument, ValueError))
         for cls in (ktune.InvalidArgument, ktune.CudaError, ktune.CompileError, ktune.DatabaseError, ktune.TuningError):
             self.assertTrue(issubclass(cls, ktune.Error))
+
+    def test_c_errors_arrive_typed_by_kind_name(self):
+        with self.assertRaises(ktune.InvalidArgument):
+            ktune.Kernel("// @kernel k\n// @entry nothing\n// @problem n\n", "nothing")
+        header = Path(__file__).resolve().parents[2] / "runtime" / "include" / "ktune" / "c_api.h"
+        if header.exists():  # (a checkout: the names the header documents are the ones mapped)
+            line = next(ln for ln in header.read_text().splitlines() if "ktune_c_error_kind_name" not in ln
+                        and '"invalid_argument"' in ln)
+            names = set(re.findall(r'"([a-z_]+)"', line))
+            self.assertEqual(names, set(ktune._lib._KINDS) | {"ok", "cuda", "other"})
 
     def test_each_family_folder_s_module_is_loaded_and_exported(self):
         modules = ktune.families.load()

@@ -76,6 +76,16 @@ using namespace ktune::c_api;
 extern "C" {
 
 int ktune_c_error_kind(void) { return state.kind; }
+const char* ktune_c_error_kind_name(void) {
+  switch (state.kind) {
+    case KTUNE_C_OK: return "ok";
+    case KTUNE_C_INVALID_ARGUMENT: return "invalid_argument";
+    case KTUNE_C_CUDA: return "cuda";
+    case KTUNE_C_COMPILE: return "compile";
+    case KTUNE_C_DATABASE: return "database";
+    default: return "other";
+  }
+}
 const char* ktune_c_error(void) { return state.error.c_str(); }
 int ktune_c_error_cuda_result(void) { return state.cuda_result; }
 const char* ktune_c_version(void) { return ktune::version(); }

@@ -16,10 +16,13 @@ extern "C" {
 typedef struct ktune_c_runtime ktune_c_runtime;
 typedef struct ktune_c_kernel ktune_c_kernel;
 
-/* The failure of this thread's last call: its kind and message. */
-enum ktune_c_error_kind { KTUNE_C_OK = 0, KTUNE_C_INVALID_ARGUMENT, KTUNE_C_CUDA, KTUNE_C_COMPILE, KTUNE_C_DATABASE,
-                          KTUNE_C_CAPTURE, KTUNE_C_OTHER };
+/* The failure of this thread's last call: its kind and message. (5 was a capture kind
+ * that no call produced; the numbers of the others stay.) */
+enum ktune_c_error_kind { KTUNE_C_OK = 0, KTUNE_C_INVALID_ARGUMENT = 1, KTUNE_C_CUDA = 2, KTUNE_C_COMPILE = 3,
+                          KTUNE_C_DATABASE = 4, KTUNE_C_OTHER = 6 };
 int ktune_c_error_kind(void);
+/* The same kind by name: "ok", "invalid_argument", "cuda", "compile", "database", "other". */
+const char* ktune_c_error_kind_name(void);
 const char* ktune_c_error(void);
 int ktune_c_error_cuda_result(void); /* the CUresult of a KTUNE_C_CUDA failure */
 
