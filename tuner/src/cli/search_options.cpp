@@ -7,7 +7,7 @@ namespace ktune {
 
 void add_search_options(CLI::App* app, TuneOptions& opt) {
   app->add_option("--top-k", opt.top_k, "finalists re-timed interleaved")->capture_default_str()->check(CLI::Range(1, 100));
-  app->add_option("--strategy", opt.strategy, "exhaustive | random | model (static-model ranked) | anneal")
+  app->add_option("--strategy", opt.strategy, strategy_help())
       ->capture_default_str()
       ->check(CLI::IsMember(strategy_names()));
   app->add_option("--budget-evals", opt.budget.evals, "stop after this many candidates (0: no limit)")

@@ -51,10 +51,12 @@ class SearchStrategy {
   virtual bool adaptive() const { return false; }
 };
 
-// "exhaustive" (space order), "random", "model" (model-ranked), "anneal" (simulated
-// annealing from the model's best, with restarts). Throws ktune::Error on other names.
+// A strategy of the table (src/search/strategy_table.cpp) by name: "exhaustive",
+// "random", "model", "anneal". Throws ktune::Error naming the known ones on other names.
 std::unique_ptr<SearchStrategy> make_strategy(const std::string& name, const SearchSpace& space, std::uint64_t seed);
 std::vector<std::string> strategy_names();
+// "NAME: what it does; ..." for --strategy's help.
+std::string strategy_help();
 
 struct Budget {
   std::size_t evals = 0;  // 0: no limit
