@@ -24,12 +24,18 @@ c_text = _lib.c_text
 DTYPE_NAMES = {name: name.encode() for name in ("f16", "bf16", "f32", "f64", "i8", "u8", "i16", "i32", "i64")}
 
 
+# Every signature the families bound (name -> (restype, argtypes)): checked against the
+# C headers by the package's tests.
+SIGNATURES = {}
+
+
 def c_function(name, restype, argtypes):
     """The library's C function `name` with its signature, or None where this libktune
     was built without it (a build of some families: KTUNE_FAMILIES)."""
     function = getattr(_lib.lib, name, None)
     if function is not None:
         function.restype, function.argtypes = restype, argtypes
+        SIGNATURES[name] = (restype, argtypes)
     return function
 
 

@@ -35,6 +35,45 @@ class PackageTest(unittest.TestCase):
             names = set(re.findall(r'"([a-z_]+)"', line))
             self.assertEqual(names, set(ktune._lib._KINDS) | {"ok", "cuda", "other"})
 
+    def test_python_signatures_match_the_c_headers(self):
+        root = Path(__file__).resolve().parents[2]
+        headers = [root / "runtime" / "include" / "ktune" / "c_api.h", *root.glob("templates/*/include/ktune/*_c.h")]
+        if not headers[0].exists():
+            self.skipTest("the C headers are in a checkout, not in the installed package")
+        declared = {}
+        for header in headers:
+            text = re.sub(r"/\*.*?\*/", "", header.read_text(), flags=re.S)
+            for ret, name, params in re.findall(r"([A-Za-z_][\w \t*]*?)\s*\b(ktune_c_\w+)\s*\(([^;{()]*)\)\s*;", text):
+                params = [] if params.strip() in ("", "void") else [p.strip() for p in params.split(",")]
+                declared[name] = (ret.strip(), params)
+
+        def c_kind(text):  # a C type (with or without a parameter name) as a kind
+            text = " ".join(text.replace("*", " * ").split())
+            if re.fullmatch(r"(const )?char \*( \w+)?", text):
+                return "text"
+            if "*" in text:
+                return "pointer"
+            base = text.split()[0]
+            return {"int": "int", "int32_t": "int", "int64_t": "i64", "uintptr_t": "u64", "uint64_t": "u64",
+                    "double": "f64", "float": "f32", "void": "void"}[base]
+
+        C = ctypes
+        kinds = {C.c_int: "int", C.c_int64: "i64", C.c_uint64: "u64", C.c_double: "f64", C.c_float: "f32",
+                 C.c_char_p: "text", C.c_void_p: "pointer", None: "void"}
+
+        def py_kind(t):
+            return "pointer" if isinstance(t, type) and issubclass(t, C._Pointer) else kinds[t]
+
+        bound = dict(ktune._lib._sigs)
+        bound.update(ktune.family.SIGNATURES)
+        self.assertGreater(len(ktune.family.SIGNATURES), 5)
+        for name, (restype, argtypes) in bound.items():
+            with self.subTest(name):
+                self.assertIn(name, declared, "bound in Python, declared in no header")
+                ret, params = declared[name]
+                self.assertEqual(py_kind(restype), c_kind(ret))
+                self.assertEqual([py_kind(a) for a in argtypes], [c_kind(p) for p in params])
+
     def test_each_family_folder_s_module_is_loaded_and_exported(self):
         modules = ktune.families.load()
         if not os.environ.get("KTUNE_TEST_INSTALLED"):  # a checkout: every folder with a python/<family>.py
