@@ -13,7 +13,7 @@
 # Writes at most 8 files into OUT_DIR; prints a short summary last. KTUNE_NO_BENCH=1:
 # a family's pass without its benchmark.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|sweep|all]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|wheel|sweep|all|family:NAME]}
 # KTUNE_GPU_TESTS=REGEX: the `tests` part runs only the gpu tests it matches.
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
