@@ -23,11 +23,9 @@ def main(path):
             print(f"| {r.get('source', '')} | `{r['problem']}` | error: {r['error'][:120]} | | | | | | |")
             continue
         u, p, t = r["untuned_us"], r["torch_us"], r.get("tuned_us")
-        vs_tuned = f"{t / u:.2f}x" if t else r.get("tuned", "-")
+        tuned_cell, vs_tuned = (f"{t:.1f}", f"{t / u:.2f}x") if t else ("-", r.get("tuned", "-"))
         print(f"| {r['source']} | `{r['problem']}` | {r['untuned_match']} | {r['first_call_ms']:.0f} | {u:.1f} | "
-              f"{t:.1f} | {p:.1f} | {vs_tuned} | {p / u:.2f}x |" if t else
-              f"| {r['source']} | `{r['problem']}` | {r['untuned_match']} | {r['first_call_ms']:.0f} | {u:.1f} | - | "
-              f"{p:.1f} | {vs_tuned} | {p / u:.2f}x |")
+              f"{tuned_cell} | {p:.1f} | {vs_tuned} | {p / u:.2f}x |")
         family = r["problem"].split()[0]
         first.setdefault(family, []).append(r["first_call_ms"])
         if t and t / u < 0.90:

@@ -110,7 +110,7 @@ LookupResult lookup_config(const std::vector<TuningRecord>& records, const std::
   std::vector<TuningRecord> mine;
   for (const auto& rec : records)
     if (rec.device_key == device_key && same_problem_keys(rec, p)) mine.push_back(rec);
-  return lookup_chain(mine, [&] { return records; }, device_key, p, limits);
+  return lookup_chain(mine, [&]() -> const std::vector<TuningRecord>& { return records; }, device_key, p, limits);
 }
 
 }  // namespace ktune

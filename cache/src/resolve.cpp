@@ -22,9 +22,7 @@ Resolved resolve_config(const Database* db, const std::vector<TuningRecord>& shi
     out.config = config_from_json(*p.spec, r.record->config);
     return out;
   };
-  const auto fits = [&](const LookupResult& r) {
-    return r.record && (r.level == MatchLevel::exact || fits_call(*r.record, p.shape, p.align()));
-  };
+  const auto fits = [&](const LookupResult& r) { return r.record && fits_call(*r.record, p.shape, p.align()); };
   LookupResult mine;
   if (db) mine = lookup_config(*db, device_key, p, limits);
   out.stale = mine.stale;

@@ -29,23 +29,13 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
   }
 }
 
-std::int64_t integer(std::string_view text, const char* what) {
-  std::int64_t v = 0;
+// A whole field as a number (std::from_chars: no locale, no exceptions, nothing left over).
+template <typename T>
+T field_number(std::string_view text, const char* what) {
+  T v{};
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) throw Error(std::string("bad ") + what + " '" + std::string(text) + "'");
-  return v;
-}
-
-double number(std::string_view text, const char* what) {
-  const std::string s(text);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size()) throw Error(std::string("bad ") + what + " '" + s + "'");
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    throw Error(std::string("bad ") + what + " '" + std::string(text) + "'");
   return v;
 }
 
@@ -59,13 +49,13 @@ TuningRecord parse_line(std::string_view line) {
   const auto shape = parse_shape(f[3]);
   if (!shape) throw Error("bad shape '" + std::string(f[3]) + "'");
   r.shape = *shape;
-  r.align = integer(f[4], "align");
+  r.align = field_number<std::int64_t>(f[4], "align");
   r.config = nlohmann::json::parse(f[5], nullptr, false);
   if (!r.config.is_object()) throw Error("the config is not a JSON object");
   r.device_key = std::string(f[6]);
   r.device_name = r.device_key.substr(0, r.device_key.find('|'));
   r.template_hash = std::string(f[7]);
-  r.median_us = number(f[8], "median us");
+  r.median_us = field_number<double>(f[8], "median us");
   r.tuned_at = std::string(f[9]);
   if (const auto why = r.invalid()) throw Error(*why);
   return r;

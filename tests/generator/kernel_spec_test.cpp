@@ -127,8 +127,6 @@ TEST(KernelSpec, DerivedValuesAreAcyclicAndBounded) {
   EXPECT_EQ(ok.derived().size(), 2u);
 }
 
-// A `// @compatible CODE: HASH, ...` line keeps the records of earlier texts current
-// only while the code is what it was: comments and blank lines may change, code not.
 // Two `@launch block` (or grid, or smem) lines: an error naming both lines, not the last
 // winning silently (issue 66, item 7).
 TEST(KernelSpec, ALaunchDimensionGivenTwiceIsAnError) {
@@ -150,6 +148,8 @@ TEST(KernelSpec, ALaunchDimensionGivenTwiceIsAnError) {
             std::string::npos);
 }
 
+// A `// @compatible CODE: HASH, ...` line keeps the records of earlier texts current
+// only while the code is what it was: comments and blank lines may change, code not.
 TEST(KernelSpec, CompatibleHashesHoldWhileTheCodeIsUnchanged) {
   const std::string head = "// @kernel k\n// @entry k\n// @type T = element\n// @tune a = 1, 2\n";
   const std::string tail =

@@ -47,7 +47,7 @@ class BackgroundTuner {
   Submitted submit(Job job);
   // Queued or running problems.
   std::size_t pending() const;
-  // Waits until nothing is pending (tests, and `ktune.wait_for_tuning()`); false on timeout.
+  // Waits until nothing is pending (for tests); false on timeout.
   bool wait_idle(double seconds) const;
 
  private:
