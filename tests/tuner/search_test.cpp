@@ -19,7 +19,8 @@ struct Replay {
   RecordedRun run;
   SearchSpace space;
   explicit Replay(const std::string& name, std::vector<std::pair<std::string, std::int64_t>> sizes = {})
-      : run(read_search_log(k_data + "/" + name)), space(run.spec(), run.configs, Problem{run.dtype, std::move(sizes)}) {}
+      : run(read_search_log(k_data + "/" + name)),
+        space(run.spec(), run.configs, Problem{run.dtype, std::move(sizes)}, find_model(run.spec())) {}
 
   // The evaluations `strategy` makes within a budget of `evals`, in order.
   std::vector<Evaluation> history(const std::string& strategy, std::size_t evals, std::uint64_t seed = 1) {
@@ -220,7 +221,7 @@ TEST(GemmModel, RanksTheMeasuredWinnerHigh) {
   const KernelSpec& spec = KernelSpec::builtin("gemm");
   const Problem p{DType::f32, {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"align", 4}, {"trans_a", 0}, {"trans_b", 0}}};
   const auto configs = enumerate(spec, DeviceLimits{}, p);
-  const SearchSpace space(spec, configs, p);
+  const SearchSpace space(spec, configs, p, find_model(spec));
   std::vector<double> by_index;
   for (std::size_t i = 0; i < space.size(); ++i) by_index.push_back(space.model_score(i));
   std::vector<double> scores = by_index;
@@ -286,7 +287,7 @@ TEST(GemmMmaModel, CountsTheBlocksOfClustersPastTheEdge) {
   const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
   for (const auto& [m, n, cluster_wins] : {std::tuple{384, 5632, false}, std::tuple{4096, 4096, true}}) {
     const Problem p{DType::bf16, {{"m", m}, {"n", n}, {"k", 4096}, {"align", 8}, {"trans_a", 0}, {"trans_b", 0}}};
-    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p);
+    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p, find_model(spec));
     std::map<int, double> score;  // cluster -> score of the 128x128 tma config
     for (std::size_t i = 0; i < space.size(); ++i) {
       const nlohmann::json c = config_to_json(spec, space.config(i));

@@ -164,7 +164,7 @@ TEST(GemmMmaModel, ProposesPingPongFirstAtLargeShapes) {
   const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
   for (const auto& [m, n, k] : {std::tuple{4096, 4096, 4096}, std::tuple{8192, 8192, 8192}, std::tuple{2048, 11008, 4096}}) {
     const Problem p{DType::bf16, {{"m", m}, {"n", n}, {"k", k}, {"align", 8}, {"trans_a", 0}, {"trans_b", 0}}};
-    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p);
+    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p, find_model(spec));
     std::size_t best = 0, pingpong = 0;
     for (std::size_t i = 0; i < space.size(); ++i) {
       const nlohmann::json c = config_to_json(spec, space.config(i));
@@ -189,7 +189,7 @@ TEST(GemmMmaModel, RanksStreamKByTheChunksOfTheLastRound) {
   const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
   const auto score = [&](int m, int n, int k, int streamk) {
     const Problem p{DType::bf16, {{"m", m}, {"n", n}, {"k", k}, {"align", 8}, {"trans_a", 0}, {"trans_b", 0}}};
-    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p);
+    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p, find_model(spec));
     for (std::size_t i = 0; i < space.size(); ++i) {
       const nlohmann::json c = config_to_json(spec, space.config(i));
       if (c["persistent"] == 2 && c["bm"] == 128 && c["bn"] == 128 && c["stages"] == 5 && c["group"] == 8 &&
@@ -217,7 +217,7 @@ TEST(GemmMmaModel, PickIsTheModelStrategysFirstProposal) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     ASSERT_TRUE(pick.has_value());
     EXPECT_FALSE(why_invalid(spec, *pick, DeviceLimits{}, p));
-    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p);
+    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p, find_model(spec));
     const auto order = make_strategy("model", space, 1)->propose({}, 1);
     ASSERT_EQ(order.size(), 1u);
     EXPECT_EQ(space.config(order[0]), *pick) << config_to_string(spec, *pick);

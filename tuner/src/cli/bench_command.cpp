@@ -26,7 +26,7 @@ struct BenchArgs {
 
 int run_bench(const BenchArgs& a) {
   const auto& [bp, bench_configs, winners_of, rounds, bench_hot, bench_device, single_launch] = a;
-  const TuneTarget problem = parse_problem(bp);
+  const TuneTarget problem = resolve_problem(bp);
   std::vector<nlohmann::json> configs;
   for (const auto& c : bench_configs) {
     auto j = parse_json(c);

@@ -63,7 +63,7 @@ bool no_database_yet(const fs::path& path) {
 // The problem is given as to `ktune tune` (any family, or --kernel); its alignment
 // class is that of cuMemAlloc'd buffers with dense pitches, or with --ld's for a transpose.
 void explain(const CacheArgs& a) {
-  const TuningProblem problem = parse_problem(a.problem).problem;
+  const TuningProblem problem = resolve_problem(a.problem).problem;
   const KernelSpec& spec = *problem.spec;
   const auto [key, limits] = target_device(a);
   std::printf("device %s, %s (alignment class %lld):\n", key.c_str(), problem.describe().c_str(),

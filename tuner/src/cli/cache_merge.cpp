@@ -2,7 +2,7 @@
 // this one, each in one transaction, with a line per database saying what happened.
 #include "cli/cache_cli.hpp"
 #include "cli/record_checks.hpp"
-#include "workload/workload.hpp"
+#include "cli/problem_cli.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
@@ -30,7 +30,7 @@ struct MergeArgs {
 std::map<std::string, std::shared_ptr<const UserKernel>> users_kernels(const MergeArgs& a) {
   std::set<std::string> files(a.kernels.begin(), a.kernels.end());
   if (!a.workload.empty())
-    for (const WorkloadEntry& e : read_workload(a.workload))
+    for (const WorkloadEntry& e : read_workload(a.workload, parse_workload_line))
       if (!e.args.kernel.empty()) files.insert(e.args.kernel);
   std::map<std::string, std::shared_ptr<const UserKernel>> out;
   for (const auto& f : files) {

@@ -1,6 +1,6 @@
 #include "cli/capture_cli.hpp"
 
-#include "workload/capture_replay.hpp"
+#include "problem/capture_problem.hpp"
 
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>

@@ -1,44 +1,21 @@
 #pragma once
-// The problem options shared by `ktune tune`, `space`, `bench` and `cache explain`:
-// a registered family and its options (the union of every family's, each checked
-// against the family given), or a user's kernel (--kernel FILE.cu --problem n=...).
-#include <ktune/tuner/family.hpp>
+// The problem options shared by `ktune tune`, `space`, `bench`, `cache explain` and each
+// line of a workload file: a registered family and its options (the union of every
+// family's, each checked against the family given, problem/problem_args.cpp), or a
+// user's kernel (--kernel FILE.cu --problem n=...), or a capture bundle.
+#include "problem/problem_args.hpp"
+#include "workload/workload.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include <map>
 #include <string>
-#include <vector>
 
 namespace ktune {
 
-struct ProblemArgs {
-  std::string family;
-  std::map<std::string, std::vector<std::string>> given;  // option name -> values given
-  std::string kernel;                                     // --kernel FILE.cu
-  std::vector<std::string> problem;                       // --problem NAME=VALUE[,NAME=VALUE]
-  std::string capture;                                    // --capture BUNDLE (a folder: see capture_workload)
-};
-
 void add_problem_options(CLI::App* cmd, ProblemArgs& args);
 
-// Throws ktune::Error saying what is wrong (unknown family, an option the family does
-// not take, a bad value, a kernel file that does not describe itself).
-TuneTarget parse_problem(const ProblemArgs& args);
-
-// Whether the arguments name a problem at all (a family, a kernel, or any option).
-bool names_a_problem(const ProblemArgs& args);
-
-// The problem of a record key given as JSON ({"family", "variant", "dtype", "shape"} and
-// optionally "align", as the runtime passes it when it tunes on a miss): the family's
-// options for it. Throws ktune::Error for malformed JSON, an unknown family, a problem
-// given besides it, a key no problem of the family has, or an alignment class the
-// family cannot tune that problem at.
-ProblemArgs record_problem(const std::string& json, const ProblemArgs& given);
-
-// The problem as a command line, for messages: "transpose --dtype f32 --shape ...".
-// problem_tokens: as `ktune tune` arguments, each value whole (an expression has spaces).
-std::vector<std::string> problem_tokens(const ProblemArgs& args);
-std::string problem_command(const ProblemArgs& args);
+// A workload line as `ktune tune` would take it (the same options, checked the same
+// way): its problem and its own search options. Throws ktune::Error.
+void parse_workload_line(const std::string& text, WorkloadEntry& entry);
 
 }  // namespace ktune

@@ -18,7 +18,7 @@ struct SpaceArgs {
 
 int run_space(const SpaceArgs& a) {
   const auto& [sp, align] = a;
-  TuneTarget target = parse_problem(sp);
+  TuneTarget target = resolve_problem(sp);
   const KernelSpec& spec = *target.problem.spec;
   if (align > 0)
     for (auto& [name, value] : target.problem.problem.sizes)

@@ -313,7 +313,7 @@ int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
   if (names_a_problem(besides) || (!a.workload.empty() && capture_folder))
     throw Error("give one problem, --workload FILE or --capture FOLDER, not two of them");
   // Every line checked before anything runs (a bundle that cannot be used is reported and skipped).
-  auto entries = in_tuning_order(capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload),
+  auto entries = in_tuning_order(capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload, parse_workload_line),
                                  order_times(a), a.shard);
   if (a.check) return a.check_json ? list_workload_json(entries) : list_workload(entries);
   if (a.dry_run) return dry_run_workload(entries, opt);
@@ -339,7 +339,7 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
     throw Error("--order-by orders a --workload FILE or a --capture FOLDER");
   if (!a.workload.empty() || capture_folder) return tune_many(a, capture_folder, argv);
   if (!a.record.empty()) a.tp = record_problem(a.record, a.tp);
-  const TuneTarget problem = parse_problem(a.tp);
+  const TuneTarget problem = resolve_problem(a.tp);
   if (a.dry_run) return dry_run_one(problem, opt);
   if (!gpu_available(problem_command(a.tp), problem_command(a.tp))) return 2;
   opt.excluded = faulted_configs();

@@ -4,7 +4,7 @@
 // the application's first call loads a CUBIN instead of running NVRTC.
 #include "cli/commands.hpp"
 
-#include "workload/workload.hpp"
+#include "cli/problem_cli.hpp"
 
 #include <ktune/cache/resolve.hpp>
 #include <ktune/cache/shipped_winners.hpp>
@@ -28,7 +28,7 @@ int run_warm(const WarmArgs& a) {
   std::string why;
   if (!driver::available(&why)) throw Error("warm compiles for the GPU it runs on: " + why);
   const DeviceInfo dev = query_device_ordinal(a.device);
-  const std::vector<WorkloadEntry> entries = read_workload(a.workload);
+  const std::vector<WorkloadEntry> entries = read_workload(a.workload, parse_workload_line);
   Database db(Database::path_or_default(a.database));
   const auto shipped = shipped_winners();
   int failed = 0;

@@ -251,7 +251,7 @@ void TuningRun::write_header() {
 // order the strategy proposes, within the budget.
 void TuningRun::search() {
   search_start_ = Clock::now();
-  const SearchSpace search_space(spec_, space_, tp_.problem, dev_.limits);
+  const SearchSpace search_space(spec_, space_, tp_.problem, find_model(spec_), dev_.limits);
   const auto strategy = make_strategy(o_.strategy, search_space, o_.seed);
   planned_ = o_.budget.evals ? std::min(o_.budget.evals, space_.size()) : space_.size();
   progress_ = std::make_unique<Progress>(o_.progress, planned_);
@@ -522,7 +522,7 @@ std::vector<Config> dry_run_selection(const KernelSpec& spec, std::vector<Config
                                       const DeviceLimits& limits, const TuneOptions& options) {
   const std::size_t evals = options.budget.evals;
   if (evals == 0 || evals >= space.size()) return space;
-  const SearchSpace searched(spec, space, problem, limits);
+  const SearchSpace searched(spec, space, problem, find_model(spec), limits);
   auto strategy = make_strategy(options.strategy, searched, options.seed);
   const auto failed = [](const std::vector<std::size_t>& proposed, std::size_t) {
     std::vector<Evaluation> out;

@@ -6,10 +6,9 @@
 
 namespace ktune {
 
-SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
+SearchSpace::SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem, ModelScore model,
                          const DeviceLimits& device)
-    : configs_(std::move(configs)), neighbours_(configs_.size()), problem_(problem), device_(device) {
-  model_ = find_model(spec);
+    : model_(model), configs_(std::move(configs)), neighbours_(configs_.size()), problem_(problem), device_(device) {
   std::map<Config, std::size_t> index;
   for (std::size_t i = 0; i < configs_.size(); ++i) index.emplace(configs_[i], i);
   for (std::size_t i = 0; i < configs_.size(); ++i) {

@@ -3,8 +3,8 @@
 #include "workload/bounded_line.hpp"
 
 #include <ktune/generator/input_file.hpp>
-#include "workload/capture_replay.hpp"
 
+#include <ktune/cache/capture_bundle.hpp>
 #include <ktune/cache/lookup.hpp>
 #include <ktune/error.hpp>
 
@@ -12,38 +12,11 @@
 
 namespace ktune {
 
-namespace {
-
-// A line as `ktune tune` would take it (the same options, checked the same way): the
-// problem, and search options of its own.
-void parse_line(const std::string& text, const std::filesystem::path& folder, WorkloadEntry& e) {
-  CLI::App app;
-  add_problem_options(&app, e.args);
-  TuneOptions search;
-  add_search_options(&app, search);
-  try {
-    app.parse(text, false);
-  } catch (const CLI::CallForHelp&) {  // (its text is CLI11's note to programmers)
-    throw Error("--help is no problem; a line is a problem as `ktune tune` takes it, e.g. transpose --shape 64x64");
-  } catch (const CLI::CallForAllHelp&) {
-    throw Error("--help-all is no problem; a line is a problem as `ktune tune` takes it");
-  } catch (const CLI::CallForVersion&) {
-    throw Error("--version is no problem; a line is a problem as `ktune tune` takes it");
-  } catch (const CLI::ParseError& err) {
-    throw Error(err.what());
-  }
-  e.search = SearchOverrides::given(app, search);
-  for (std::string* path : {&e.args.kernel, &e.args.capture})
-    if (!path->empty() && std::filesystem::path(*path).is_relative()) *path = (folder / *path).lexically_normal().string();
-}
-
-}  // namespace
-
 bool stored_exactly(const Database& db, const DeviceInfo& dev, const TuneTarget& problem) {
   return lookup_config(db, dev.fingerprint.key(), problem.problem, dev.limits).level == MatchLevel::exact;
 }
 
-std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
+std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file, const WorkloadLineParser& parse_line) {
   std::ifstream in = open_regular_file(file, "workload file");
   std::vector<WorkloadEntry> entries;
   std::string text;
@@ -56,7 +29,10 @@ std::vector<WorkloadEntry> read_workload(const std::filesystem::path& file) {
     try {
       WorkloadEntry e;
       e.line = line;
-      parse_line(text, file.parent_path(), e);
+      parse_line(text, e);
+      for (std::string* path : {&e.args.kernel, &e.args.capture})  // relative to the file's folder
+        if (!path->empty() && std::filesystem::path(*path).is_relative())
+          *path = (file.parent_path() / *path).lexically_normal().string();
       try {
         (void)e.target();  // checked now, resolved again when tuned
       } catch (const CaptureError& bad) {

@@ -25,17 +25,18 @@ struct Evaluation {
 // strategies ask, and the GEMM model replays shared-memory requests).
 class SearchSpace {
  public:
-  // `problem` and `device` feed the template's static model (family_model.hpp).
-  SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem,
+  // `model` (the template's static model, find_model; nullptr: none) scores configs
+  // for `problem` on `device`.
+  SearchSpace(const KernelSpec& spec, std::vector<Config> configs, const Problem& problem, ModelScore model,
               const DeviceLimits& device = {});
   std::size_t size() const { return configs_.size(); }
   const Config& config(std::size_t i) const { return configs_[i]; }
   const std::vector<std::size_t>& neighbours(std::size_t i) const { return neighbours_[i]; }
-  // Higher is predicted faster: the registered family's model, 0 without one.
+  // Higher is predicted faster: the model's score, 0 without one.
   double model_score(std::size_t i) const;
 
  private:
-  ModelScore model_ = nullptr;  // this very template's; none for a user's kernel
+  ModelScore model_;  // none for a user's kernel
   std::vector<Config> configs_;
   std::vector<std::vector<std::size_t>> neighbours_;
   Problem problem_;

@@ -1,6 +1,6 @@
-#include "workload/capture_replay.hpp"
+#include "problem/capture_problem.hpp"
 
-#include "cli/problem_cli.hpp"
+#include "problem/record_key.hpp"
 
 #include <ktune/error.hpp>
 #include "measure/user_kernel_harness.hpp"
@@ -43,12 +43,8 @@ TuneTarget capture_target(const fs::path& path) {
   try {
     const std::string kind = h.at("kind").get<std::string>();
     if (kind == "kernel") return kernel_target(h, path);
-    if (kind == "problem") {
-      nlohmann::json key{{"family", h.at("family")}, {"variant", h.at("variant")}, {"dtype", h.at("dtype")},
-                         {"shape", h.at("shape")}};
-      if (h.contains("align")) key["align"] = h.at("align");  // bundles before the class was tuned lack it
-      return parse_problem(record_problem(key.dump(), ProblemArgs{}));
-    }
+    if (kind == "problem")  // bundles before the alignment class was tuned lack "align"
+      return record_target(parse_record_key(h, "its key"), "its key");
     throw CaptureError(path.string() + ": unknown kind of capture '" + kind + "'");
   } catch (const CaptureError&) {
     throw;
