@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one call (build here, run there):
 #   bash scripts/gpu-bundle.sh          # here: build/ without object files -> build-gpu/
-#   bash scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|wheel|sweep|all|family:NAME]
+#   bash scripts/gpu-check.sh OUT_DIR [tests|tuner|tensor|kernels|install|wheel|sweep|all|family:NAME|NAME]
 # (on the GPU machine, KTUNE_BUILD=build-gpu). `install`: ktune tunes the example's problem, then
 # scripts/check_install.sh builds examples/ against the installed package and runs it.
 # `sweep` (not part of all): every config of every space compiled, `ctest -C sweep -L
 # sweep` on all cores; KTUNE_SWEEP_SHARD=i/n runs one share of it, KTUNE_SWEEP_ONLY=REGEX
 # only the sweep tests it matches.
-# gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each layout,
-# then templates/transpose/bench/transpose_bench.sh (ktune tuning runs; its runtime call, Triton, PyTorch, memcpy) and
+# `family:NAME` (or NAME; `bench` is family:transpose): one family folder's pass: its gpu
+# test, the sanitizers over its runtime tests, its templates/NAME/bench/NAME_bench.sh.
+# `all`: the gpu tests, compute-sanitizer (memcheck, racecheck) on one config of each
+# layout, every family folder's pass (the folders under templates/ decide which; the
+# passes' logs in one families.log), users' kernels, the install, the wheel and
 # bench/tuner_bench.sh (compile cost, stored binaries, reproducibility, strategies).
-# Writes at most 8 files into OUT_DIR; prints a short summary last. KTUNE_NO_BENCH=1:
-# a family's pass without its benchmark.
+# A part writes at most 8 files into OUT_DIR; prints a short summary last.
+# KTUNE_NO_BENCH=1: a family's pass without its benchmark.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|bench|tuner|elementwise|reduce|gemm|tensor|kernels|install|wheel|sweep|all|family:NAME]}
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [tests|tuner|tensor|kernels|install|wheel|sweep|all|family:NAME|NAME]}
 # KTUNE_GPU_TESTS=REGEX: the `tests` part runs only the gpu tests it matches.
 what=${2:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
+[ "$what" = bench ] && what=family:transpose
+[ -d "$here/templates/$what/bench" ] && what=family:$what
 build=${KTUNE_BUILD:-$here/build}
 mkdir -p "$out"
 # ctest files hold the absolute paths of the machine that configured the build.
@@ -83,33 +88,30 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   fi
   cat "$out/sigint.txt" >> "$out/tests.log"; rm -f "$out/sigint.txt"
 fi
-if [ "$what" = bench ] || [ "$what" = all ]; then
-  bash "$here/templates/transpose/bench/transpose_bench.sh" "$build" "$out" || status=1
-  keep_logs search-logs.tar.gz
-fi
 # One kernel family's pass: its gpu test, the sanitizers over its runtime tests, its benchmark.
-family_pass() {  # name, test program, gtest filter for the sanitizers
-  local name=$1 test=$2 filter=$3 rc tool
-  (cd "$build" && ctest -R "$test" --verbose --timeout 1200) > "$out/$name-tests.log" 2>&1
-  rc=$?; [ $rc = 0 ] || status=1
-  note "$name gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|Failed|verified' "$out/$name-tests.log" | tr '\n' ' ')"
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$(test_bin "$test")" --gtest_filter="$filter" \
-      >> "$out/$name-tests.log" 2>&1
+# `all` has run every gpu test already (the `tests` part): there, only the sanitizers and
+# the bench, into families.log.
+family_pass() {  # name
+  local name=$1 test=$1_gpu_test log=$out/$1-tests.log rc tool
+  if [ "$what" = all ]; then log=$out/families.log; else
+    (cd "$build" && ctest -R "$test" --verbose --timeout 1200) > "$log" 2>&1
     rc=$?; [ $rc = 0 ] || status=1
-    note "compute-sanitizer $tool ($name runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$name-tests.log" | tail -1)"
-  done
-  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/templates/${name}/bench/${name}_bench.sh" "$build" "$out" || status=1
+    note "$name gpu test: rc=$rc; $(grep -E 'tests passed|Skipped|Failed|verified' "$log" | tr '\n' ' ')"
+  fi
+  # (transpose's runtime tests are the layers' RuntimeGpu; the `tests` part sanitizes its layouts.)
+  if ! "$(test_bin "$test")" --gtest_list_tests --gtest_filter='*RuntimeGpu.*' | grep -q '^  '; then
+    note "compute-sanitizer ($name): $test has no *RuntimeGpu.* tests to run under it"
+  else for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$(test_bin "$test")" --gtest_filter='*RuntimeGpu.*' >> "$log" 2>&1
+    rc=$?; [ $rc = 0 ] || status=1
+    note "compute-sanitizer $tool ($name runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+  done; fi
+  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/templates/$name/bench/${name}_bench.sh" "$build" "$out" || status=1
+  [ "$what" = all ] || keep_logs "$name-logs.tar.gz"
 }
-if [ "$what" = elementwise ] || [ "$what" = all ]; then
-  family_pass elementwise elementwise_gpu_test 'ElementwiseRuntimeGpu.*'
-  keep_logs elementwise-logs.tar.gz
-fi
-if [ "$what" = reduce ] || [ "$what" = all ]; then
-  family_pass reduce reduce_gpu_test 'ReduceRuntimeGpu.*'
-fi
-if [ "$what" = gemm ] || [ "$what" = all ]; then
-  family_pass gemm gemm_gpu_test 'GemmRuntimeGpu.*'
+if [[ "$what" == family:* ]]; then family_pass "${what#family:}"; fi
+if [ "$what" = all ]; then
+  for dir in "$here"/templates/*/bench/; do family_pass "$(basename "$(dirname "$dir")")"; done
 fi
 if [ "$what" = kernels ] || [ "$what" = all ]; then
   # Users' own kernels: the GPU test (planted bugs, all-failing kernel, the stencil), the
@@ -199,11 +201,6 @@ if [ "$what" = tensor ]; then
     kill $dmon 2>/dev/null
     keep_logs tensor-logs.tar.gz
   fi
-fi
-# Any family folder by name: its gpu test, the sanitizers over its runtime tests
-# (`<Name>RuntimeGpu.*`), its templates/<name>/bench/<name>_bench.sh.
-if [[ "$what" == family:* ]]; then
-  family_pass "${what#family:}" "${what#family:}_gpu_test" '*RuntimeGpu.*'
 fi
 if [ "$what" = sweep ]; then
   start=$(date +%s)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every list of the families is the family folders' list (issue 68): the README links each
 # folder's README, docs/runtime-api.md names each installed family header, each folder has
-# the bench script `scripts/gpu-check.sh family:NAME` runs, and the CLI knows each registered part.
+# the bench script and gpu test `scripts/gpu-check.sh family:NAME` (and `all`) run, and the
+# CLI knows each registered part.
 #   family_lists_test.sh PATH_TO_KTUNE SOURCE_DIR   (a build with every family)
 set -uo pipefail
 ktune=${1:?usage: family_lists_test.sh KTUNE SOURCE_DIR}
@@ -21,6 +22,8 @@ for dir in "$src"/templates/*/; do
       fail "docs/runtime-api.md does not name the installed header ktune/$(basename "$header") (templates/$f)"
   done
   [ -f "$dir/bench/${f}_bench.sh" ] || fail "templates/$f has no bench/${f}_bench.sh (scripts/gpu-check.sh family:$f runs it)"
+  grep -qE "ktune_test\(${f}_gpu_test gpu " "$dir/CMakeLists.txt" ||
+    fail "templates/$f/CMakeLists.txt registers no ${f}_gpu_test (scripts/gpu-check.sh family:$f runs it)"
   parts=$(sed -n 's/^ *PARTS //p' "$dir/CMakeLists.txt" | sed 's/#.*//; s/)//g')
   [ -n "$parts" ] || fail "templates/$f/CMakeLists.txt lists no PARTS"
   for part in $parts; do
