@@ -106,7 +106,13 @@ family_pass() {  # name
     rc=$?; [ $rc = 0 ] || status=1
     note "compute-sanitizer $tool ($name runtime tests): rc=$rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
   done; fi
-  [ -n "${KTUNE_NO_BENCH:-}" ] || bash "$here/templates/$name/bench/${name}_bench.sh" "$build" "$out" || status=1
+  if [ -z "${KTUNE_NO_BENCH:-}" ]; then
+    bash "$here/templates/$name/bench/${name}_bench.sh" "$build" "$out" || status=1
+    # Its JSON lines, stamped (GPU, commit, date), for bench/results/data/$name.jsonl.
+    python3 "$here/bench/results.py" add "$name" --to "$out/$name-data.jsonl" \
+      --command "scripts/gpu-check.sh OUT family:$name" $(ls "$out/$name"*.jsonl 2>/dev/null | grep -v -- -data.jsonl) \
+      | tee -a "$out/summary.txt" || status=1
+  fi
   [ "$what" = all ] || keep_logs "$name-logs.tar.gz"
 }
 if [[ "$what" == family:* ]]; then family_pass "${what#family:}"; fi

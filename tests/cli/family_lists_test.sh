@@ -22,6 +22,8 @@ for dir in "$src"/templates/*/; do
       fail "docs/runtime-api.md does not name the installed header ktune/$(basename "$header") (templates/$f)"
   done
   [ -f "$dir/bench/${f}_bench.sh" ] || fail "templates/$f has no bench/${f}_bench.sh (scripts/gpu-check.sh family:$f runs it)"
+  grep -qF "\$out/$f-" "$dir/bench/${f}_bench.sh" ||
+    fail "templates/$f/bench/${f}_bench.sh writes no \$out/$f-*.jsonl (scripts/gpu-check.sh stamps those into bench/results/data/)"
   grep -qE "ktune_test\(${f}_gpu_test gpu " "$dir/CMakeLists.txt" ||
     fail "templates/$f/CMakeLists.txt registers no ${f}_gpu_test (scripts/gpu-check.sh family:$f runs it)"
   parts=$(sed -n 's/^ *PARTS //p' "$dir/CMakeLists.txt" | sed 's/#.*//; s/)//g')

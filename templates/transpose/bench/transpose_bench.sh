@@ -7,7 +7,7 @@
 # KTUNE_BENCH_PROBLEMS overrides the list: DTYPE:ROWSxCOLS[:LD_SRC:LD_DST]; a pitched
 # problem is tuned at its pitches (--ld), as Triton's kernel is autotuned per pitch, and
 # its winner is stored under its alignment class, where the runtime call finds it.
-# Output: OUT_DIR/bench.log (tuner tables), summary.jsonl, peers.jsonl, results.md.
+# Output: OUT_DIR/bench.log (tuner tables), transpose-summary.jsonl, transpose-peers.jsonl, results.md.
 set -uo pipefail
 build=${1:?usage: templates/transpose/bench/transpose_bench.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: templates/transpose/bench/transpose_bench.sh BUILD_DIR OUT_DIR}
@@ -24,7 +24,7 @@ for p in $problems; do
   pitches=()
   [ -n "$ld_src" ] && pitches=(--ld "$ld_src,$ld_dst")
   start=$(date +%s)
-  "$build/tuner/ktune" tune transpose --dtype "$dtype" --shape "$shape" "${pitches[@]}" --summary "$out/summary.jsonl" \
+  "$build/tuner/ktune" tune transpose --dtype "$dtype" --shape "$shape" "${pitches[@]}" --summary "$out/transpose-summary.jsonl" \
     >> "$out/bench.log" 2>&1 || status=1
   echo "tuned $dtype $shape ${pitches[*]} in $(( $(date +%s) - start )) s (wall, whole command)" | tee -a "$out/bench.log"
 done
@@ -34,7 +34,7 @@ export LD_LIBRARY_PATH="$build/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The separate application: must report match=exact and run at the tuner's speed.
 "$build/examples/transpose_app" 8192 2048 >> "$out/bench.log" 2>&1 || status=1
 grep transpose_app "$out/bench.log" | tail -2
-python3 "$here/transpose_peers.py" "$build/bench/libktune_bench_shim.so" $problems > "$out/peers.jsonl" \
+python3 "$here/transpose_peers.py" "$build/bench/libktune_bench_shim.so" $problems > "$out/transpose-peers.jsonl" \
   2>> "$out/bench.log" || status=1
-python3 "$here/transpose_report.py" "$out/summary.jsonl" "$out/peers.jsonl" | tee "$out/results.md"
+python3 "$here/transpose_report.py" "$out/transpose-summary.jsonl" "$out/transpose-peers.jsonl" | tee "$out/results.md"
 exit $status

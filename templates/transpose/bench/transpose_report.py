@@ -3,7 +3,7 @@ a markdown table: each peer as % of the memcpy ceiling (and the memcpy on each b
 set), ktune's ratio to the better of the two Triton kernels and to PyTorch, and the tuner's own median beside the runtime
 call's (the two protocols must rank alike).
 
-    python3 templates/transpose/bench/transpose_report.py summary.jsonl peers.jsonl
+    python3 templates/transpose/bench/transpose_report.py transpose-summary.jsonl transpose-peers.jsonl
 """
 import json
 import sys
