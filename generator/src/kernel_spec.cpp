@@ -210,7 +210,9 @@ std::string KernelSpec::code_hash(std::string_view source) {
   while (std::getline(in, line)) {
     std::string t = trim(line);
     if (t.rfind("// @", 0) == 0) {
-      if (t.rfind("// @compatible", 0) == 0) continue;
+      // Neither says what the kernels compute: which texts' records are current, the
+      // config a call runs untuned.
+      if (t.rfind("// @compatible", 0) == 0 || t.rfind("// @default", 0) == 0) continue;
     } else {
       const std::size_t comment = line.find("//");
       t = line.substr(0, comment);

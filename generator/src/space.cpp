@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <sstream>
 
 namespace ktune {
 
@@ -95,6 +96,30 @@ Config config_from_string(const KernelSpec& spec, const std::string& text) {
     pos = end + 1;
   }
   return config_from_json(spec, j);
+}
+
+Config config_from_description(const KernelSpec& spec, const std::string& text) {
+  std::string spaced = text;
+  std::replace(spaced.begin(), spaced.end(), ',', ' ');
+  std::istringstream words(spaced);
+  std::string joined;
+  for (std::string w; words >> w;) joined += (joined.empty() ? "" : " ") + w;
+  return config_from_string(spec, joined);
+}
+
+Config declared_default(const KernelSpec& spec) {
+  const KernelSpec::Directive* found = nullptr;
+  for (const auto& d : spec.directives()) {
+    if (d.key != "default") continue;
+    if (found) throw InvalidArgument(spec.family() + ": line " + std::to_string(d.line) + ": '@default' is declared twice");
+    found = &d;
+  }
+  if (!found) throw InvalidArgument(spec.family() + ": its description declares no '// @default' config");
+  try {
+    return config_from_description(spec, found->text);
+  } catch (const Error& e) {
+    throw InvalidArgument(spec.family() + ": line " + std::to_string(found->line) + " '// @default': " + e.what());
+  }
 }
 
 namespace {

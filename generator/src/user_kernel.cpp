@@ -91,16 +91,6 @@ void read_work(UserKernel& k, const std::string& text) {
   slot = FloatExpr::parse(trim(text.substr(eq + 1)));
 }
 
-// A config written in a description: "name=value" pairs separated by spaces or commas.
-Config config_from_description(const KernelSpec& spec, const std::string& text) {
-  std::string spaced = text;
-  std::replace(spaced.begin(), spaced.end(), ',', ' ');
-  std::istringstream words(spaced);
-  std::string joined;
-  for (std::string w; words >> w;) joined += (joined.empty() ? "" : " ") + w;
-  return config_from_string(spec, joined);
-}
-
 void read_verify(UserKernel& k, const std::string& text, int line, bool& have_block, bool& have_grid) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos) throw InvalidArgument("expected 'reference = NAME', 'block = (..)', 'grid = (..)', 'config = ...' or 'tolerance = ...'");

@@ -1,5 +1,6 @@
 // @kernel  compact
 // @entry   ktune_compact
+// @compatible db3b754764f76dc1: d0d2e218b53c01b6
 // @type    T = operation
 // @tune    block    = 128, 256, 512
 // @tune    items    = 4, 8, 16
@@ -13,6 +14,7 @@
 // @require tile <= max(2 * n, 2048)
 // @launch  block = (block, 1, 1)
 // @launch  grid  = (ceil_div(n, tile), 1, 1)
+// @default block=256 items=8 vec=1 exchange=direct window=32 order=ticket
 // @include common
 //
 // Stream compaction in one pass (as DeviceSelect::Flagged): y gets, densely and in

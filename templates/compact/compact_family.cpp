@@ -164,12 +164,8 @@ TuningProblem compact_tuning_problem(const CompactArgs& a) {
       spec.source() + (a.mode == CompactMode::predicate ? compact_predicate_source(a.predicate, a.dtype) : "");
   return TuningProblem{&spec,         compact_variant(a), std::string(to_string(a.dtype)),
                        {a.n},         compact_problem(a), source,
-                       compact_type_argument(a.dtype),    compact_default_config(spec),
+                       compact_type_argument(a.dtype),    declared_default(spec),
                        {}};
-}
-
-Config compact_default_config(const KernelSpec& spec) {
-  return config_from_json(spec, {{"block", 256}, {"items", 8}, {"vec", 1}, {"exchange", "direct"}, {"window", 32}, {"order", "ticket"}});
 }
 
 }  // namespace ktune

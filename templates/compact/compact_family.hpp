@@ -44,6 +44,5 @@ std::vector<std::int64_t> compact_reference(const CompactArgs& args, const void*
 
 const KernelSpec& compact_spec();
 TuningProblem compact_tuning_problem(const CompactArgs& args);  // validates
-Config compact_default_config(const KernelSpec& spec);
 
 }  // namespace ktune

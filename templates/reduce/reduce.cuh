@@ -1,5 +1,6 @@
 // @kernel  reduce
 // @entry   ktune_reduce
+// @compatible 8a74ef6268c53139: ba5ad75f80b2e0ee
 // @type    Op = operation
 // @tune    block  = 128, 256, 512, 1024
 // @tune    vec    = 1, 2, 4, 8
@@ -14,6 +15,7 @@
 // @require block <= max_threads_per_block
 // @launch  block = (block, 1, 1)
 // @launch  grid  = (min(groups, waves * sm_count * (2048 / block)), 1, 1)
+// @default block=256 vec=1 items=4 tree=shuffle passes=2 waves=1
 // @include common
 // @include reduce_ops
 //

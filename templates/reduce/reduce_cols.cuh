@@ -1,5 +1,6 @@
 // @kernel  reduce_cols
 // @entry   ktune_reduce_cols
+// @compatible e23cd7757aae1799: 69ff4101731e0a3e
 // @type    Op = operation
 // @tune    threads_x = 32, 64, 128, 256
 // @tune    threads_y = 1, 2, 4, 8, 16, 32
@@ -12,6 +13,7 @@
 // @require threads_x * vec <= max(cols, 32)
 // @launch  block = (threads_x, threads_y, 1)
 // @launch  grid  = (ceil_div(cols, threads_x * vec), 1, 1)
+// @default threads_x=32 threads_y=4 vec=1 items=4
 // @include common
 // @include reduce_ops
 //

@@ -136,23 +136,8 @@ TuningProblem reduce_tuning_problem(ReduceKind kind, const ReduceArgs& a) {
                        whole ? reduce_problem(a) : reduce_rows_problem(a),
                        spec.source(),
                        reduce_type_argument(a.op, a.dtype),
-                       whole                      ? reduce_default_config(spec)
-                       : kind == ReduceKind::rows ? reduce_rows_default_config(spec)
-                                                  : reduce_cols_default_config(spec),
+                       declared_default(spec),
                        {}};
-}
-
-Config reduce_default_config(const KernelSpec& spec) {
-  return config_from_json(
-      spec, {{"block", 256}, {"vec", 1}, {"items", 4}, {"tree", "shuffle"}, {"passes", 2}, {"waves", 1}});
-}
-
-Config reduce_cols_default_config(const KernelSpec& spec) {
-  return config_from_json(spec, {{"threads_x", 32}, {"threads_y", 4}, {"vec", 1}, {"items", 4}});
-}
-
-Config reduce_rows_default_config(const KernelSpec& spec) {
-  return config_from_json(spec, {{"threads_per_row", 32}, {"rows_per_block", 4}, {"vec", 1}, {"items", 4}});
 }
 
 }  // namespace ktune

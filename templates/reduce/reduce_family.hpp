@@ -66,9 +66,5 @@ const KernelSpec& reduce_spec(ReduceKind kind);
 // The problem's one description: variant = the op; validates.
 TuningProblem reduce_tuning_problem(ReduceKind kind, const ReduceArgs& args);
 
-// Always-valid configs (vec = 1), used when nothing was tuned.
-Config reduce_default_config(const KernelSpec& spec);
-Config reduce_rows_default_config(const KernelSpec& spec);
-Config reduce_cols_default_config(const KernelSpec& spec);
 
 }  // namespace ktune

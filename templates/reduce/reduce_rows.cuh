@@ -1,5 +1,6 @@
 // @kernel  reduce_rows
 // @entry   ktune_reduce_rows
+// @compatible 9a4f6326ad2660dd: 8777dfed7e48c94f
 // @type    Op = operation
 // @tune    threads_per_row = 8, 16, 32, 64, 128, 256, 512, 1024
 // @tune    rows_per_block  = 1, 2, 4, 8, 16, 32
@@ -13,6 +14,7 @@
 // @require threads_per_row * vec <= max(cols, 64)
 // @launch  block = (threads_per_row, rows_per_block, 1)
 // @launch  grid  = (ceil_div(rows, rows_per_block), 1, 1)
+// @default threads_per_row=32 rows_per_block=4 vec=1 items=4
 // @include common
 // @include reduce_ops
 //

@@ -1,5 +1,6 @@
 // @kernel  scan
 // @entry   ktune_scan
+// @compatible 03e494ef51fd8e96: 099dfd9c05a1e050
 // @type    Op = operation
 // @tune    block    = 128, 256, 512
 // @tune    items    = 4, 8, 12, 16, 24
@@ -18,6 +19,7 @@
 // @require tile <= max(2 * n, 4096)
 // @launch  block = (block, 1, 1)
 // @launch  grid  = (ceil_div(n, tile), 1, 1)
+// @default block=256 items=8 vec=1 exchange=direct layout=none algo=shuffle window=32 order=ticket
 // @include common
 // @include scan_ops
 //

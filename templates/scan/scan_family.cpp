@@ -181,22 +181,8 @@ TuningProblem scan_tuning_problem(const ScanArgs& a) {
                        scan_problem(a),
                        spec.source(),
                        scan_type_argument(a.op, a.dtype),
-                       scan_default_config(spec),
+                       declared_default(spec),
                        {}};
-}
-
-Config scan_default_config(const KernelSpec& spec) {
-  if (spec.family() == "scan_rows")
-    return config_from_json(spec, {{"block", 128}, {"items", 4}, {"vec", 1}, {"exchange", "direct"}, {"layout", "none"},
-                                   {"algo", "shuffle"}});
-  return config_from_json(spec, {{"block", 256},
-                                 {"items", 8},
-                                 {"vec", 1},
-                                 {"exchange", "direct"},
-                                 {"layout", "none"},
-                                 {"algo", "shuffle"},
-                                 {"window", 32},
-                                 {"order", "ticket"}});
 }
 
 }  // namespace ktune

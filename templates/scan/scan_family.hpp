@@ -58,7 +58,5 @@ ScanReference scan_reference(const ScanArgs& args, const void* host_input);
 const KernelSpec& scan_spec(ScanKind kind = ScanKind::whole);
 // The problem's one description; validates.
 TuningProblem scan_tuning_problem(const ScanArgs& args);
-// An always-valid config (vec = 1, direct loads), used when nothing was tuned.
-Config scan_default_config(const KernelSpec& spec);
 
 }  // namespace ktune

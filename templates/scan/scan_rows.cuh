@@ -1,5 +1,6 @@
 // @kernel  scan_rows
 // @entry   ktune_scan_rows
+// @compatible c77105886c6aa5d9: 0959e158dcfa174b
 // @type    Op = operation
 // @tune    block    = 64, 128, 256, 512
 // @tune    items    = 2, 4, 8, 16
@@ -16,6 +17,7 @@
 // @require tile <= max(2 * cols, 1024)
 // @launch  block = (block, 1, 1)
 // @launch  grid  = (rows, 1, 1)
+// @default block=128 items=4 vec=1 exchange=direct layout=none algo=shuffle
 // @include common
 // @include scan_ops
 //

@@ -1,5 +1,6 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/kernel_spec.hpp>
+#include <ktune/generator/space.hpp>
 
 #include <gtest/gtest.h>
 
@@ -160,6 +161,7 @@ TEST(KernelSpec, CompatibleHashesHoldWhileTheCodeIsUnchanged) {
   EXPECT_EQ(KernelSpec::code_hash(head + "// why a is 1 or 2\n\n" + tail + "  // the end\n"), code);
   EXPECT_NE(KernelSpec::code_hash(head + tail + "// @require a == 1\n"), code);  // `// @` lines are code
   EXPECT_NE(KernelSpec::code_hash(head + tail + "__device__ int x;\n"), code);
+  EXPECT_EQ(KernelSpec::code_hash(head + "// @default a=2\n" + tail), code);  // the untuned config is no code
 
   const KernelSpec moved = KernelSpec::parse("// comments moved\n" + head + "// @compatible " + code + ": " +
                                              plain.source_hash() + ", 0123456789abcdef\n" + tail);
@@ -194,4 +196,36 @@ TEST(KernelSpec, ReorganizedTemplatesKeepTheirRecords) {
 }
 
 }  // namespace
+// `// @default`: the config a call runs untuned, declared once, a config of the space;
+// every built-in family that declares one declares a valid one.
+TEST(KernelSpec, DeclaredDefaultIsOneConfigOfTheSpace) {
+  const std::string head = "// @kernel k\n// @entry k\n// @type T = element\n// @tune a = 1, 2\n// @tune b = x, y\n";
+  const std::string tail = "// @launch block = (1, 1, 1)\n// @launch grid = (1, 1, 1)\ntemplate <typename T, int a, int b> "
+                           "__global__ void k(T* p) {}\n";
+  const KernelSpec spec = KernelSpec::parse(head + "// @default a=2, b=y\n" + tail);
+  EXPECT_EQ(config_to_string(spec, declared_default(spec)), "a=2 b=y");
+  const auto refused = [&](const std::string& defaults, const std::string& why) {
+    try {
+      (void)declared_default(KernelSpec::parse(head + defaults + tail));
+      ADD_FAILURE() << defaults << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused("", "declares no '// @default'");
+  refused("// @default a=1 b=x\n// @default a=2 b=y\n", "line 7: '@default' is declared twice");
+  refused("// @default a=3 b=x\n", "line 6 '// @default'");
+  refused("// @default a=1\n", "line 6 '// @default'");
+  int declared = 0;
+  for (const auto& family : KernelSpec::builtin_families()) {
+    const KernelSpec& builtin = KernelSpec::builtin(family);
+    const bool has = std::any_of(builtin.directives().begin(), builtin.directives().end(),
+                                 [](const auto& d) { return d.key == "default"; });
+    if (!has) continue;
+    ++declared;
+    EXPECT_NO_THROW((void)declared_default(builtin)) << family;
+  }
+  EXPECT_GE(declared, 6);  // scan, scan_rows, reduce, reduce_rows, reduce_cols, compact
+}
+
 }  // namespace ktune

@@ -63,7 +63,7 @@ TEST(ReduceFamily, AlignmentFromPointerAndPitch) {
     const auto space = enumerate(spec, DeviceLimits{}, p);
     ASSERT_FALSE(space.empty()) << family;
     for (const auto& c : space) EXPECT_EQ(std::get<std::int64_t>(c[spec.tunable_index("vec")]), 1);
-    const Config d = std::string(family) == "reduce" ? reduce_default_config(spec) : reduce_rows_default_config(spec);
+    const Config d = declared_default(spec);
     EXPECT_FALSE(why_invalid(spec, d, DeviceLimits{}, p)) << family;
   }
 }

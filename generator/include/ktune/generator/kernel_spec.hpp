@@ -76,7 +76,7 @@ class KernelSpec {
   std::vector<std::string> current_hashes() const;
   bool is_current(std::string_view template_hash) const;
   // Hash of the code alone: the text without line comments and blank lines (the
-  // `// @` lines kept, `// @compatible` lines aside).
+  // `// @` lines kept, `// @compatible` and `// @default` lines aside).
   static std::string code_hash(std::string_view source);
   // Index of a tunable by name, or -1.
   int tunable_index(std::string_view name) const;

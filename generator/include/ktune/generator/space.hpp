@@ -52,6 +52,12 @@ Config config_from_older_json(const KernelSpec& spec, nlohmann::json json);
 // "tile_m=64 tile_n=64 ..." for logs and tables, and back (same checks as from JSON).
 std::string config_to_string(const KernelSpec& spec, const Config& config);
 Config config_from_string(const KernelSpec& spec, const std::string& text);
+// A config written in a description: "name=value" pairs separated by spaces or commas.
+Config config_from_description(const KernelSpec& spec, const std::string& text);
+// The config the description's `// @default` line names: what a call runs when nothing
+// is tuned and no model ranks configs. Throws ktune::Error naming the line when it has
+// none, two, or one that is not a config of the spec.
+Config declared_default(const KernelSpec& spec);
 
 // Why `config` is not valid for (device, problem): the first failing @require, or
 // nullopt when it is valid.
