@@ -9,17 +9,6 @@
 
 namespace ktune {
 
-std::optional<CompactMode> parse_compact_mode(std::string_view name) {
-  if (name == "flags") return CompactMode::flags;
-  if (name == "nonzero") return CompactMode::nonzero;
-  if (name == "predicate") return CompactMode::predicate;
-  return std::nullopt;
-}
-
-std::string_view to_string(CompactMode mode) {
-  return mode == CompactMode::flags ? "flags" : mode == CompactMode::nonzero ? "nonzero" : "predicate";
-}
-
 namespace {
 
 [[noreturn]] void fail(const CompactArgs& a, const std::string& what) {

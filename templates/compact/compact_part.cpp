@@ -28,7 +28,7 @@ class CompactPart : public FamilyPart {
     const DType dtype = dtype_option(values);
     const std::int64_t n = count_option(values, "n", std::int64_t{1} << 40);
     const std::string& mode_name = single_option(values, "mode");
-    const auto mode = parse_compact_mode(mode_name);
+    const auto mode = parse_enum<CompactMode>(mode_name);
     if (!mode) throw InvalidArgument("unknown --mode '" + mode_name + "' (flags, nonzero)");
     const std::string& ind = single_option(values, "indices");
     if (ind != "0" && ind != "1") throw InvalidArgument("--indices is 0 or 1, not '" + ind + "'");

@@ -3,48 +3,28 @@
 #include <ktune/reduce_c.h>
 #include <ktune/runtime/c_api_support.hpp>
 
-#include <string>
+using namespace ktune::c_api;
+using ktune::ReduceOp;
 
-namespace {
-
-ktune::ReduceOp op_of(const char* name) {
-  const auto op = name ? ktune::parse_reduce_op(name) : std::nullopt;
-  if (!op) throw ktune::InvalidArgument(std::string("op '") + (name ? name : "(null)") + "': sum, max, min or mean");
-  return *op;
-}
-
-}  // namespace
-
-extern "C" {
-
-int ktune_c_reduce(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t n, const char* op, const char* dtype,
-                   uintptr_t stream) {
-  using namespace ktune::c_api;
-  if (!rt) return invalid("ktune_c_reduce: null runtime");
-  return guarded([&] {
-    keep(rt->rt->reduce(reinterpret_cast<void*>(out), reinterpret_cast<const void*>(in), n, op_of(op), dtype_of(dtype),
-                        stream_of(stream)));
+extern "C" int ktune_c_reduce(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t n, const char* op,
+                              const char* dtype, uintptr_t stream) {
+  return runtime_call(rt, "ktune_c_reduce", [&](ktune::Runtime& r) -> decltype(auto) {
+    return r.reduce(out_ptr(out), in_ptr(in), n, enum_of<ReduceOp>(op, "op"), dtype_of(dtype), stream_of(stream));
   });
 }
 
-int ktune_c_reduce_rows(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t rows, int64_t cols, int64_t ld,
-                        const char* op, const char* dtype, uintptr_t stream) {
-  using namespace ktune::c_api;
-  if (!rt) return invalid("ktune_c_reduce_rows: null runtime");
-  return guarded([&] {
-    keep(rt->rt->reduce_rows(reinterpret_cast<void*>(out), reinterpret_cast<const void*>(in), rows, cols, ld, op_of(op),
-                             dtype_of(dtype), stream_of(stream)));
+extern "C" int ktune_c_reduce_rows(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t rows, int64_t cols,
+                                   int64_t ld, const char* op, const char* dtype, uintptr_t stream) {
+  return runtime_call(rt, "ktune_c_reduce_rows", [&](ktune::Runtime& r) -> decltype(auto) {
+    return r.reduce_rows(out_ptr(out), in_ptr(in), rows, cols, ld, enum_of<ReduceOp>(op, "op"), dtype_of(dtype),
+                         stream_of(stream));
   });
 }
 
-int ktune_c_reduce_cols(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t rows, int64_t cols, int64_t ld,
-                        const char* op, const char* dtype, uintptr_t stream) {
-  using namespace ktune::c_api;
-  if (!rt) return invalid("ktune_c_reduce_cols: null runtime");
-  return guarded([&] {
-    keep(rt->rt->reduce_cols(reinterpret_cast<void*>(out), reinterpret_cast<const void*>(in), rows, cols, ld, op_of(op),
-                             dtype_of(dtype), stream_of(stream)));
+extern "C" int ktune_c_reduce_cols(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t rows, int64_t cols,
+                                   int64_t ld, const char* op, const char* dtype, uintptr_t stream) {
+  return runtime_call(rt, "ktune_c_reduce_cols", [&](ktune::Runtime& r) -> decltype(auto) {
+    return r.reduce_cols(out_ptr(out), in_ptr(in), rows, cols, ld, enum_of<ReduceOp>(op, "op"), dtype_of(dtype),
+                         stream_of(stream));
   });
 }
-
-}  // extern "C"

@@ -9,24 +9,6 @@
 
 namespace ktune {
 
-std::optional<ReduceOp> parse_reduce_op(std::string_view name) {
-  if (name == "sum") return ReduceOp::sum;
-  if (name == "max") return ReduceOp::max;
-  if (name == "min") return ReduceOp::min;
-  if (name == "mean") return ReduceOp::mean;
-  return std::nullopt;
-}
-
-std::string_view to_string(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::max: return "max";
-    case ReduceOp::min: return "min";
-    case ReduceOp::mean: return "mean";
-  }
-  return "?";
-}
-
 namespace {
 
 [[noreturn]] void fail(const ReduceArgs& a, const std::string& what) {

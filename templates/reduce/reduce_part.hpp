@@ -25,7 +25,7 @@ class ReducePart : public FamilyPart {
 
   TuneTarget target(const OptionValues& values) const override {
     const std::string& op_name = single_option(values, "op");
-    const auto op = parse_reduce_op(op_name);
+    const auto op = parse_enum<ReduceOp>(op_name);
     if (!op) throw InvalidArgument("unknown --op '" + op_name + "' (sum, max, min, mean)");
     const DType dtype = dtype_option(values);
     std::int64_t rows = 1, cols = 0;

@@ -3,38 +3,21 @@
 #include <ktune/scan.hpp>
 #include <ktune/scan_c.h>
 
-#include <string>
+using namespace ktune::c_api;
 
-namespace {
-
-ktune::ScanOp op_of(const char* name) {
-  const auto op = name ? ktune::parse_scan_op(name) : std::nullopt;
-  if (!op) throw ktune::InvalidArgument(std::string("op '") + (name ? name : "(null)") + "': sum, max or min");
-  return *op;
-}
-
-}  // namespace
-
-extern "C" {
-
-int ktune_c_scan(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t n, const char* op, const char* dtype,
-                 int exclusive, uintptr_t stream) {
-  using namespace ktune::c_api;
-  if (!rt) return invalid("ktune_c_scan: null runtime");
-  return guarded([&] {
-    keep(rt->rt->scan(reinterpret_cast<void*>(out), reinterpret_cast<const void*>(in), n, op_of(op), dtype_of(dtype),
-                      exclusive != 0, stream_of(stream)));
+extern "C" int ktune_c_scan(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t n, const char* op,
+                            const char* dtype, int exclusive, uintptr_t stream) {
+  return runtime_call(rt, "ktune_c_scan", [&](ktune::Runtime& r) -> decltype(auto) {
+    return r.scan(out_ptr(out), in_ptr(in), n, enum_of<ktune::ScanOp>(op, "op"), dtype_of(dtype), exclusive != 0,
+                  stream_of(stream));
   });
 }
 
-int ktune_c_scan_rows(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t rows, int64_t cols, int64_t ld_out,
-                      int64_t ld_in, const char* op, const char* dtype, int exclusive, uintptr_t stream) {
-  using namespace ktune::c_api;
-  if (!rt) return invalid("ktune_c_scan_rows: null runtime");
-  return guarded([&] {
-    keep(rt->rt->scan_rows(reinterpret_cast<void*>(out), reinterpret_cast<const void*>(in), rows, cols, ld_out, ld_in,
-                           op_of(op), dtype_of(dtype), exclusive != 0, stream_of(stream)));
+extern "C" int ktune_c_scan_rows(ktune_c_runtime* rt, uintptr_t out, uintptr_t in, int64_t rows, int64_t cols,
+                                 int64_t ld_out, int64_t ld_in, const char* op, const char* dtype, int exclusive,
+                                 uintptr_t stream) {
+  return runtime_call(rt, "ktune_c_scan_rows", [&](ktune::Runtime& r) -> decltype(auto) {
+    return r.scan_rows(out_ptr(out), in_ptr(in), rows, cols, ld_out, ld_in, enum_of<ktune::ScanOp>(op, "op"),
+                       dtype_of(dtype), exclusive != 0, stream_of(stream));
   });
 }
-
-}  // extern "C"

@@ -9,22 +9,6 @@
 
 namespace ktune {
 
-std::optional<ScanOp> parse_scan_op(std::string_view name) {
-  if (name == "sum") return ScanOp::sum;
-  if (name == "max") return ScanOp::max;
-  if (name == "min") return ScanOp::min;
-  return std::nullopt;
-}
-
-std::string_view to_string(ScanOp op) {
-  switch (op) {
-    case ScanOp::sum: return "sum";
-    case ScanOp::max: return "max";
-    case ScanOp::min: return "min";
-  }
-  return "?";
-}
-
 namespace {
 
 [[noreturn]] void fail(const ScanArgs& a, const std::string& what) {

@@ -23,7 +23,7 @@ class ScanPart : public FamilyPart {
 
   TuneTarget target(const OptionValues& values) const override {
     const std::string& op_name = single_option(values, "op");
-    const auto op = parse_scan_op(op_name);
+    const auto op = parse_enum<ScanOp>(op_name);
     if (!op) throw InvalidArgument("unknown --op '" + op_name + "' (sum, max, min)");
     const DType dtype = dtype_option(values);
     std::int64_t rows = 1, n = 0;

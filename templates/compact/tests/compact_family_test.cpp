@@ -18,8 +18,8 @@ namespace {
 CompactArgs args(std::int64_t n) { return {DType::f32, n, CompactMode::flags, 0x10000, 0x100000, 0x200000, 0, 0x300000, {}}; }
 
 TEST(CompactFamily, ModesParseAndPrint) {
-  for (const char* name : {"flags", "nonzero"}) EXPECT_EQ(to_string(*parse_compact_mode(name)), name);
-  EXPECT_FALSE(parse_compact_mode("mask"));
+  for (const char* name : {"flags", "nonzero"}) EXPECT_EQ(to_string(*parse_enum<CompactMode>(name)), name);
+  EXPECT_FALSE(parse_enum<CompactMode>("mask"));
   EXPECT_EQ(compact_type_argument(DType::i64), "long long");
   EXPECT_EQ(compact_type_argument(DType::bf16), "ktune_bfloat");
 }

@@ -23,8 +23,8 @@ ReduceArgs args(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::uint
 }
 
 TEST(ReduceFamily, OpsParseAndPrint) {
-  for (const char* name : {"sum", "max", "min", "mean"}) EXPECT_EQ(to_string(*parse_reduce_op(name)), name);
-  EXPECT_FALSE(parse_reduce_op("median"));
+  for (const char* name : {"sum", "max", "min", "mean"}) EXPECT_EQ(to_string(*parse_enum<ReduceOp>(name)), name);
+  EXPECT_FALSE(parse_enum<ReduceOp>("median"));
   EXPECT_EQ(reduce_type_argument(ReduceOp::mean, DType::f16), "ktune_rop<ktune_half, reduce_mean>");
   EXPECT_EQ(reduce_result_dtype(DType::bf16), DType::f32);
   EXPECT_EQ(reduce_result_dtype(DType::f64), DType::f64);

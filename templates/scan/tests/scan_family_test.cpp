@@ -22,8 +22,8 @@ ScanArgs args(std::int64_t n, std::uintptr_t in = 0x10000, std::uintptr_t out = 
 }
 
 TEST(ScanFamily, OpsParseAndPrint) {
-  for (const char* name : {"sum", "max", "min"}) EXPECT_EQ(to_string(*parse_scan_op(name)), name);
-  EXPECT_FALSE(parse_scan_op("mean"));
+  for (const char* name : {"sum", "max", "min"}) EXPECT_EQ(to_string(*parse_enum<ScanOp>(name)), name);
+  EXPECT_FALSE(parse_enum<ScanOp>("mean"));
   EXPECT_EQ(scan_type_argument(ScanOp::sum, DType::f16), "ktune_sop<ktune_half, float, scan_sum>");
   EXPECT_EQ(scan_result_dtype(DType::bf16), DType::f32);
   EXPECT_EQ(scan_result_dtype(DType::i64), DType::i64);
