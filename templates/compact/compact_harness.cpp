@@ -5,15 +5,10 @@
 #include <ktune/generator/dtype.hpp>
 #include <ktune/tuner/verifier.hpp>
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstring>
 
 namespace ktune {
 namespace {
-
-std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 + 0.5)) + " GB"; }
 
 // A value as the element: a small integer (1..7, or its negative), or zero (a float's
 // zero is -0.0 when `negative`).
@@ -42,16 +37,11 @@ CompactHarness::CompactHarness(const DeviceInfo& device, DType dtype, std::int64
   const auto count = static_cast<std::size_t>(n);
   const auto elem = static_cast<std::size_t>(size_of(dtype));
   const double bytes = static_cast<double>(count) * (3.0 * static_cast<double>(elem) + 1 + (indices ? 16 : 0));
-  std::size_t free = 0, total = 0;
-  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
-  const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  if (bytes > 0.9 * static_cast<double>(free))
-    throw Error(describe() + " needs " + gb(bytes) + " of GPU memory to tune (" + gb(static_cast<double>(free)) + " free)");
-  if (bytes > 0.8 * phys) throw Error(describe() + " needs " + gb(bytes) + " of host memory to verify");
+  require_memory(describe(), bytes, bytes);
 
   // Inputs: flags kept with probability keep (per element, or per run of 256).
   std::vector<unsigned char> host(count * elem), flags(count);
-  std::uint64_t s = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  std::uint64_t s = fresh_seed();
   const auto threshold = static_cast<std::uint64_t>(keep * 4294967296.0);
   bool run_keep = false;
   for (std::size_t i = 0; i < count; ++i) {
@@ -62,14 +52,11 @@ CompactHarness::CompactHarness(const DeviceInfo& device, DType dtype, std::int64
                                                  : static_cast<int>(1 + (z >> 32) % 7) * ((z >> 40) & 1 ? -1 : 1);
     element(dtype, mode == CompactMode::nonzero && !run_keep ? 0 : v, (z >> 41) & 1, &host[i * elem]);
   }
-  const auto& d = driver::api();
-  input_ = DeviceBuffer(host.size());
-  flags_ = DeviceBuffer(count);
+  input_ = upload(host.data(), host.size());
+  flags_ = upload(flags.data(), flags.size());
   output_ = DeviceBuffer(host.size());
   count_ = DeviceBuffer(16);
   if (indices) indices_ = DeviceBuffer(count * 8);
-  driver::check(d.cuMemcpyHtoD(input_.get(), host.data(), host.size()), "cuMemcpyHtoD");
-  driver::check(d.cuMemcpyHtoD(flags_.get(), flags.data(), flags.size()), "cuMemcpyHtoD");
   args_ = {dtype, n, mode, input_.get(), mode == CompactMode::flags ? flags_.get() : 0, output_.get(),
            indices ? indices_.get() : 0, count_.get(), predicate};
   tuning_ = compact_tuning_problem(args_);
@@ -83,15 +70,11 @@ CompactHarness::CompactHarness(const DeviceInfo& device, DType dtype, std::int64
     std::memcpy(&want[k * elem], &host[static_cast<std::size_t>(kept[k]) * elem], elem);
     if (indices) want_indices[k] = kept[k];
   }
-  want_out_ = DeviceBuffer(want.size());
-  driver::check(d.cuMemcpyHtoD(want_out_.get(), want.data(), want.size()), "cuMemcpyHtoD");
-  if (indices) {
-    want_indices_ = DeviceBuffer(count * 8);
-    driver::check(d.cuMemcpyHtoD(want_indices_.get(), want_indices.data(), count * 8), "cuMemcpyHtoD");
-  }
+  want_out_ = upload(want.data(), want.size());
+  if (indices) want_indices_ = upload(want_indices.data(), count * 8);
   workspace_ = DeviceBuffer(compact_workspace_bytes((n + 511) / 512));  // tiles of at least 512
   check_ = std::make_unique<OutputCheck>(device, stream_);
-  driver::check(d.cuCtxSynchronize(), "cuCtxSynchronize");
+  driver::check(driver::api().cuCtxSynchronize(), "cuCtxSynchronize");
   start_timer(device, protocol);
 }
 
@@ -109,9 +92,9 @@ void CompactHarness::launch(CUfunction f, const Instance& inst) {
 
 std::optional<std::string> CompactHarness::verify(CUfunction f, const Instance& inst) {
   const auto& d = driver::api();
-  driver::check(d.cuMemsetD8Async(output_.get(), 0xFF, output_.size(), stream_), "cuMemsetD8Async");
-  driver::check(d.cuMemsetD8Async(count_.get(), 0xFF, count_.size(), stream_), "cuMemsetD8Async");
-  if (args_.indices) driver::check(d.cuMemsetD8Async(indices_.get(), 0xFF, indices_.size(), stream_), "cuMemsetD8Async");
+  poison(output_);
+  poison(count_);
+  if (args_.indices) poison(indices_);
   launch(f, inst);
   driver::check(d.cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
   std::int64_t got = 0;

@@ -5,15 +5,10 @@
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/tuner/verifier.hpp>
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cmath>
 
 namespace ktune {
 namespace {
-
-std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 + 0.5)) + " GB"; }
 
 // Random values with magnitudes in [0.25, 2] and random signs, stored as `dtype`;
 // threaded, one splitmix64 stream per chunk.
@@ -40,12 +35,7 @@ void check_memory(const ElementwiseOp& op, std::int64_t n, const std::string& wh
   const double per = ni * size_of(op.in) + no * size_of(op.out);
   const double device = static_cast<double>(n) * (per + 8 * no + per);
   const double host = static_cast<double>(n) * (ni * size_of(op.in) + 8 * no);
-  std::size_t free = 0, total = 0;
-  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
-  const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  if (device > 0.95 * static_cast<double>(free))
-    throw Error(what + " needs " + gb(device) + " of GPU memory to tune (" + gb(static_cast<double>(free)) + " free)");
-  if (host > 0.8 * phys) throw Error(what + " needs " + gb(host) + " of host memory to verify (" + gb(phys) + ")");
+  require_memory(what, device, host, 0.95);
 }
 
 }  // namespace
@@ -63,7 +53,7 @@ ElementwiseHarness::ElementwiseHarness(const DeviceInfo& device, ElementwiseOp o
   args_.n = n;
   for (double v : scalars) args_.scalars.push_back(v);
 
-  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  const auto seed = fresh_seed();
   std::vector<std::vector<unsigned char>> host;
   std::vector<const void*> host_ptrs;
   for (std::size_t k = 0; k < op_.expr.inputs().size(); ++k) {

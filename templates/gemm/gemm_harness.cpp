@@ -6,7 +6,6 @@
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/tuner/verifier.hpp>
 
-#include <chrono>
 #include <cmath>
 
 namespace ktune {
@@ -95,14 +94,10 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   // A, B, their packed copies, C and its saved copy; the reference and its bound.
   const double bytes = static_cast<double>(2 * (m * k + k * n) * elem + 2 * m * n * c_elem) +
                        static_cast<double>(m * n) * 16.0;
-  std::size_t free = 0, total = 0;
-  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
-  if (bytes > 0.9 * static_cast<double>(free))
-    throw Error(describe() + " needs " + std::to_string(static_cast<long long>(bytes / 1e9 + 0.5)) +
-                " GB of GPU memory to tune");
+  require_memory(describe(), bytes, 0);
 
   const auto& d = driver::api();
-  std::uint64_t s = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  std::uint64_t s = fresh_seed();
   const auto upload = [&](DeviceBuffer& buf, std::int64_t count, DType type) {
     const std::int64_t size = size_of(type);
     std::vector<unsigned char> host(static_cast<std::size_t>(count * size));

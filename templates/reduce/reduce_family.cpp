@@ -72,8 +72,8 @@ double reduce_bytes(const ReduceArgs& a) {
          static_cast<double>(a.results()) * size_of(reduce_result_dtype(a.dtype));
 }
 
-ReduceReference reduce_reference(const ReduceArgs& a, const void* host) {
-  ReduceReference r;
+HostReference reduce_reference(const ReduceArgs& a, const void* host) {
+  HostReference r;
   const auto elem = static_cast<std::size_t>(size_of(a.dtype));
   const double eps_acc = a.dtype == DType::f64 ? std::ldexp(1, -53) : std::ldexp(1, -24);
   const double eps_out = reduce_result_dtype(a.dtype) == DType::f64 ? std::ldexp(1, -52) : std::ldexp(1, -23);

@@ -2,6 +2,7 @@
 // The C++ part of the reduction families: `reduce` (a whole array to one value),
 // `reduce_rows` (each row of a matrix to one value) and `reduce_cols` (each column).
 #include <ktune/reduce_op.hpp>
+#include <ktune/generator/host_reference.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 
 #include <cstdint>
@@ -54,10 +55,7 @@ double reduce_bytes(const ReduceArgs& args);
 // result is held to: sum and mean allow 8 eps(accumulator) log2(len + 2) sqrt(sum x^2)
 // (the statistical scale of reordered rounding, growing with n) plus one unit of the
 // result's rounding; max and min are exact.
-struct ReduceReference {
-  std::vector<double> value, tolerance;
-};
-ReduceReference reduce_reference(const ReduceArgs& args, const void* host_input);
+HostReference reduce_reference(const ReduceArgs& args, const void* host_input);
 
 // The three families of templates/reduce*.cuh: a whole array (`reduce`), each row
 // (`reduce_rows`), each column (`reduce_cols`).

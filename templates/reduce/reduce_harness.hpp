@@ -29,7 +29,7 @@ class ReduceHarness : public DeviceHarness {
  private:
   ReduceArgs args_;
   DeviceBuffer input_, output_, workspace_;
-  ReduceReference reference_;
+  HostReference reference_;
   std::unique_ptr<ReadPass> read_pass_;
 };
 

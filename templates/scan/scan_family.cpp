@@ -98,7 +98,7 @@ double scan_bytes(const ScanArgs& a) {
 namespace {
 
 // One row's (or the whole array's) reference, appended to r.
-void reference_row(const ScanArgs& a, const unsigned char* p, ScanReference& r) {
+void reference_row(const ScanArgs& a, const unsigned char* p, HostReference& r) {
   const auto elem = static_cast<std::size_t>(size_of(a.dtype));
   const bool ints = integer(a.dtype);
   const double limit = scan_result_dtype(a.dtype) == DType::f64 ? std::ldexp(1, 53) : std::ldexp(1, 24);
@@ -142,8 +142,8 @@ void reference_row(const ScanArgs& a, const unsigned char* p, ScanReference& r) 
 
 }  // namespace
 
-ScanReference scan_reference(const ScanArgs& a, const void* host) {
-  ScanReference r;
+HostReference scan_reference(const ScanArgs& a, const void* host) {
+  HostReference r;
   r.value.reserve(static_cast<std::size_t>(a.rows * a.n));
   r.tolerance.reserve(static_cast<std::size_t>(a.rows * a.n));
   const auto* p = static_cast<const unsigned char*>(host);

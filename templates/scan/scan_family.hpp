@@ -1,5 +1,6 @@
 #pragma once
 // The C++ part of the scan family: arguments, validation, the problem and its reference.
+#include <ktune/generator/host_reference.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 #include <ktune/dtype.hpp>
 #include <ktune/scan_op.hpp>
@@ -50,10 +51,7 @@ double scan_bytes(const ScanArgs& args);
 // running sum stays below 2^24 (the tuner's inputs are small integers, so any order of
 // additions is exact and a wrong prefix cannot hide in a tolerance); past it, to
 // 2^-20 of the sum of magnitudes.
-struct ScanReference {
-  std::vector<double> value, tolerance;
-};
-ScanReference scan_reference(const ScanArgs& args, const void* host_input);
+HostReference scan_reference(const ScanArgs& args, const void* host_input);
 
 const KernelSpec& scan_spec(ScanKind kind = ScanKind::whole);
 // The problem's one description; validates.

@@ -29,9 +29,8 @@ class ScanHarness : public DeviceHarness {
  private:
   ScanArgs args_;
   DeviceBuffer input_, output_, workspace_;
-  ScanReference reference_;
-  bool exact_ = true;         // every reference element exact: checked on the device
-  DeviceBuffer want_;         // the reference in the output's type (exact_)
+  HostReference reference_;
+  DeviceBuffer want_;  // the reference in the output's type, when exact: checked on the device
   std::unique_ptr<OutputCheck> check_;
 };
 

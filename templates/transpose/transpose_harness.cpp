@@ -4,10 +4,7 @@
 #include <transpose/transpose_launch.hpp>
 #include <ktune/tuner/verifier.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -20,15 +17,9 @@ namespace {
 std::pair<std::int64_t, std::int64_t> checked_extents(const TransposeArgs& a) {
   const auto [src_extent, dst_extent] = transpose_extents(a);
   const auto bytes = static_cast<double>(std::max(src_extent, dst_extent));
-  std::size_t free = 0, total = 0;
-  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
-  const double host = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  const auto gb = [](double b) { return std::to_string(static_cast<long long>(b / 1e9 + 0.5)) + " GB"; };
-  const std::string what = "transpose " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " " +
-                           std::string(to_string(a.dtype)) + " needs ";
-  if (3 * bytes > 0.95 * static_cast<double>(free))
-    throw Error(what + "3 x " + gb(bytes) + " of GPU memory to tune (" + gb(static_cast<double>(free)) + " free)");
-  if (2 * bytes > 0.8 * host) throw Error(what + "2 x " + gb(bytes) + " of host memory to verify (" + gb(host) + ")");
+  require_memory("transpose " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " " +
+                     std::string(to_string(a.dtype)),
+                 3 * bytes, 2 * bytes, 0.95);
   return {src_extent, dst_extent};
 }
 
@@ -52,7 +43,7 @@ TransposeHarness::TransposeHarness(const DeviceInfo& device, const TransposeArgs
   // rows dst must keep the verifier's poison, so the reference holds it there.
   const std::size_t in = round16(bytes_.src), out = round16(bytes_.dst);
   const std::unique_ptr<unsigned char[]> host(new unsigned char[in]), expect(new unsigned char[out]);
-  fill_random(host.get(), in, static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
+  fill_random(host.get(), in, fresh_seed());
   if (args_.ld_dst != args_.rows) std::memset(expect.get(), Verifier::poison_byte, bytes_.dst);
   std::memset(expect.get() + bytes_.dst, 0, out - bytes_.dst);
   transpose_reference(host.get(), expect.get(), args_);

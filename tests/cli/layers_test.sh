@@ -3,7 +3,7 @@
 # (generator < cache < runtime < tuner; templates/ may use any), and inside the ktune
 # binary, problem/ and workload/ include nothing of cli/ (issue 68), problem/ nothing of
 # workload/, and the tuner library's rooms (run/, search/, measure/) none of the
-# binary's (cli/, problem/, report/, workload/).
+# binary's (cli/, problem/, report/, workload/); no family folder includes another's.
 #   layers_test.sh SOURCE_DIR
 set -uo pipefail
 src=${1:?usage: layers_test.sh SOURCE_DIR}
@@ -26,5 +26,13 @@ for room in problem workload; do forbid "tuner/src/$room" 'cli/' "cli/"; done
 forbid tuner/src/problem 'workload/' "workload/"
 for room in run search measure; do forbid "tuner/src/$room" '(cli|problem|report|workload)/' "the binary's rooms"; done
 forbid tuner/include '(cli|problem|report|workload)/' "the binary's rooms"
+# A family is one folder: none includes another's files.
+for dir in "$src"/templates/*/; do
+  f=$(basename "$dir")
+  for other in "$src"/templates/*/; do
+    o=$(basename "$other")
+    [ "$o" = "$f" ] || forbid "templates/$f" "$o/" "the $o family's files"
+  done
+done
 [ "$failed" = 0 ] && echo "layers: every floor holds"
 exit "$failed"

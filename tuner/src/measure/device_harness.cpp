@@ -1,6 +1,39 @@
 #include <ktune/tuner/harness.hpp>
 
+#include <ktune/error.hpp>
+#include <ktune/generator/dtype.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
 namespace ktune {
+namespace {
+
+std::string gb(double b) { return std::to_string(static_cast<long long>(b / 1e9 + 0.5)) + " GB"; }
+
+}  // namespace
+
+void require_memory(const std::string& what, double device_bytes, double host_bytes, double share) {
+  std::size_t free = 0, total = 0;
+  driver::check(driver::api().cuMemGetInfo(&free, &total), "cuMemGetInfo");
+  const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (device_bytes > share * static_cast<double>(free))
+    throw Error(what + " needs " + gb(device_bytes) + " of GPU memory to tune (" + gb(static_cast<double>(free)) +
+                " free)");
+  if (host_bytes > 0.8 * phys) throw Error(what + " needs " + gb(host_bytes) + " of host memory to verify (" + gb(phys) + ")");
+}
+
+std::uint64_t fresh_seed() {
+  return static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+}
+
+DeviceBuffer upload(const void* host, std::size_t bytes, std::size_t slack) {
+  DeviceBuffer buffer(bytes + slack);
+  driver::check(driver::api().cuMemcpyHtoD(buffer.get(), host, bytes), "cuMemcpyHtoD");
+  return buffer;
+}
 
 DeviceHarness::DeviceHarness(const DeviceInfo& device) : context_(device.device), sm_count_(device.fingerprint.sm_count) {
   driver::check(driver::api().cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
@@ -21,6 +54,32 @@ TimingStats DeviceHarness::time_copy_ceiling() {
   driver::check(driver::api().cuMemsetD8(a.get(), 0x5a, half), "cuMemsetD8");
   return timer().measure(
       [&] { driver::check(driver::api().cuMemcpyDtoDAsync(b.get(), a.get(), half, stream_), "cuMemcpyDtoDAsync"); });
+}
+
+void DeviceHarness::poison(const DeviceBuffer& buffer) {
+  driver::check(driver::api().cuMemsetD8Async(buffer.get(), 0xFF, buffer.size(), stream_), "cuMemsetD8Async");
+}
+
+std::optional<std::string> DeviceHarness::compare_on_host(DType type, CUdeviceptr out, const HostReference& ref,
+                                                          std::size_t guard, const char* noun) {
+  const auto size = static_cast<std::size_t>(size_of(type));
+  const std::size_t count = ref.value.size();
+  std::vector<unsigned char> got(count * size + guard);
+  driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  driver::check(driver::api().cuMemcpyDtoH(got.data(), out, got.size()), "cuMemcpyDtoH");
+  std::size_t bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double g = element_to_double(type, &got[i * size]), want = ref.value[i];
+    if (std::fabs(g - want) <= ref.tolerance[i] || g == want) continue;
+    if (bad++ == 0)
+      first = std::string(noun) + " " + std::to_string(i) + " is " + std::to_string(g) + ", reference " +
+            std::to_string(want) + (ref.tolerance[i] > 0 ? " +- " + std::to_string(ref.tolerance[i]) : "");
+  }
+  for (std::size_t i = count * size; i < got.size(); ++i)
+    if (got[i] != 0xFF) return "wrote past the end of the output (byte " + std::to_string(i - count * size) + " of the guard)";
+  if (bad) return std::to_string(bad) + " of " + std::to_string(count) + " " + noun + "s wrong; " + first;
+  return std::nullopt;
 }
 
 }  // namespace ktune

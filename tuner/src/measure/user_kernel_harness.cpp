@@ -6,7 +6,6 @@
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/tuner/verifier.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -62,7 +61,7 @@ UserKernelHarness::UserKernelHarness(const DeviceInfo& device, std::shared_ptr<c
         values[i] = scalars.at(kernel_->args[i].name).get<double>();
   }
   const auto& d = driver::api();
-  std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  std::uint64_t seed = fresh_seed();
   buffers_.reserve(kernel_->args.size());
   for (std::size_t i = 0; i < kernel_->args.size(); ++i) {
     const KernelArg& a = kernel_->args[i];

@@ -3,6 +3,7 @@
 // description (spec, keys, constraints' view, source) and the device side (buffers
 // with fresh random inputs, verification against a reference, launch, the ceiling).
 // `ktune tune` and `ktune bench` drive any family, and users' kernels, through this.
+#include <ktune/generator/host_reference.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/timing.hpp>
@@ -24,6 +25,15 @@ namespace ktune {
 inline std::size_t ceiling_copy_bytes(double bytes_moved) {
   return (static_cast<std::size_t>(bytes_moved / 2) + 15) / 16 * 16;
 }
+
+// Before a harness allocates: throws ktune::Error "WHAT needs N GB of GPU memory to tune
+// (F GB free)" unless `device_bytes` fit in `share` of the free GPU memory, and "WHAT
+// needs N GB of host memory to verify (P GB)" unless `host_bytes` fit in 80% of the host's.
+void require_memory(const std::string& what, double device_bytes, double host_bytes, double share = 0.9);
+// A seed from the clock: fresh random inputs on every run.
+std::uint64_t fresh_seed();
+// A device copy of `bytes` host bytes, with `slack` more bytes past them (unset).
+DeviceBuffer upload(const void* host, std::size_t bytes, std::size_t slack = 0);
 
 class Harness {
  public:
@@ -73,6 +83,14 @@ class DeviceHarness : public Harness {
   // The usual ceiling: a device copy moving bytes_moved() (read + written) between two
   // buffers of its own, on the harness's stream, by the timer's protocol.
   TimingStats time_copy_ceiling();
+  // 0xFF in every byte of `buffer` (NaN in f32 and f64, -1 in integers), on the stream.
+  void poison(const DeviceBuffer& buffer);
+  // The device's results at `out` (`type`, as many as the reference holds) against the
+  // reference within its tolerances, and the `guard` bytes past them still poisoned;
+  // nullopt when all hold, else "N of M <noun>s wrong; <noun> I is X, reference Y".
+  // Synchronizes the stream.
+  std::optional<std::string> compare_on_host(DType type, CUdeviceptr out, const HostReference& reference,
+                                             std::size_t guard, const char* noun);
 
   PrimaryContext context_;
   CUstream stream_ = nullptr;
