@@ -1,0 +1,57 @@
+#pragma once
+// The registered part of a family whose problem is an op over a whole array (--n N) or
+// over each line of a matrix (--shape ROWSxCOLS): --op NAME, --dtype, the size, and
+// switches of its own (--NAME 0|1, e.g. scan's --exclusive). A record's variant is the
+// op followed by "_NAME" for each switch set, in the order declared; its dtype key is
+// the input's, or "IN>OUT". The family supplies only its target: scan, scan_rows,
+// reduce, reduce_rows and reduce_cols are each one line of KTUNE_FAMILY_PART.
+#include <ktune/named_enum.hpp>
+#include <ktune/tuner/family.hpp>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+struct ArrayProblem {
+  std::string op;  // one of the part's ops
+  DType dtype = DType::f32;
+  std::int64_t rows = 1, cols = 0;  // a whole array: one row of cols = n
+  std::set<std::string> switches;   // the switches given as 1
+  bool on(const std::string& name) const { return switches.count(name) > 0; }
+};
+
+struct ArrayPartSpec {
+  std::string kernel;                    // the family's name (its template's @kernel)
+  std::vector<std::string> ops;          // e.g. {"sum", "max", "min"}: see ops_of<E>()
+  std::string dtypes;                    // --dtype's help, e.g. "f32, f64, f16, bf16"
+  bool matrix = false;                   // --shape ROWSxCOLS, else --n
+  std::string size_default;              // "268435456" or "16384x4096"
+  std::vector<ProblemOption> switches;   // each 0 or 1; default "0"
+  std::function<TuneTarget(const ArrayProblem&)> target;
+};
+
+// A named enum's names, in order, as an ArrayPartSpec's ops.
+template <class E>
+std::vector<std::string> ops_of() {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; !detail::nth_name(EnumNames<E>::text, i).empty(); ++i)
+    out.emplace_back(detail::nth_name(EnumNames<E>::text, i));
+  return out;
+}
+
+class ArrayPart : public FamilyPart {
+ public:
+  explicit ArrayPart(ArrayPartSpec spec) : spec_(std::move(spec)) {}
+  const KernelSpec& spec() const override { return KernelSpec::builtin(spec_.kernel); }
+  std::vector<ProblemOption> options() const override;
+  TuneTarget target(const OptionValues& values) const override;
+  OptionValues options_of(const TuningRecord& record) const override;
+
+ private:
+  ArrayPartSpec spec_;
+};
+
+}  // namespace ktune
