@@ -32,7 +32,8 @@ ReduceHarness::ReduceHarness(const DeviceInfo& device, ReduceKind kind, ReduceOp
   args_.in = input_.get();
   args_.out = output_.get();
   tuning_ = reduce_tuning_problem(kind, args_);
-  reference_ = reduce_reference(args_, host.data());
+  check_ = std::make_unique<ReferenceCheck>(device, stream_, reduce_result_dtype(dtype), reduce_reference(args_, host.data()),
+                                            0, "result");
   driver::check(driver::api().cuCtxSynchronize(), "cuCtxSynchronize");
   read_pass_ = std::make_unique<ReadPass>(device);
   start_timer(device, protocol);
@@ -53,7 +54,7 @@ std::optional<std::string> ReduceHarness::verify(CUfunction f, const Instance& i
   launch(f, inst);
   launch(f, inst);  // twice: the workspace must be ready again after each launch
   driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize", inst.name_expression);
-  return compare_on_host(reduce_result_dtype(args_.dtype), output_.get(), reference_, 0, "result");
+  return (*check_)(output_.get());
 }
 
 }  // namespace ktune

@@ -8,6 +8,7 @@
 #include <reduce/reduce_family.hpp>
 #include <ktune/runtime/read_pass.hpp>
 #include <ktune/tuner/harness.hpp>
+#include <ktune/tuner/reference_check.hpp>
 
 #include <memory>
 
@@ -29,7 +30,7 @@ class ReduceHarness : public DeviceHarness {
  private:
   ReduceArgs args_;
   DeviceBuffer input_, output_, workspace_;
-  HostReference reference_;
+  std::unique_ptr<ReferenceCheck> check_;
   std::unique_ptr<ReadPass> read_pass_;
 };
 

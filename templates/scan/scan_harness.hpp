@@ -6,7 +6,7 @@
 // exactly, and the guard bytes past the output; where a float sum is not exact, on the
 // host within its tolerance). The ceiling is a copy of the bytes a scan moves.
 #include <ktune/tuner/harness.hpp>
-#include <ktune/tuner/output_check.hpp>
+#include <ktune/tuner/reference_check.hpp>
 #include <scan/scan_family.hpp>
 
 #include <memory>
@@ -29,9 +29,7 @@ class ScanHarness : public DeviceHarness {
  private:
   ScanArgs args_;
   DeviceBuffer input_, output_, workspace_;
-  HostReference reference_;
-  DeviceBuffer want_;  // the reference in the output's type, when exact: checked on the device
-  std::unique_ptr<OutputCheck> check_;
+  std::unique_ptr<ReferenceCheck> check_;
 };
 
 }  // namespace ktune

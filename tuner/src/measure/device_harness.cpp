@@ -1,12 +1,10 @@
 #include <ktune/tuner/harness.hpp>
 
 #include <ktune/error.hpp>
-#include <ktune/generator/dtype.hpp>
 
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 
 namespace ktune {
 namespace {
@@ -58,28 +56,6 @@ TimingStats DeviceHarness::time_copy_ceiling() {
 
 void DeviceHarness::poison(const DeviceBuffer& buffer) {
   driver::check(driver::api().cuMemsetD8Async(buffer.get(), 0xFF, buffer.size(), stream_), "cuMemsetD8Async");
-}
-
-std::optional<std::string> DeviceHarness::compare_on_host(DType type, CUdeviceptr out, const HostReference& ref,
-                                                          std::size_t guard, const char* noun) {
-  const auto size = static_cast<std::size_t>(size_of(type));
-  const std::size_t count = ref.value.size();
-  std::vector<unsigned char> got(count * size + guard);
-  driver::check(driver::api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
-  driver::check(driver::api().cuMemcpyDtoH(got.data(), out, got.size()), "cuMemcpyDtoH");
-  std::size_t bad = 0;
-  std::string first;
-  for (std::size_t i = 0; i < count; ++i) {
-    const double g = element_to_double(type, &got[i * size]), want = ref.value[i];
-    if (std::fabs(g - want) <= ref.tolerance[i] || g == want) continue;
-    if (bad++ == 0)
-      first = std::string(noun) + " " + std::to_string(i) + " is " + std::to_string(g) + ", reference " +
-            std::to_string(want) + (ref.tolerance[i] > 0 ? " +- " + std::to_string(ref.tolerance[i]) : "");
-  }
-  for (std::size_t i = count * size; i < got.size(); ++i)
-    if (got[i] != 0xFF) return "wrote past the end of the output (byte " + std::to_string(i - count * size) + " of the guard)";
-  if (bad) return std::to_string(bad) + " of " + std::to_string(count) + " " + noun + "s wrong; " + first;
-  return std::nullopt;
 }
 
 }  // namespace ktune

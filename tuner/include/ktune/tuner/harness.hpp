@@ -3,7 +3,6 @@
 // description (spec, keys, constraints' view, source) and the device side (buffers
 // with fresh random inputs, verification against a reference, launch, the ceiling).
 // `ktune tune` and `ktune bench` drive any family, and users' kernels, through this.
-#include <ktune/generator/host_reference.hpp>
 #include <ktune/generator/tuning_problem.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/timing.hpp>
@@ -85,12 +84,6 @@ class DeviceHarness : public Harness {
   TimingStats time_copy_ceiling();
   // 0xFF in every byte of `buffer` (NaN in f32 and f64, -1 in integers), on the stream.
   void poison(const DeviceBuffer& buffer);
-  // The device's results at `out` (`type`, as many as the reference holds) against the
-  // reference within its tolerances, and the `guard` bytes past them still poisoned;
-  // nullopt when all hold, else "N of M <noun>s wrong; <noun> I is X, reference Y".
-  // Synchronizes the stream.
-  std::optional<std::string> compare_on_host(DType type, CUdeviceptr out, const HostReference& reference,
-                                             std::size_t guard, const char* noun);
 
   PrimaryContext context_;
   CUstream stream_ = nullptr;
