@@ -21,17 +21,6 @@ namespace {
 
 std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
-// What a compaction call's kernel depends on.
-struct CompactKey {
-  DType dtype;
-  CompactMode mode;
-  bool indices;
-  std::int64_t n;
-  ProblemKey::Fields fields() const {
-    return {static_cast<std::int64_t>(dtype), static_cast<std::int64_t>(mode), indices ? 1 : 0, n, 0, 0};
-  }
-};
-
 // Validates, prepares (prepared(ctx)), then launches on the workspace `owner` keeps per stream.
 template <class PreparedFor>
 const LaunchInfo& compact_call(Runtime::Impl& rt, const CompactArgs& args, const void* owner, Stream stream,
@@ -55,7 +44,7 @@ const LaunchInfo& CompactCalls::compact(void* out, std::int64_t* count, const vo
   static const KernelSpec* const spec = &compact_spec();
   Runtime::Impl& rt = runtime_impl(*this);
   return compact_call(rt, args, spec, stream, [&](CUcontext ctx) -> const Prepared& {
-    const ProblemKey key(ctx, *spec, CompactKey{dtype, mode, indices != nullptr, n});
+    const ProblemKey key(ctx, *spec, ProblemKey::of(dtype, mode, indices != nullptr, n));
     return rt.prepared_for(key, [&] { return compact_tuning_problem(args); });
   });
 }

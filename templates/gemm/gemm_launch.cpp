@@ -67,7 +67,7 @@ struct GemmKey {
   static GemmKey of(const GemmArgs& a) {
     return {(a.trans_a ? 2 : 0) + (a.trans_b ? 1 : 0) + (a.out ? 4 : 0), a.dtype, a.m, a.n, a.k, gemm_alignment(a)};
   }
-  ProblemKey::Fields fields() const { return {variant, static_cast<std::int64_t>(dtype), m, n, k, align}; }
+  ProblemKey::Fields fields() const { return ProblemKey::of(variant, dtype, m, n, k, align); }
 };
 
 // launch_gemm with alpha and beta in the accumulator's type.
@@ -146,7 +146,7 @@ const LaunchInfo& GemmCalls::gemm(const GemmProblem& pr, Stream stream) {
   Runtime::Impl& impl = runtime_impl(*this);
   const CUcontext ctx = impl.current_context();
   const KernelSpec* const family = &gemm_spec(args);
-  const ProblemKey key(ctx, *family, GemmKey::of(args));
+  const ProblemKey key(ctx, *family, GemmKey::of(args).fields());
   const Prepared& p = impl.prepared_for(key, [&] { return gemm_tuning_problem(args); });
   const auto s = reinterpret_cast<CUstream>(stream);
   const GemmPlan plan = gemm_plan(*p.spec, p.instance, args);

@@ -29,21 +29,11 @@ void launch_reduce(const KernelSpec& spec, CUfunction f, const Instance& inst, c
 
 namespace {
 
-// What a reduction call's kernel depends on.
-struct ReduceKey {
-  ReduceOp op;
-  DType dtype;
-  std::int64_t rows, cols, align;
-  ProblemKey::Fields fields() const {
-    return {static_cast<std::int64_t>(op), static_cast<std::int64_t>(dtype), rows, cols, align, 0};
-  }
-};
-
 const LaunchInfo& reduce_call(Runtime::Impl& rt, ReduceKind kind, const ReduceArgs& args, CUstream stream) {
   validate(args);  // throws before anything launches
   const CUcontext ctx = rt.current_context();
   const KernelSpec& spec = reduce_spec(kind);
-  const ProblemKey key(ctx, spec, ReduceKey{args.op, args.dtype, args.rows, args.cols, reduce_alignment(args)});
+  const ProblemKey key(ctx, spec, ProblemKey::of(args.op, args.dtype, args.rows, args.cols, reduce_alignment(args)));
   const Prepared& p = rt.prepared_for(key, [&] { return reduce_tuning_problem(kind, args); });
   const WorkspaceLease workspace =
       kind == ReduceKind::whole ? rt.workspace(ctx, stream, &spec, reduce_workspace_bytes(p.sm_count)) : WorkspaceLease();

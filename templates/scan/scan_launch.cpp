@@ -32,22 +32,12 @@ void launch_scan(CUfunction f, const Instance& inst, const ScanArgs& a, CUdevice
 
 namespace {
 
-// What a scan call's kernel depends on.
-struct ScanKey {
-  ScanOp op;
-  DType dtype;
-  bool exclusive;
-  std::int64_t rows, n, align;
-  ProblemKey::Fields fields() const {
-    return {static_cast<std::int64_t>(op) * 2 + (exclusive ? 1 : 0), static_cast<std::int64_t>(dtype), rows, n, align, 0};
-  }
-};
-
 const LaunchInfo& scan_call(Runtime::Impl& rt, const ScanArgs& args, CUstream stream) {
   validate(args);  // throws before anything launches
   const CUcontext ctx = rt.current_context();
   const KernelSpec& spec = scan_spec(args.kind);
-  const ProblemKey key(ctx, spec, ScanKey{args.op, args.dtype, args.exclusive, args.rows, args.n, scan_alignment(args)});
+  const ProblemKey key(ctx, spec,
+                       ProblemKey::of(args.op, args.exclusive, args.dtype, args.rows, args.n, scan_alignment(args)));
   const Prepared& p = rt.prepared_for(key, [&] { return scan_tuning_problem(args); });
   const WorkspaceLease workspace = args.kind == ScanKind::whole
                                        ? rt.workspace(ctx, stream, &spec, scan_workspace_bytes(p.instance.grid[0]))

@@ -3,20 +3,6 @@
 #include <ktune/runtime/runtime_impl.hpp>
 
 namespace ktune {
-namespace {
-
-// What a transpose call's kernel depends on.
-struct TransposeKey {
-  DType dtype;
-  std::int64_t rows, cols;
-  std::int64_t align;  // alignment class of pointers and pitches
-  // The copy of a degenerate shape needs its pointers' alignment, which `align` (pitches
-  // included) does not show.
-  std::int64_t copy_align;
-  ProblemKey::Fields fields() const { return {static_cast<std::int64_t>(dtype), rows, cols, align, copy_align, 0}; }
-};
-
-}  // namespace
 
 void launch_transpose(CUfunction f, const Instance& inst, const TransposeArgs& a, CUstream stream) {
   TransposeParams::launch(f, LaunchShape::of(inst), stream, inst.name_expression, DevicePtr{a.dst}, DevicePtr{a.src},
@@ -31,7 +17,10 @@ const LaunchInfo& TransposeCalls::transpose(void* dst, const void* src, std::int
   Runtime::Impl& impl = runtime_impl(*this);
   const CUcontext ctx = impl.current_context();
   static const KernelSpec* const family = &KernelSpec::builtin("transpose");
-  const ProblemKey key(ctx, *family, TransposeKey{dtype, rows, cols, transpose_alignment(args), transpose_copy_alignment(args)});
+  // The copy of a degenerate shape needs its pointers' alignment, which the alignment class
+  // (pitches included) does not show.
+  const ProblemKey key(ctx, *family,
+                       ProblemKey::of(dtype, rows, cols, transpose_alignment(args), transpose_copy_alignment(args)));
   const Prepared& p = impl.prepared_for(key, [&] { return transpose_tuning_problem(args); });
   launch_transpose(p.function, p.instance, args, reinterpret_cast<CUstream>(stream));
   return p.info;

@@ -36,10 +36,16 @@ struct ProblemKey {
   const KernelSpec* family = nullptr;
   Fields fields{};
 
-  // FamilyKey::fields() -> ProblemKey::Fields: everything the family's kernel choice
-  // depends on (what its constraints read of a call).
-  template <class FamilyKey>
-  ProblemKey(CUcontext c, const KernelSpec& spec, const FamilyKey& key) : ctx(c), family(&spec), fields(key.fields()) {}
+  // `fields`: everything the family's kernel choice depends on (what its constraints read
+  // of a call), at most six numbers: enums, flags and sizes, e.g.
+  // ProblemKey(ctx, spec, {op, dtype, rows, cols, align}).
+  ProblemKey(CUcontext c, const KernelSpec& spec, const Fields& f) : ctx(c), family(&spec), fields(f) {}
+  // The fields of any integers, enums or flags.
+  template <class... T>
+  static Fields of(T... values) {
+    static_assert(sizeof...(T) <= 6, "a ProblemKey holds six fields");
+    return {static_cast<std::int64_t>(values)...};
+  }
   bool operator==(const ProblemKey& o) const { return ctx == o.ctx && family == o.family && fields == o.fields; }
 };
 
