@@ -3,6 +3,7 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
 #include <ktune/generator/elementwise_expr.hpp>
+#include <ktune/generator/regions.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -32,13 +33,6 @@ ElementwiseExpr parse_predicate(const std::string& text) {
                           e.inputs().front() + "' is not known");
   return e;
 }
-
-struct Span {
-  std::uintptr_t begin, bytes;
-  const char* name;
-};
-
-bool overlap(const Span& a, const Span& b) { return a.begin && b.begin && a.begin < b.begin + b.bytes && b.begin < a.begin + a.bytes; }
 
 }  // namespace
 
@@ -70,17 +64,14 @@ void validate(const CompactArgs& a) {
   if (a.mode == CompactMode::predicate) (void)parse_predicate(a.predicate);
   if (a.n < 1) fail(a, "n must be positive");
   if (a.n > (std::int64_t{1} << 40)) fail(a, "n is above 2^40");
-  if (!a.in || !a.out || !a.count) fail(a, "null pointer (in, out and count are required)");
-  if (a.mode == CompactMode::flags && !a.flags) fail(a, "null flags (mode flags)");
-  const auto elem = static_cast<std::uintptr_t>(size_of(a.dtype));
-  if (a.in % elem || a.out % elem) fail(a, "in or out not aligned to its element size");
-  if (a.indices % 8 || a.count % 8) fail(a, "indices or count not aligned to 8 bytes");
-  const auto n = static_cast<std::uintptr_t>(a.n);
-  const Span in{a.in, n * elem, "in"}, flags{a.mode == CompactMode::flags ? a.flags : 0, n, "flags"},
-      out{a.out, n * elem, "out"}, indices{a.indices, n * 8, "indices"}, count{a.count, 8, "count"};
-  for (const Span& w : {out, indices, count})
-    for (const Span& o : {in, flags, out, indices, count})
-      if (w.name != o.name && overlap(w, o)) fail(a, std::string(w.name) + " overlaps " + o.name);
+  const bool flags = a.mode == CompactMode::flags;  // other modes read no flags
+  const std::int64_t elem = size_of(a.dtype);
+  if (const auto why = region_problem({{"in", a.in, elem, 1, a.n, a.n},
+                                       {"flags", flags ? a.flags : 0, 1, 1, a.n, a.n, false, !flags},
+                                       {"out", a.out, elem, 1, a.n, a.n, true},
+                                       {"indices", a.indices, 8, 1, a.n, a.n, true, true},
+                                       {"count", a.count, 8, 1, 1, 1, true}}))
+    fail(a, *why);
 }
 
 CompactArgs compact_probe_args(CompactArgs a) {

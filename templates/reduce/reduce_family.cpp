@@ -2,6 +2,7 @@
 
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
+#include <ktune/generator/regions.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -33,17 +34,9 @@ void validate(const ReduceArgs& a) {
     fail(a, "rows and cols must each be below 2^31");
   if (a.cols > (std::int64_t{1} << 40)) fail(a, "n is above 2^40");
   if (a.ld < a.cols) fail(a, "ld " + std::to_string(a.ld) + " is smaller than cols");
-  std::int64_t extent = 0;
-  const std::int64_t elem = size_of(a.dtype);
-  if (__builtin_mul_overflow(a.rows - 1, a.ld, &extent) || __builtin_add_overflow(extent, a.cols, &extent) ||
-      __builtin_mul_overflow(extent, elem, &extent))
-    fail(a, "input size overflows 64 bits");
-  if (!a.in || !a.out) fail(a, "null pointer");
-  if (a.in % static_cast<std::uintptr_t>(elem)) fail(a, "input pointer not aligned to its element size");
-  const auto out_elem = static_cast<std::uintptr_t>(size_of(reduce_result_dtype(a.dtype)));
-  if (a.out % out_elem) fail(a, "output pointer not aligned to its element size");
-  const std::uintptr_t out_bytes = static_cast<std::uintptr_t>(a.results()) * out_elem;
-  if (a.out < a.in + static_cast<std::uintptr_t>(extent) && a.in < a.out + out_bytes) fail(a, "output overlaps the input");
+  if (const auto why = region_problem({{"input", a.in, size_of(a.dtype), a.rows, a.cols, a.ld},
+                                       {"output", a.out, size_of(reduce_result_dtype(a.dtype)), 1, a.results(), 0, true}}))
+    fail(a, *why);
 }
 
 ReduceArgs reduce_probe_args(ReduceArgs a) {

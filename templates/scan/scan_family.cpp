@@ -2,6 +2,7 @@
 
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
+#include <ktune/generator/regions.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -46,23 +47,12 @@ void validate(const ScanArgs& a) {
   if (rows && (a.rows >= (std::int64_t{1} << 31) || a.n >= (std::int64_t{1} << 31)))
     fail(a, "rows and cols must each be below 2^31");
   if (rows && (a.ld_in < a.n || a.ld_out < a.n)) fail(a, "a pitch is smaller than cols");
-  if (!a.in || !a.out) fail(a, "null pointer");
-  const auto in_elem = static_cast<std::uintptr_t>(size_of(a.dtype));
-  const auto out_elem = static_cast<std::uintptr_t>(size_of(scan_result_dtype(a.dtype)));
-  if (a.in % in_elem) fail(a, "input pointer not aligned to its element size");
-  if (a.out % out_elem) fail(a, "output pointer not aligned to its element size");
-  // Extents in bytes: (rows - 1) pitches and a row (overflow is refused, not wrapped).
-  const auto extent = [&](std::int64_t ld, std::uintptr_t elem) {
-    std::int64_t e = 0;
-    if (__builtin_mul_overflow(a.rows - 1, rows ? ld : 0, &e) || __builtin_add_overflow(e, a.n, &e) ||
-        __builtin_mul_overflow(e, static_cast<std::int64_t>(elem), &e))
-      fail(a, "the array's size overflows 64 bits");
-    return static_cast<std::uintptr_t>(e);
-  };
-  const std::uintptr_t in_bytes = extent(a.ld_in, in_elem), out_bytes = extent(a.ld_out, out_elem);
-  const bool in_place = a.out == a.in && in_elem == out_elem && (!rows || a.ld_in == a.ld_out);
-  if (!in_place && a.out < a.in + in_bytes && a.in < a.out + out_bytes)
-    fail(a, "output overlaps the input (only out == in, in place, is allowed)");
+  const std::int64_t in_elem = size_of(a.dtype), out_elem = size_of(scan_result_dtype(a.dtype));
+  const std::int64_t ld_in = rows ? a.ld_in : a.n, ld_out = rows ? a.ld_out : a.n;
+  if (const auto why = region_problem({{"input", a.in, in_elem, a.rows, a.n, ld_in},
+                                       {"output", a.out, out_elem, a.rows, a.n, ld_out, true}},
+                                      true))
+    fail(a, *why);
 }
 
 ScanArgs scan_probe_args(ScanArgs a) {

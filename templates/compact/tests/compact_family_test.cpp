@@ -32,7 +32,7 @@ TEST(CompactFamily, BadArgumentsAreRefused) {
               auto a = args(10);
               a.flags = 0;
               validate(a);
-            }).find("null flags"),
+            }).find("null pointer (flags)"),
             std::string::npos);
   EXPECT_EQ(error_of([] {
               auto a = args(10);

@@ -1,0 +1,30 @@
+#pragma once
+// What a family's validate() checks of the device memory a call touches, written once:
+// each region is `rows` lines of `cols` elements of `elem` bytes, `ld` elements apart
+// (a whole array: one line), at an address that must be set and aligned to its element;
+// its size must not overflow 64 bits; a region written may not overlap another (unless
+// it is exactly the same region, in place, where the family allows it).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+struct Region {
+  const char* name;  // "input", "out", "C": messages say "<name> overlaps <other>"
+  std::uintptr_t ptr;
+  std::int64_t elem, rows, cols, ld;
+  bool written = false;
+  bool optional = false;  // may be null (then not used)
+};
+
+// The region's extent in bytes: (rows - 1) * ld + cols elements; nullopt on overflow.
+std::optional<std::uintptr_t> region_bytes(const Region& r);
+
+// Why the regions cannot be used, or nullopt: "null pointer (<name>)", "<name> pointer not
+// aligned to its element size", "<name>'s size overflows 64 bits", "<name> overlaps
+// <other>" (with `in_place`, exactly the same region is allowed).
+std::optional<std::string> region_problem(const std::vector<Region>& regions, bool in_place = false);
+
+}  // namespace ktune
