@@ -8,7 +8,6 @@
 #include "measure/user_kernel_harness.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace ktune {
 namespace {
