@@ -6,9 +6,7 @@
 extern "C" int ktune_c_transpose(ktune_c_runtime* rt, uintptr_t dst, uintptr_t src, int64_t rows, int64_t cols,
                                  int64_t ld_dst, int64_t ld_src, const char* dtype, uintptr_t stream) {
   using namespace ktune::c_api;
-  if (!rt) return invalid("ktune_c_transpose: null runtime");
-  return guarded([&] {
-    keep(rt->rt->transpose(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), rows, cols, ld_dst, ld_src,
-                           dtype_of(dtype), stream_of(stream)));
+  return runtime_call(rt, "ktune_c_transpose", [&](ktune::Runtime& r) -> decltype(auto) {
+    return r.transpose(out_ptr(dst), in_ptr(src), rows, cols, ld_dst, ld_src, dtype_of(dtype), stream_of(stream));
   });
 }
