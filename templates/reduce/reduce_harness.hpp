@@ -2,8 +2,9 @@
 // Verifying and timing reductions of one problem on one GPU, for the three families:
 // `reduce` (rows = 1: the whole array), `reduce_rows` and `reduce_cols`. Inputs are fresh random
 // multiples of 1/8 in [-4, 4] without zero (exact in every input dtype), results are
-// poisoned before each check and compared on the host with the float64 reference and
-// its tolerance (reduce_reference). The ceiling is a read-only pass over the input
+// poisoned before each check and compared with the float64 reference (reduce_reference)
+// by a ReferenceCheck: on the device where it is exact (max, min), else on the host
+// within its tolerance. The ceiling is a read-only pass over the input
 // (ReadPass: every 16 bytes loaded once, nothing stored).
 #include <reduce/reduce_family.hpp>
 #include <ktune/runtime/read_pass.hpp>
