@@ -1,9 +1,9 @@
 #pragma once
 // Enums whose values have names: the command line's, the C ABI's and Python's spelling.
-//   KTUNE_NAMED_ENUM(ScanOp, sum, max, min)
-// declares `enum class ScanOp { sum, max, min }`, to_string(ScanOp) ("max"), and makes
-// parse_enum<ScanOp>("max") (nullopt for any other name) and enum_choices<ScanOp>()
-// ("sum, max, min", for messages) work. Part of ktune's public API.
+//   KTUNE_NAMED_ENUM(Op, sum, max, min)
+// declares `enum class Op { sum, max, min }`, to_string(Op) ("max"), and makes
+// parse_enum<Op>("max") (nullopt for any other name) and enum_choices<Op>() ("sum,
+// max, min", for messages) work. Part of ktune's public API.
 #include <cstddef>
 #include <optional>
 #include <string>

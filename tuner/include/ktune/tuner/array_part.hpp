@@ -1,10 +1,10 @@
 #pragma once
 // The registered part of a family whose problem is an op over a whole array (--n N) or
 // over each line of a matrix (--shape ROWSxCOLS): --op NAME, --dtype, the size, and
-// switches of its own (--NAME 0|1, e.g. scan's --exclusive). A record's variant is the
+// switches of its own (--NAME 0|1, e.g. --exclusive). A record's variant is the
 // op followed by "_NAME" for each switch set, in the order declared; its dtype key is
-// the input's, or "IN>OUT". The family supplies only its target: scan, scan_rows,
-// reduce, reduce_rows and reduce_cols are each one line of KTUNE_FAMILY_PART.
+// the input's, or "IN>OUT". The family supplies only its target, and each of its
+// kernels is one line: KTUNE_FAMILY_PART(name, ArrayPart(spec)).
 #include <ktune/named_enum.hpp>
 #include <ktune/tuner/family.hpp>
 
