@@ -1,5 +1,9 @@
 #include <ktune/generator/regions.hpp>
 
+#include <ktune/error.hpp>
+
+#include <array>
+
 namespace ktune {
 
 std::optional<std::uintptr_t> region_bytes(const Region& r) {
@@ -10,18 +14,21 @@ std::optional<std::uintptr_t> region_bytes(const Region& r) {
   return static_cast<std::uintptr_t>(e);
 }
 
-std::optional<std::string> region_problem(const std::vector<Region>& regions, bool in_place) {
-  std::vector<std::uintptr_t> bytes;
-  for (const Region& r : regions) {
+std::optional<std::string> region_problem(std::initializer_list<Region> list, bool in_place) {
+  std::array<std::uintptr_t, 8> bytes{};
+  if (list.size() > bytes.size()) throw InvalidArgument("region_problem: more than 8 regions");
+  const Region* regions = list.begin();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Region& r = regions[i];
     if (!r.ptr && !r.optional) return "null pointer (" + std::string(r.name) + ")";
     if (r.ptr % static_cast<std::uintptr_t>(r.elem)) return std::string(r.name) + " pointer not aligned to its element size";
     const auto b = region_bytes(r);
     if (!b) return std::string(r.name) + "'s size overflows 64 bits";
-    bytes.push_back(*b);
+    bytes[i] = *b;
   }
-  for (std::size_t w = 0; w < regions.size(); ++w) {
+  for (std::size_t w = 0; w < list.size(); ++w) {
     if (!regions[w].written || !regions[w].ptr) continue;
-    for (std::size_t o = 0; o < regions.size(); ++o) {
+    for (std::size_t o = 0; o < list.size(); ++o) {
       const Region &a = regions[w], &b = regions[o];
       if (o == w || !b.ptr || !(a.ptr < b.ptr + bytes[o] && b.ptr < a.ptr + bytes[w])) continue;
       const bool same = a.ptr == b.ptr && a.elem == b.elem && (a.rows == 1 || a.ld == b.ld) && bytes[w] == bytes[o];

@@ -2,6 +2,7 @@
 
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
+#include <ktune/generator/regions.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -22,11 +23,6 @@ std::int64_t tunable(const KernelSpec& spec, const Instance& inst, const char* n
 std::string text_tunable(const KernelSpec& spec, const Instance& inst, const char* name) {
   const int at = spec.tunable_index(name);
   return at < 0 ? std::string() : std::get<std::string>(inst.config.at(static_cast<std::size_t>(at)));
-}
-
-// Bytes from the first to one past the last element of a rows x cols matrix.
-std::uintptr_t extent(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t elem) {
-  return static_cast<std::uintptr_t>(((rows - 1) * ld + cols) * elem);
 }
 
 }  // namespace
@@ -90,18 +86,11 @@ void validate(const GemmArgs& a) {
   if (a.lda < a_cols) fail(a, "lda " + std::to_string(a.lda) + " is smaller than " + (a.trans_a ? "m" : "k"));
   if (a.ldb < b_cols) fail(a, "ldb " + std::to_string(a.ldb) + " is smaller than " + (a.trans_b ? "k" : "n"));
   if (a.ldc < a.n) fail(a, "ldc " + std::to_string(a.ldc) + " is smaller than n");
-  const std::int64_t elem = size_of(a.dtype), c_elem = size_of(gemm_out(a));
-  for (const auto& [rows, ld] : {std::pair{a_rows, a.lda}, std::pair{b_rows, a.ldb}, std::pair{a.m, a.ldc}}) {
-    std::int64_t bytes = 0;
-    if (__builtin_mul_overflow(rows, ld, &bytes) || __builtin_mul_overflow(bytes, std::max(elem, c_elem), &bytes))
-      fail(a, "matrix size overflows 64 bits");
-  }
-  if (!a.a || !a.b || !a.c) fail(a, "null pointer");
-  const auto e = static_cast<std::uintptr_t>(elem);
-  if (a.a % e || a.b % e || a.c % static_cast<std::uintptr_t>(c_elem)) fail(a, "pointers must be aligned to the element size");
-  const std::uintptr_t c_end = a.c + extent(a.m, a.n, a.ldc, c_elem);
-  if (a.c < a.a + extent(a_rows, a_cols, a.lda, elem) && a.a < c_end) fail(a, "C overlaps A");
-  if (a.c < a.b + extent(b_rows, b_cols, a.ldb, elem) && a.b < c_end) fail(a, "C overlaps B");
+  const std::int64_t elem = size_of(a.dtype);
+  if (const auto why = region_problem({{"A", a.a, elem, a_rows, a_cols, a.lda},
+                                       {"B", a.b, elem, b_rows, b_cols, a.ldb},
+                                       {"C", a.c, size_of(gemm_out(a)), a.m, a.n, a.ldc, true}}))
+    fail(a, *why);
 }
 
 GemmArgs gemm_probe_args(GemmArgs a) {

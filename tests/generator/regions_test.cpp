@@ -6,7 +6,7 @@
 namespace ktune {
 namespace {
 
-std::string why(const std::vector<Region>& r, bool in_place = false) { return region_problem(r, in_place).value_or(""); }
+std::string why(std::initializer_list<Region> r, bool in_place = false) { return region_problem(r, in_place).value_or(""); }
 
 TEST(Regions, NullMisalignedOverflowingAndOverlappingAreRefused) {
   const Region in{"input", 0x1000, 4, 3, 10, 16}, out{"output", 0x2000, 4, 3, 10, 12, true};

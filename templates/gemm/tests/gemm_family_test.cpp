@@ -39,7 +39,7 @@ TEST(GemmFamily, BadArgumentsAreRefused) {
   EXPECT_NE(error_of([&] { validate(a); }).find("C overlaps B"), std::string::npos);
   a = args(8, 8, 8);
   a.a += 2;
-  EXPECT_NE(error_of([&] { validate(a); }).find("aligned to the element size"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate(a); }).find("not aligned to its element size"), std::string::npos);
   a = args(8, 8, 8);
   a.dtype = DType::i32;
   EXPECT_NE(error_of([&] { validate(a); }).find("dtype not supported (f32, f64, f16, bf16)"), std::string::npos);
@@ -202,7 +202,7 @@ TEST(GemmFamily, F32OutputForHalves) {
   EXPECT_NE(error_of([&] { validate(a); }).find("C overlaps B"), std::string::npos);
   a = args(64, 48, 32);
   a.dtype = DType::f16, a.out = DType::f32, a.c += 2;  // aligned for halves, not for floats
-  EXPECT_NE(error_of([&] { validate(a); }).find("aligned to the element size"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate(a); }).find("not aligned to its element size"), std::string::npos);
   const std::pair<DType, DType> refused[] = {{DType::f32, DType::f16}, {DType::bf16, DType::f16},
                                              {DType::f64, DType::f32}, {DType::f16, DType::f64}};
   for (const auto& [in, out] : refused) {

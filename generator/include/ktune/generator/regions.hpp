@@ -5,9 +5,9 @@
 // its size must not overflow 64 bits; a region written may not overlap another (unless
 // it is exactly the same region, in place, where the family allows it).
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace ktune {
 
@@ -24,7 +24,8 @@ std::optional<std::uintptr_t> region_bytes(const Region& r);
 
 // Why the regions cannot be used, or nullopt: "null pointer (<name>)", "<name> pointer not
 // aligned to its element size", "<name>'s size overflows 64 bits", "<name> overlaps
-// <other>" (with `in_place`, exactly the same region is allowed).
-std::optional<std::string> region_problem(const std::vector<Region>& regions, bool in_place = false);
+// <other>" (with `in_place`, exactly the same region is allowed). At most 8 regions;
+// allocates nothing unless it fails (runtime calls validate on every launch).
+std::optional<std::string> region_problem(std::initializer_list<Region> regions, bool in_place = false);
 
 }  // namespace ktune
