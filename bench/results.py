@@ -29,27 +29,39 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
+# KTUNE_RESULTS_DIR: another results folder (the tests' copies).
+RESULTS = pathlib.Path(os.environ.get("KTUNE_RESULTS_DIR") or ROOT / "bench" / "results").resolve()
 DATA = RESULTS / "data"
 MAX_PAGE_LINES, MAX_CELL = 400, 300
 TABLE_BLOCK = re.compile(r"(<!-- table: (.+?) -->\n)(.*?)(<!-- end table -->)", re.S)
 
 
 def read_jsonl(path):
-    """The JSON lines of a file; a line that is not JSON is an error naming FILE:LINE."""
+    """The JSON objects of a file, a line each; anything else is an error naming FILE:LINE."""
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        sys.exit(f"{path}: {e.strerror}")
+    with f:
+        for number, raw in enumerate(f, 1):
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"{path}:{number}: not a JSON line ({e.msg})")
+                line = raw.decode("utf-8")
+                row = json.loads(line) if line.strip() else None
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                sys.exit(f"{path}:{number}: not a JSON line ({getattr(e, 'msg', None) or e.reason})")
+            if row is None:
+                continue
             if not isinstance(row, dict):
                 sys.exit(f"{path}:{number}: not a JSON object")
             rows.append(row)
     return rows
+
+
+def shown(path):
+    """A path as messages show it: from the checkout's root where it is inside."""
+    path = pathlib.Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def append_jsonl(path, rows):
@@ -87,7 +99,12 @@ def cell(text):
 
 
 def summary(args):
-    rows = [r for r in read_jsonl(DATA / f"{args.topic}.jsonl") if r.get("kind") == "summary"]
+    path = DATA / f"{args.topic}.jsonl"
+    rows = [r for r in read_jsonl(path) if r.get("kind") == "summary"]
+    for r in rows:
+        missing = [k for k in ("gpu", "date", "command", "result") if not isinstance(r.get(k), str)]
+        if missing:
+            sys.exit(f"{shown(path)}: a summary line without {', '.join(missing)}: {json.dumps(r)[:120]}")
     rows.sort(key=lambda r: r["date"], reverse=True)
     print("| GPU, date, commit | command | result | history section |\n|---|---|---|---|")
     for r in rows:
@@ -162,7 +179,7 @@ def archive(args):
         start = lines.index("# History")
     except ValueError:
         sys.exit(f"{page}: no '# History' heading: nothing to archive")
-    sections, current = [], None
+    sections, current, before = [], None, []
     for line in lines[start + 1:]:
         if line.startswith("## "):
             current = {"heading": line[3:].strip(), "lines": []}
@@ -170,7 +187,10 @@ def archive(args):
         elif current is not None:
             current["lines"].append(line)
         elif line.strip():
-            sys.exit(f"{page}: text between '# History' and its first section: {line[:60]}")
+            before.append(line)
+    # Only this command's own note may stand before the first section: it is rewritten.
+    if before and not before[0].startswith("The history ("):
+        sys.exit(f"{page}: text between '# History' and its first section: {before[0][:60]}")
     rows = []
     for s in sections:
         body = s["lines"]
@@ -190,7 +210,7 @@ def archive(args):
             f"[data/history/{topic}.jsonl](data/history/{topic}.jsonl); read it with\n"
             f"`python3 bench/results.py history {topic} [WORD]`.")
     page.write_text("\n".join(lines[:start] + ["# History", "", note, ""]), encoding="utf-8")
-    print(f"{page}: {len(rows)} section(s) moved to {target.relative_to(ROOT)}")
+    print(f"{page}: {len(rows)} section(s) moved to {shown(target)}")
 
 
 def history(args):
@@ -229,7 +249,7 @@ def tables(args):
             if not args.check:
                 page.write_text(new, encoding="utf-8")
     if args.check and stale:
-        sys.exit("out of date (python3 bench/results.py tables): " + ", ".join(str(p.relative_to(ROOT)) for p in stale))
+        sys.exit("out of date (python3 bench/results.py tables): " + ", ".join(shown(p) for p in stale))
     print(f"{len(stale)} page(s) {'out of date' if args.check else 'regenerated'}")
 
 
@@ -241,7 +261,7 @@ def long_cells(path):
         if not fence and line.startswith("|"):
             for c in split_row(line):
                 if len(c) > MAX_CELL:
-                    found.append(f"{path.relative_to(ROOT)}:{number}: a table cell of {len(c)} characters "
+                    found.append(f"{shown(path)}:{number}: a table cell of {len(c)} characters "
                                  f"(at most {MAX_CELL}): {c[:60]}...")
     return found
 
@@ -251,7 +271,7 @@ def check(args):
     for page in pages():
         n = page.read_text(encoding="utf-8").count("\n")
         if n > MAX_PAGE_LINES:
-            problems.append(f"{page.relative_to(ROOT)}: {n} lines (at most {MAX_PAGE_LINES}; "
+            problems.append(f"{shown(page)}: {n} lines (at most {MAX_PAGE_LINES}; "
                             f"python3 bench/results.py archive moves its history into data/)")
     docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *pages(),
             *sorted((ROOT / "templates").glob("*/README.md"))]
@@ -291,7 +311,11 @@ def main():
     c = sub.add_parser("check")
     c.set_defaults(run=check)
     args = p.parse_args()
-    args.run(args)
+    try:
+        args.run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # a reader that stopped early (| head): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":
