@@ -39,4 +39,9 @@ std::optional<std::string> region_problem(std::initializer_list<Region> list, bo
   return std::nullopt;
 }
 
+std::uintptr_t probe_address_after(std::uintptr_t previous, double bytes) {
+  if (!(bytes >= 0 && bytes < 1e18)) return k_first_probe_address;
+  return previous + 256 + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256;
+}
+
 }  // namespace ktune

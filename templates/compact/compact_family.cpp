@@ -75,10 +75,12 @@ void validate(const CompactArgs& a) {
 }
 
 CompactArgs compact_probe_args(CompactArgs a) {
-  const double bytes = static_cast<double>(std::max<std::int64_t>(a.n, 0)) * size_of(a.dtype);
-  const std::uintptr_t step = bytes < 1e17 ? (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256 + 256 : 256;
-  a.in = 256, a.flags = a.in + step, a.out = a.flags + step, a.count = a.out + step;
-  if (a.indices) a.indices = a.count + 256;
+  const double bytes = static_cast<double>(a.n) * size_of(a.dtype);
+  a.in = k_first_probe_address;
+  a.flags = probe_address_after(a.in, bytes);
+  a.out = probe_address_after(a.flags, static_cast<double>(a.n));
+  a.count = probe_address_after(a.out, bytes);
+  if (a.indices) a.indices = probe_address_after(a.count, 8);
   return a;
 }
 

@@ -40,10 +40,8 @@ void validate(const ReduceArgs& a) {
 }
 
 ReduceArgs reduce_probe_args(ReduceArgs a) {
-  a.in = 256;
-  // Past the input, rounded to 256 bytes; saturating, so absurd sizes fail validation, not here.
-  const double bytes = static_cast<double>(a.rows) * static_cast<double>(std::max<std::int64_t>(a.ld, 0)) * size_of(a.dtype);
-  a.out = bytes < 1e18 ? 512 + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256 : 256;
+  a.in = k_first_probe_address;
+  a.out = probe_address_after(a.in, static_cast<double>(a.rows) * static_cast<double>(a.ld) * size_of(a.dtype));
   return a;
 }
 

@@ -29,6 +29,17 @@ std::string value_type(DType d) {
   return d == DType::i32 ? "int" : d == DType::i64 ? "long long" : element_value_type(d);
 }
 
+// {n, align} ({rows, cols, align} for rows) as constraints see them; the record's
+// variant is "<op>" or "<op>_exclusive".
+Problem scan_problem(const ScanArgs& a) {
+  if (a.kind == ScanKind::rows) return {a.dtype, {{"rows", a.rows}, {"cols", a.n}, {"align", scan_alignment(a)}}};
+  return {a.dtype, {{"n", a.n}, {"align", scan_alignment(a)}}};
+}
+
+std::string scan_variant(const ScanArgs& a) {
+  return std::string(to_string(a.op)) + (a.exclusive ? "_exclusive" : "");
+}
+
 }  // namespace
 
 DType scan_result_dtype(DType input) { return input == DType::f16 || input == DType::bf16 ? DType::f32 : input; }
@@ -56,11 +67,9 @@ void validate(const ScanArgs& a) {
 }
 
 ScanArgs scan_probe_args(ScanArgs a) {
-  a.in = 256;
-  const double bytes = static_cast<double>(std::max<std::int64_t>(a.rows, 0)) *
-                       static_cast<double>(std::max<std::int64_t>(a.kind == ScanKind::rows ? a.ld_in : a.n, 0)) *
-                       size_of(a.dtype);
-  a.out = bytes < 1e18 ? 512 + (static_cast<std::uintptr_t>(bytes) + 255) / 256 * 256 : 256;
+  a.in = k_first_probe_address;
+  a.out = probe_address_after(a.in, static_cast<double>(a.rows) * static_cast<double>(a.kind == ScanKind::rows ? a.ld_in : a.n) *
+                                        size_of(a.dtype));
   return a;
 }
 
@@ -70,15 +79,6 @@ std::int64_t scan_alignment(const ScanArgs& a) {
   const std::int64_t out = rows ? vector_width(scan_result_dtype(a.dtype), {a.out}, {a.ld_out})
                                 : vector_width(scan_result_dtype(a.dtype), {a.out}, {});
   return std::min<std::int64_t>({in, out, 4});
-}
-
-Problem scan_problem(const ScanArgs& a) {
-  if (a.kind == ScanKind::rows) return {a.dtype, {{"rows", a.rows}, {"cols", a.n}, {"align", scan_alignment(a)}}};
-  return {a.dtype, {{"n", a.n}, {"align", scan_alignment(a)}}};
-}
-
-std::string scan_variant(const ScanArgs& a) {
-  return std::string(to_string(a.op)) + (a.exclusive ? "_exclusive" : "");
 }
 
 double scan_bytes(const ScanArgs& a) {

@@ -39,10 +39,6 @@ ScanArgs scan_probe_args(ScanArgs args);
 // Largest vector width in elements (1, 2, 4; at most 16 bytes) that both pointers (and
 // the pitches) allow.
 std::int64_t scan_alignment(const ScanArgs& args);
-// {n, align} ({rows, cols, align} for rows) as constraints see them; the record's
-// variant is "<op>" or "<op>_exclusive".
-Problem scan_problem(const ScanArgs& args);
-std::string scan_variant(const ScanArgs& args);
 // Bytes a scan must move: every element read once and written once.
 double scan_bytes(const ScanArgs& args);
 

@@ -28,4 +28,11 @@ std::optional<std::uintptr_t> region_bytes(const Region& r);
 // allocates nothing unless it fails (runtime calls validate on every launch).
 std::optional<std::string> region_problem(std::initializer_list<Region> regions, bool in_place = false);
 
+// Stand-in addresses as cuMemAlloc gives them, for the problem a tuning run sees before
+// it allocates: the first region at 256, each next one past the one before it (`bytes`
+// long, rounded up to 256 bytes). Absurd sizes give 256 again, and validation refuses
+// the overlap rather than this wrapping.
+constexpr std::uintptr_t k_first_probe_address = 256;
+std::uintptr_t probe_address_after(std::uintptr_t previous, double bytes);
+
 }  // namespace ktune
