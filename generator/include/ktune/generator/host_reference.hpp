@@ -1,8 +1,7 @@
 #pragma once
 // A family's reference computed on the host: each result's value (in double) and how far
 // from it a correct kernel may land (0: exactly). Harnesses compare the device's
-// results against it (DeviceHarness::compare_on_host, or OutputCheck on the device when
-// every tolerance is 0).
+// results against it with a ReferenceCheck (ktune/tuner/reference_check.hpp).
 #include <algorithm>
 #include <vector>
 
