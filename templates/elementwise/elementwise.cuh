@@ -1,5 +1,6 @@
 // @kernel  elementwise
 // @entry   ktune_elementwise
+// @compatible 0cc4f6bc0df6e572: ab3189fb06a215a5
 // @type    Op = operation
 // @tune    vec         = 1, 2, 4, 8
 // @tune    items       = 1, 2, 4, 8
@@ -14,6 +15,7 @@
 // @require block <= max_threads_per_block
 // @launch  block = (block, 1, 1)
 // @launch  grid  = (grid_stride == 1 ? min(groups, waves * sm_count * (2048 / block)) : groups, 1, 1)
+// @default vec=1 items=4 block=256 grid_stride=0 waves=1
 // @include common
 //
 // out_k[i] = f(in_0[i], ..., scalars) for i < n. `Op` is generated from the user's

@@ -47,7 +47,7 @@ TuningProblem elementwise_tuning_problem(const ElementwiseOp& op, std::int64_t n
                        elementwise_problem(op, n, align),
                        spec.source() + elementwise_op_source(op),
                        k_elementwise_op_type,
-                       elementwise_default_config(spec),
+                       declared_default(spec),
                        {}};
 }
 
@@ -136,10 +136,6 @@ std::vector<std::vector<double>> elementwise_reference(const ElementwiseOp& op, 
   };
   parallel_for(n, work);
   return out;
-}
-
-Config elementwise_default_config(const KernelSpec& spec) {
-  return config_from_json(spec, {{"vec", 1}, {"items", 4}, {"block", 256}, {"grid_stride", 0}, {"waves", 1}});
 }
 
 }  // namespace ktune

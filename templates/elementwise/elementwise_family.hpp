@@ -78,7 +78,4 @@ std::vector<std::vector<double>> elementwise_reference(const ElementwiseOp& op,
                                                        const std::vector<const void*>& inputs,
                                                        const std::vector<double>& scalars, std::int64_t n);
 
-// vec = 1, items = 4, block = 256, one group per thread: valid for every problem.
-Config elementwise_default_config(const KernelSpec& spec);
-
 }  // namespace ktune

@@ -1,6 +1,6 @@
 // @kernel  transpose
 // @entry   ktune_transpose
-// @compatible 64c74f4bcb8421f1: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318
+// @compatible 64c74f4bcb8421f1: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318, 4ae03222e98efb02
 // @type    T = element
 // @tune    tile_m  = 8, 16, 32, 64, 128, 256, 192
 // @tune    tile_n  = 8, 16, 32, 64, 128, 256
@@ -43,6 +43,9 @@
 // @launch  block = (block_x, block_y, 1)
 // @launch  grid  = (copy == 1 ? ceil_div(rows * cols, tile_m * tile_n) : ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
 // @launch  smem  = smem_bytes
+// The untuned config: the classic 32x32 tile, 32x8 threads, padded shared memory; valid
+// for any problem and alignment, within a small factor of the best.
+// @default tile_m=32 tile_n=32 block_x=32 block_y=8 vec=1 layout=pad realign=0 copy=0 wide=0 order=src words=0
 //
 // A tunable added later lists the old behaviour first, so older search logs replay.
 // The measurements behind each choice below are in bench/results/transpose.md.

@@ -90,7 +90,7 @@ std::pair<std::int64_t, std::int64_t> transpose_class_pitches(DType dtype, std::
 TuningProblem transpose_tuning_problem(const TransposeArgs& args) {
   const KernelSpec& spec = KernelSpec::builtin("transpose");
   return TuningProblem{&spec, "", std::string(to_string(args.dtype)), {args.rows, args.cols}, transpose_problem(args),
-                       spec.source(), "", transpose_default_config(spec), {}};
+                       spec.source(), "", declared_default(spec), {}};
 }
 
 double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols) {
@@ -123,13 +123,6 @@ void transpose_reference(const void* src, void* dst, const TransposeArgs& a) {
     case 4: return transpose_blocked(static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), a);
     default: return transpose_blocked(static_cast<const std::uint64_t*>(src), static_cast<std::uint64_t*>(dst), a);
   }
-}
-
-Config transpose_default_config(const KernelSpec& spec) {
-  // The classic 32x32 tile, 32x8 threads, padded shared memory: valid for any
-  // problem and alignment, within a small factor of the best.
-  return config_from_json(spec, {{"tile_m", 32}, {"tile_n", 32}, {"block_x", 32}, {"block_y", 8}, {"vec", 1},
-                                 {"layout", "pad"}, {"realign", 0}, {"copy", 0}, {"wide", 0}, {"order", "src"}, {"words", 0}});
 }
 
 }  // namespace ktune

@@ -57,7 +57,4 @@ double transpose_bytes(DType dtype, std::int64_t rows, std::int64_t cols);
 // CPU reference on host buffers laid out like the device ones.
 void transpose_reference(const void* src, void* dst, const TransposeArgs& args);
 
-// A config valid for every problem (vec = 1), used when nothing was tuned.
-Config transpose_default_config(const KernelSpec& spec);
-
 }  // namespace ktune

@@ -153,7 +153,7 @@ TEST(Space, ConfigJsonRoundTripAndRejectsStaleConfigs) {
     EXPECT_EQ(config_from_string(spec(), config_to_string(spec(), c)), c);
   EXPECT_THROW(config_from_string(spec(), "tile_m=64 tile_n"), Error);
   EXPECT_THROW(config_from_string(spec(), "tile_m=64"), Error);
-  auto j = config_to_json(spec(), transpose_default_config(spec()));
+  auto j = config_to_json(spec(), declared_default(spec()));
   j["layout"] = "diagonal";  // a value the template no longer has
   EXPECT_THROW(config_from_json(spec(), j), Error);
   j["layout"] = 3;
@@ -405,7 +405,7 @@ TEST(Space, EnumerationPrunesToTheFilteredProduct) {
 TEST(Space, DefaultConfigIsValidForEveryProblem) {
   for (DType dt : {DType::u8, DType::f16, DType::f32, DType::f64})
     for (auto [r, c] : {std::pair{1, 1}, {3, 5}, {1, 1000000}, {65537, 3}})
-      EXPECT_FALSE(why_invalid(spec(), transpose_default_config(spec()), DeviceLimits{}, problem(dt, r, c, 1)));
+      EXPECT_FALSE(why_invalid(spec(), declared_default(spec()), DeviceLimits{}, problem(dt, r, c, 1)));
 }
 
 // Issue 51 (7): spaces were materialized whole (2^21 configs took 1.8 GB, 2^24 ended in

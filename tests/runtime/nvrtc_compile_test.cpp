@@ -106,7 +106,7 @@ TEST(NvrtcCompile, KernelsCompiledInOneProgramServeLaterBatches) {
 // are compiled once and each is delivered with that kernel; a failing name fails all
 // of its candidates.
 TEST(NvrtcCompile, EqualNamesCompileOnce) {
-  const std::string a = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, k_square).name_expression;
+  const std::string a = instantiate(spec(), declared_default(spec()), DeviceLimits{}, k_square).name_expression;
   const std::string b = instantiate(spec(), square_configs().back(), DeviceLimits{}, k_square).name_expression;
   ASSERT_NE(a, b);
   const std::string bad = "ktune_transpose<unsigned int, 3>";
@@ -132,7 +132,7 @@ TEST(NvrtcCompile, EqualNamesCompileOnce) {
 TEST(NvrtcCompile, LoadOrCompileSingleInstance) {
   const auto dir = fresh_dir("program");
   const Problem p{DType::f32, {{"rows", 100}, {"cols", 100}, {"align", 4}, {"copy_align", 0}}};
-  const std::string name = instantiate(spec(), transpose_default_config(spec()), DeviceLimits{}, p).name_expression;
+  const std::string name = instantiate(spec(), declared_default(spec()), DeviceLimits{}, p).name_expression;
   const Program plain = load_or_compile(nullptr, spec().source(), {name}, 90, "transpose");
   EXPECT_FALSE(plain.stored);
   ASSERT_EQ(plain.entries.size(), 1u);

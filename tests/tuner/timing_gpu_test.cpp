@@ -21,7 +21,7 @@ struct Kernel {
 Kernel compile_default(const DeviceInfo& dev, const Problem& problem) {
   const KernelSpec& spec = KernelSpec::builtin("transpose");
   Kernel k;
-  k.instance = instantiate(spec, transpose_default_config(spec), dev.limits, problem);
+  k.instance = instantiate(spec, declared_default(spec), dev.limits, problem);
   const CompileOutput out = compile_cubin(spec.source(), {k.instance.name_expression}, dev.arch, "transpose");
   k.module = std::make_unique<Module>(out.cubin, "timing test");
   k.function = k.module->function(out.lowered_names.front());

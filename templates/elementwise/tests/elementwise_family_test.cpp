@@ -62,7 +62,7 @@ TEST(ElementwiseFamily, AlignmentClassFromEveryPointer) {
   const auto problem = elementwise_problem(op, 1001, 1);
   for (const auto& c : enumerate(spec(), DeviceLimits{}, problem))
     EXPECT_EQ(std::get<std::int64_t>(c[spec().tunable_index("vec")]), 1);
-  EXPECT_FALSE(why_invalid(spec(), elementwise_default_config(spec()), DeviceLimits{}, problem));
+  EXPECT_FALSE(why_invalid(spec(), declared_default(spec()), DeviceLimits{}, problem));
 }
 
 TEST(ElementwiseFamily, BadArgumentsAreRefusedBeforeLaunch) {
@@ -148,7 +148,7 @@ TEST(ElementwiseFamily, TemplateParametersMatchTunables) {
   EXPECT_EQ(spec().type_kind(), "operation");
   const auto op = make_elementwise_op("add", DType::f32, DType::f32);
   const auto problem = elementwise_problem(op, 4097, 4);
-  const Config c = elementwise_default_config(spec());
+  const Config c = declared_default(spec());
   EXPECT_NE(error_of([&] { instantiate(spec(), c, DeviceLimits{}, problem); }).find("a type named by the caller"),
             std::string::npos);
   const Instance inst = instantiate(spec(), c, DeviceLimits{}, problem, k_elementwise_op_type);
