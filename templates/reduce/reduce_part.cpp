@@ -9,7 +9,7 @@ namespace {
 ArrayPartSpec reduce_part(ReduceKind kind) {
   const bool whole = kind == ReduceKind::whole;
   return {whole ? "reduce" : kind == ReduceKind::rows ? "reduce_rows" : "reduce_cols",
-          ops_of<ReduceOp>(),
+          enum_names<ReduceOp>(),
           "f32, f16, bf16, f64",
           !whole,
           whole ? "268435456" : "8192x2048",

@@ -8,7 +8,7 @@ namespace {
 ArrayPartSpec scan_part(ScanKind kind) {
   const bool rows = kind == ScanKind::rows;
   return {rows ? "scan_rows" : "scan",
-          ops_of<ScanOp>(),
+          enum_names<ScanOp>(),
           "f32, f64, i32, i64, f16, bf16 (f16/bf16 scan in f32)",
           rows,
           rows ? "16384x4096" : "268435456",

@@ -2,12 +2,14 @@
 // Enums whose values have names: the command line's, the C ABI's and Python's spelling.
 //   KTUNE_NAMED_ENUM(Op, sum, max, min)
 // declares `enum class Op { sum, max, min }`, to_string(Op) ("max"), and makes
-// parse_enum<Op>("max") (nullopt for any other name) and enum_choices<Op>() ("sum,
-// max, min", for messages) work. Part of ktune's public API.
+// parse_enum<Op>("max") (nullopt for any other name), enum_names<Op>() ({"sum", "max",
+// "min"}) and enum_choices<Op>() ("sum, max, min", for messages) work. Part of ktune's
+// public API.
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ktune {
 
@@ -34,6 +36,14 @@ std::optional<E> parse_enum(std::string_view name) {
     if (n.empty()) return std::nullopt;
     if (n == name) return static_cast<E>(i);
   }
+}
+
+template <class E>
+std::vector<std::string> enum_names() {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; !detail::nth_name(EnumNames<E>::text, i).empty(); ++i)
+    out.emplace_back(detail::nth_name(EnumNames<E>::text, i));
+  return out;
 }
 
 template <class E>

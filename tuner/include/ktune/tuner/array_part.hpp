@@ -25,22 +25,13 @@ struct ArrayProblem {
 
 struct ArrayPartSpec {
   std::string kernel;                    // the family's name (its template's @kernel)
-  std::vector<std::string> ops;          // e.g. {"sum", "max", "min"}: see ops_of<E>()
+  std::vector<std::string> ops;          // e.g. enum_names<Op>(): {"sum", "max", "min"}
   std::string dtypes;                    // --dtype's help, e.g. "f32, f64, f16, bf16"
   bool matrix = false;                   // --shape ROWSxCOLS, else --n
   std::string size_default;              // "268435456" or "16384x4096"
   std::vector<ProblemOption> switches;   // each 0 or 1; default "0"
   std::function<TuneTarget(const ArrayProblem&)> target;
 };
-
-// A named enum's names, in order, as an ArrayPartSpec's ops.
-template <class E>
-std::vector<std::string> ops_of() {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; !detail::nth_name(EnumNames<E>::text, i).empty(); ++i)
-    out.emplace_back(detail::nth_name(EnumNames<E>::text, i));
-  return out;
-}
 
 class ArrayPart : public FamilyPart {
  public:
