@@ -8,23 +8,20 @@ fraction of the tuned winner's (tuned us / untuned us) and of PyTorch's (torch u
 untuned us); then the bars: >= 0.90x the tuned winner everywhere, >= 1.00x PyTorch where
 the tuned winner is at least as fast as PyTorch. First-call costs per family."""
 import argparse
-import json
 import statistics
 import sys
+
+from results import read_jsonl  # bench/results.py: JSON lines, errors naming FILE:LINE
 
 
 def one_run(path, seed):
     """The header and problem lines of the run drawn from `seed` (None: the last run)."""
     runs = []
-    for number, line in enumerate(open(path, encoding="utf-8"), 1):
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            sys.exit(f"{path}:{number}: not a JSON line ({e.msg})")
+    for row in read_jsonl(path):
         if "seed" in row and "problem" not in row:
             runs.append((row, []))
         elif not runs:
-            sys.exit(f"{path}:{number}: a problem before any run's header line")
+            sys.exit(f"{path}: its first line is a problem, not a run's header line")
         else:
             runs[-1][1].append(row)
     chosen = [r for r in runs if seed is None or r[0]["seed"] == seed]
