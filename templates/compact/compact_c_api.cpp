@@ -4,7 +4,6 @@
 #include <ktune/runtime/c_api_support.hpp>
 
 #include <memory>
-#include <string>
 
 struct ktune_c_compact_if {
   ktune::CompactIf op;
@@ -12,8 +11,8 @@ struct ktune_c_compact_if {
 
 extern "C" int ktune_c_compact(ktune_c_runtime* rt, uintptr_t out, uintptr_t count, uintptr_t in, uintptr_t flags,
                                int64_t n, const char* dtype, const char* mode, uintptr_t indices, uintptr_t stream) {
-  return ktune::c_api::runtime_call(rt, "ktune_c_compact", [&](ktune::Runtime& r) -> decltype(auto) {
-    using namespace ktune::c_api;
+  using namespace ktune::c_api;
+  return runtime_call(rt, "ktune_c_compact", [&](ktune::Runtime& r) -> decltype(auto) {
     return r.compact(out_ptr(out), reinterpret_cast<std::int64_t*>(count), in_ptr(in), in_ptr(flags), n,
                      dtype_of(dtype), enum_of<ktune::CompactMode>(mode, "mode"), reinterpret_cast<std::int64_t*>(indices),
                      stream_of(stream));

@@ -68,8 +68,8 @@ void validate(const ScanArgs& a) {
 
 ScanArgs scan_probe_args(ScanArgs a) {
   a.in = k_first_probe_address;
-  a.out = probe_address_after(a.in, static_cast<double>(a.rows) * static_cast<double>(a.kind == ScanKind::rows ? a.ld_in : a.n) *
-                                        size_of(a.dtype));
+  const std::int64_t ld = a.kind == ScanKind::rows ? a.ld_in : a.n;
+  a.out = probe_address_after(a.in, static_cast<double>(a.rows) * static_cast<double>(ld) * size_of(a.dtype));
   return a;
 }
 
