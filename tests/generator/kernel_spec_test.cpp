@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 namespace ktune {
 namespace {
@@ -216,16 +217,19 @@ TEST(KernelSpec, DeclaredDefaultIsOneConfigOfTheSpace) {
   refused("// @default a=1 b=x\n// @default a=2 b=y\n", "line 7: '@default' is declared twice");
   refused("// @default a=3 b=x\n", "line 6 '// @default'");
   refused("// @default a=1\n", "line 6 '// @default'");
-  int declared = 0;
+  std::set<std::string> declared;
   for (const auto& family : KernelSpec::builtin_families()) {
     const KernelSpec& builtin = KernelSpec::builtin(family);
     const bool has = std::any_of(builtin.directives().begin(), builtin.directives().end(),
                                  [](const auto& d) { return d.key == "default"; });
     if (!has) continue;
-    ++declared;
+    declared.insert(family);
     EXPECT_NO_THROW((void)declared_default(builtin)) << family;
   }
-  EXPECT_GE(declared, 6);  // scan, scan_rows, reduce, reduce_rows, reduce_cols, compact
+  // This test's families (FAMILIES in tests/CMakeLists.txt) but the GEMM, whose untuned
+  // config depends on the call: each declares one, whatever else the build holds.
+  for (const char* family : {"transpose", "elementwise", "reduce", "reduce_rows", "reduce_cols"})
+    EXPECT_TRUE(declared.count(family)) << family << " declares no // @default";
 }
 
 }  // namespace ktune
