@@ -1,88 +1,45 @@
 #include <reduce/reduce_family.hpp>
 
-#include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
-#include <ktune/generator/regions.hpp>
+#include <ktune/generator/space.hpp>
+#include <ktune/reduce.hpp>
 
-#include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace ktune {
-
 namespace {
 
-[[noreturn]] void fail(const ReduceArgs& a, const std::string& what) {
-  throw InvalidArgument("reduce " + std::string(to_string(a.op)) + " " + std::string(to_string(a.dtype)) + " " +
-              std::to_string(a.rows) + "x" + std::to_string(a.cols) + ": " + what);
+// The result type: f32 for f16, bf16 and f32 inputs (their accumulator), f64 for f64.
+DType result(DType input) { return input == DType::f64 ? DType::f64 : DType::f32; }
+
+// "ktune_rop<ktune_half, reduce_sum>"
+std::string type_argument(const ArrayArgs& a) {
+  return "ktune_rop<" + element_value_type(a.dtype) + ", reduce_" + std::string(to_string(static_cast<ReduceOp>(a.op))) + ">";
 }
 
-bool supported(DType d) { return d == DType::f32 || d == DType::f16 || d == DType::bf16 || d == DType::f64; }
+// Multiples of 1/8 in [-4, 4] without zero: exact in every input dtype.
+double random_element(DType, std::uint64_t z) { return static_cast<double>(1 + z % 32) / 8 * ((z >> 32) & 1 ? -1 : 1); }
 
-}  // namespace
-
-DType reduce_result_dtype(DType input) { return input == DType::f64 ? DType::f64 : DType::f32; }
-
-std::string reduce_type_argument(ReduceOp op, DType dtype) {
-  return "ktune_rop<" + element_value_type(dtype) + ", reduce_" + std::string(to_string(op)) + ">";
-}
-
-void validate(const ReduceArgs& a) {
-  if (!supported(a.dtype)) fail(a, "dtype not supported (f32, f16, bf16, f64)");
-  if (a.rows < 1 || a.cols < 1) fail(a, "sizes must be positive");
-  if (a.rows > 1 && (a.rows > std::numeric_limits<std::int32_t>::max() || a.cols > std::numeric_limits<std::int32_t>::max()))
-    fail(a, "rows and cols must each be below 2^31");
-  if (a.cols > (std::int64_t{1} << 40)) fail(a, "n is above 2^40");
-  if (a.ld < a.cols) fail(a, "ld " + std::to_string(a.ld) + " is smaller than cols");
-  if (const auto why = region_problem({{"input", a.in, size_of(a.dtype), a.rows, a.cols, a.ld},
-                                       {"output", a.out, size_of(reduce_result_dtype(a.dtype)), 1, a.results(), 0, true}}))
-    fail(a, *why);
-}
-
-ReduceArgs reduce_probe_args(ReduceArgs a) {
-  a.in = k_first_probe_address;
-  a.out = probe_address_after(a.in, static_cast<double>(a.rows) * static_cast<double>(a.ld) * size_of(a.dtype));
-  return a;
-}
-
-std::int64_t reduce_alignment(const ReduceArgs& a) {
-  // One row's pitch is never used.
-  return a.rows > 1 ? vector_width(a.dtype, {a.in}, {a.ld}) : vector_width(a.dtype, {a.in}, {});
-}
-
-Problem reduce_problem(const ReduceArgs& a) {
-  return {a.dtype, {{"n", a.rows * a.cols}, {"align", reduce_alignment(a)}}};
-}
-
-Problem reduce_rows_problem(const ReduceArgs& a) {
-  return {a.dtype, {{"rows", a.rows}, {"cols", a.cols}, {"align", reduce_alignment(a)}}};
-}
-
-double reduce_bytes(const ReduceArgs& a) {
-  return static_cast<double>(a.rows) * static_cast<double>(a.cols) * size_of(a.dtype) +
-         static_cast<double>(a.results()) * size_of(reduce_result_dtype(a.dtype));
-}
-
-HostReference reduce_reference(const ReduceArgs& a, const void* host) {
+// Each line in double, and the tolerance each result is held to: sum and mean allow
+// 8 eps(accumulator) log2(len + 2) sqrt(sum x^2) (the statistical scale of reordered
+// rounding, growing with n) plus one unit of the result's rounding; max and min are exact.
+HostReference reference(const ArrayArgs& a, const void* host) {
   HostReference r;
   const auto elem = static_cast<std::size_t>(size_of(a.dtype));
-  const double eps_acc = a.dtype == DType::f64 ? std::ldexp(1, -53) : std::ldexp(1, -24);
-  const double eps_out = reduce_result_dtype(a.dtype) == DType::f64 ? std::ldexp(1, -52) : std::ldexp(1, -23);
-  // Result k reduces len elements starting at first(k), stride apart.
-  const std::int64_t len = a.columns ? a.rows : a.cols, stride = a.columns ? a.ld : 1;
-  for (std::int64_t k = 0; k < a.results(); ++k) {
-    const auto* p = static_cast<const unsigned char*>(host) + static_cast<std::size_t>(a.columns ? k : k * a.ld) * elem;
+  const double eps_acc = std::ldexp(1, a.dtype == DType::f64 ? -53 : -24);
+  const double eps_out = std::ldexp(1, result(a.dtype) == DType::f64 ? -52 : -23);
+  const bool columns = a.lines == Lines::cols;  // result k: len elements from first(k), stride apart
+  const std::int64_t len = columns ? a.rows : a.cols, stride = columns ? a.ld_in : 1;
+  for (std::int64_t k = 0; k < (columns ? a.cols : a.rows); ++k) {
+    const auto* p = static_cast<const unsigned char*>(host) + static_cast<std::size_t>(columns ? k : k * a.ld_in) * elem;
     double sum = 0, squares = 0, hi = -INFINITY, lo = INFINITY;
     for (std::int64_t i = 0; i < len; ++i) {
       const double x = element_to_double(a.dtype, p + static_cast<std::size_t>(i * stride) * elem);
-      sum += x;
-      squares += x * x;
-      hi = std::fmax(hi, x);
-      lo = std::fmin(lo, x);
+      sum += x, squares += x * x, hi = std::fmax(hi, x), lo = std::fmin(lo, x);
     }
     const auto count = static_cast<double>(len);
     double value = sum, tol = 8 * eps_acc * std::log2(count + 2) * std::sqrt(squares);
-    switch (a.op) {
+    switch (static_cast<ReduceOp>(a.op)) {
       case ReduceOp::max: value = hi, tol = 0; break;
       case ReduceOp::min: value = lo, tol = 0; break;
       case ReduceOp::mean: value = sum / count, tol /= count; break;
@@ -94,23 +51,77 @@ HostReference reduce_reference(const ReduceArgs& a, const void* host) {
   return r;
 }
 
-const KernelSpec& reduce_spec(ReduceKind kind) {
-  return KernelSpec::builtin(kind == ReduceKind::whole ? "reduce" : kind == ReduceKind::rows ? "reduce_rows" : "reduce_cols");
+// A whole array's: the last-block ticket in the first 16 bytes, then the partials: at
+// most waves (4) x 2048 / block (16) blocks per SM, 8 bytes each; kept zeroed by the kernel.
+std::size_t workspace(const ArrayArgs& a, const Instance&, int sm_count) {
+  return a.lines == Lines::whole ? 16 + static_cast<std::size_t>(sm_count) * 64 * 8 : 0;
 }
 
-TuningProblem reduce_tuning_problem(ReduceKind kind, const ReduceArgs& a) {
-  validate(a);
-  const KernelSpec& spec = reduce_spec(kind);
-  const bool whole = kind == ReduceKind::whole;
-  return TuningProblem{&spec,
-                       std::string(to_string(a.op)),
-                       std::string(to_string(a.dtype)),
-                       whole ? std::vector<std::int64_t>{a.rows * a.cols} : std::vector<std::int64_t>{a.rows, a.cols},
-                       whole ? reduce_problem(a) : reduce_rows_problem(a),
-                       spec.source(),
-                       reduce_type_argument(a.op, a.dtype),
-                       declared_default(spec),
-                       {}};
+// A whole array in one or two phases (the config's `passes`: 2 has one block sum the partials).
+void launch(CUfunction f, const Instance& inst, const ArrayArgs& a, CUdeviceptr ws, CUstream stream) {
+  LaunchShape shape = LaunchShape::of(inst);
+  const DevicePtr in{a.in}, out{a.out};
+  if (a.lines != Lines::whole)
+    return ReduceLinesParams::launch(f, shape, stream, inst.name_expression, in, static_cast<int>(a.rows),
+                                     static_cast<int>(a.cols), a.ld_in, out);
+  const auto phase = [&](int p) {
+    ReduceParams::launch(f, shape, stream, inst.name_expression, in, a.cols, DevicePtr{ws + 16}, DevicePtr{ws}, out, p,
+                         static_cast<int>(inst.grid[0]));
+  };
+  phase(0);
+  static const auto passes = static_cast<std::size_t>(KernelSpec::builtin("reduce").tunable_index("passes"));
+  if (std::get<std::int64_t>(inst.config.at(passes)) == 2) {
+    shape.grid[0] = 1;
+    phase(1);
+  }
+}
+
+ArrayFamily make_family() {
+  ArrayFamily f;
+  f.kernels = {"reduce", "reduce_rows", "reduce_cols"};
+  f.ops = enum_names<ReduceOp>();
+  f.dtypes = {DType::f32, DType::f16, DType::bf16, DType::f64};
+  f.size_default = {"268435456", "8192x2048", "8192x2048"};
+  f.per_line = f.read_ceiling = true;
+  f.result = result;
+  f.type_argument = type_argument;
+  f.reference = reference;
+  f.random = random_element;
+  f.workspace = workspace;
+  f.launch = launch;
+  return f;
+}
+
+const LaunchInfo& lines_call(ReduceCalls& calls, Lines lines, void* out, const void* in, std::int64_t rows,
+                             std::int64_t cols, std::int64_t ld, ReduceOp op, DType dtype, Stream stream) {
+  return array_call(calls, reduce_family(),
+                    ArrayArgs::matrix(lines, static_cast<int>(op), dtype, rows, cols, 0, ld,
+                                      reinterpret_cast<std::uintptr_t>(out), reinterpret_cast<std::uintptr_t>(in)),
+                    stream);
+}
+
+}  // namespace
+
+const ArrayFamily& reduce_family() {
+  static const ArrayFamily family = make_family();
+  return family;
+}
+
+const LaunchInfo& ReduceCalls::reduce(void* out, const void* in, std::int64_t n, ReduceOp op, DType dtype, Stream stream) {
+  return array_call(*this, reduce_family(),
+                    ArrayArgs::whole(static_cast<int>(op), dtype, n, reinterpret_cast<std::uintptr_t>(out),
+                                     reinterpret_cast<std::uintptr_t>(in)),
+                    stream);
+}
+
+const LaunchInfo& ReduceCalls::reduce_rows(void* out, const void* in, std::int64_t rows, std::int64_t cols,
+                                           std::int64_t ld, ReduceOp op, DType dtype, Stream stream) {
+  return lines_call(*this, Lines::rows, out, in, rows, cols, ld, op, dtype, stream);
+}
+
+const LaunchInfo& ReduceCalls::reduce_cols(void* out, const void* in, std::int64_t rows, std::int64_t cols,
+                                           std::int64_t ld, ReduceOp op, DType dtype, Stream stream) {
+  return lines_call(*this, Lines::cols, out, in, rows, cols, ld, op, dtype, stream);
 }
 
 }  // namespace ktune

@@ -1,6 +1,7 @@
 // Compiles the reduction families with NVRTC for sm_90: needs no GPU. By default, per
 // family, a pairwise covering sample of its (op, dtype) spaces together;
 // KTUNE_COMPILE_SWEEP=1 compiles every config of each (the sweep label).
+#include <ktune/reduce.hpp>
 #include <reduce/reduce_family.hpp>
 
 #include <gtest/gtest.h>
@@ -21,7 +22,7 @@ TEST_P(ReduceCompile, EveryOpAndDtypeCompilesForSm90) {
       const Problem p = spec.family() == "reduce" ? Problem{d, {{"n", 1000003}, {"align", align}}}
                                                   : Problem{d, {{"rows", 4097}, {"cols", 999}, {"align", align}}};
       const std::string dtype(to_string(d)), name(to_string(op));
-      spaces.push_back({spec.family() + " " + name + " " + dtype, &spec, spec.source(), {p}, reduce_type_argument(op, d),
+      spaces.push_back({spec.family() + " " + name + " " + dtype, &spec, spec.source(), {p}, reduce_family().type_argument({Lines::whole, static_cast<int>(op), d}),
                         {name, dtype}});
     }
   EXPECT_GE(expect_spaces_compile(spec.family(), spaces), 16u);

@@ -8,7 +8,8 @@
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/runtime_impl.hpp>
-#include <reduce/reduce_harness.hpp>
+#include <ktune/tuner/array_part.hpp>
+#include <reduce/reduce_family.hpp>
 
 #include <unistd.h>
 
@@ -22,28 +23,30 @@ namespace {
 
 
 // Compiles every config of (family, op, dtype) once and verifies each at every shape.
-std::size_t verify_all(ReduceKind kind, ReduceOp op, DType dtype,
+std::size_t verify_all(Lines kind, ReduceOp op, DType dtype,
                        const std::vector<std::pair<std::int64_t, std::int64_t>>& shapes) {
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
-  const KernelSpec& spec = reduce_spec(kind);
+  const KernelSpec& spec = array_spec(reduce_family(), kind);
+  const std::string type = reduce_family().type_argument({kind, static_cast<int>(op), dtype});
   const std::string& family = spec.family();
   const std::int64_t align = 16 / size_of(dtype);
-  const Problem widest = kind == ReduceKind::whole ? Problem{dtype, {{"n", 1 << 20}, {"align", align}}}
+  const Problem widest = kind == Lines::whole ? Problem{dtype, {{"n", 1 << 20}, {"align", align}}}
                                             : Problem{dtype, {{"rows", 1024}, {"cols", 4096}, {"align", align}}};
   const auto configs = enumerate(spec, dev.limits, widest);
   std::vector<std::string> names;
   for (const auto& c : configs)
-    names.push_back(instantiate(spec, c, dev.limits, widest, reduce_type_argument(op, dtype)).name_expression);
+    names.push_back(instantiate(spec, c, dev.limits, widest, type).name_expression);
   const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, family);
   const auto& functions = loaded.functions;
   std::size_t verified = 0;
   for (const auto& [rows, cols] : shapes) {
-    ReduceHarness h(dev, kind, op, dtype, rows, cols, TimingProtocol{});
+    ArrayHarness h(dev, reduce_family(), ArrayArgs::matrix(kind, static_cast<int>(op), dtype, rows, cols, cols, cols, 0, 0),
+                   TimingProtocol{});
     std::size_t failed = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (!functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
-      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), reduce_type_argument(op, dtype));
+      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), type);
       if (const auto wrong = h.verify(functions[i], inst))
         if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
       ++verified;
@@ -57,10 +60,10 @@ TEST(ReduceGpu, EveryConfigWholeArrayOddSizes) {
   KTUNE_REQUIRE_GPU();
   const std::vector<std::pair<std::int64_t, std::int64_t>> sizes{{1, 1}, {1, 3}, {1, 1000}, {1, 4097}, {1, 1000003}};
   std::size_t verified = 0;
-  verified += verify_all(ReduceKind::whole, ReduceOp::sum, DType::f32, sizes);
-  verified += verify_all(ReduceKind::whole, ReduceOp::max, DType::f16, sizes);
-  verified += verify_all(ReduceKind::whole, ReduceOp::mean, DType::bf16, sizes);
-  verified += verify_all(ReduceKind::whole, ReduceOp::min, DType::f64, sizes);
+  verified += verify_all(Lines::whole, ReduceOp::sum, DType::f32, sizes);
+  verified += verify_all(Lines::whole, ReduceOp::max, DType::f16, sizes);
+  verified += verify_all(Lines::whole, ReduceOp::mean, DType::bf16, sizes);
+  verified += verify_all(Lines::whole, ReduceOp::min, DType::f64, sizes);
   std::printf("reduce: verified %zu (config, op, dtype, n) combinations\n", verified);
   EXPECT_GE(verified, 4u * 5u * 100u);
 }
@@ -69,9 +72,9 @@ TEST(ReduceGpu, EveryConfigRowsOddShapes) {
   KTUNE_REQUIRE_GPU();
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{1, 1}, {3, 5}, {33, 65}, {1000, 1}, {7, 4097}, {300, 700}};
   std::size_t verified = 0;
-  verified += verify_all(ReduceKind::rows, ReduceOp::sum, DType::f32, shapes);
-  verified += verify_all(ReduceKind::rows, ReduceOp::mean, DType::f16, shapes);
-  verified += verify_all(ReduceKind::rows, ReduceOp::max, DType::f64, shapes);
+  verified += verify_all(Lines::rows, ReduceOp::sum, DType::f32, shapes);
+  verified += verify_all(Lines::rows, ReduceOp::mean, DType::f16, shapes);
+  verified += verify_all(Lines::rows, ReduceOp::max, DType::f64, shapes);
   std::printf("reduce_rows: verified %zu (config, op, dtype, shape) combinations\n", verified);
   EXPECT_GE(verified, 3u * 6u * 40u);
 }
@@ -80,9 +83,9 @@ TEST(ReduceGpu, EveryConfigColumnsOddShapes) {
   KTUNE_REQUIRE_GPU();
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{1, 1}, {5, 3}, {65, 33}, {1, 1000}, {4097, 7}, {700, 300}};
   std::size_t verified = 0;
-  verified += verify_all(ReduceKind::cols, ReduceOp::sum, DType::f32, shapes);
-  verified += verify_all(ReduceKind::cols, ReduceOp::min, DType::bf16, shapes);
-  verified += verify_all(ReduceKind::cols, ReduceOp::mean, DType::f64, shapes);
+  verified += verify_all(Lines::cols, ReduceOp::sum, DType::f32, shapes);
+  verified += verify_all(Lines::cols, ReduceOp::min, DType::bf16, shapes);
+  verified += verify_all(Lines::cols, ReduceOp::mean, DType::f64, shapes);
   std::printf("reduce_cols: verified %zu (config, op, dtype, shape) combinations\n", verified);
   EXPECT_GE(verified, 3u * 6u * 20u);
 }

@@ -3,9 +3,9 @@
 #include <ktune/error.hpp>
 #include <ktune/generator/family_model.hpp>
 #include <ktune/generator/kernel_spec.hpp>
-#include <scan/scan_family.hpp>
+#include <ktune/scan.hpp>
 #include <ktune/tuner/family.hpp>
-#include <scan/scan_launch.hpp>
+#include <scan/scan_family.hpp>
 
 #include <gtest/gtest.h>
 
@@ -17,16 +17,28 @@
 namespace ktune {
 namespace {
 
-ScanArgs args(std::int64_t n, std::uintptr_t in = 0x10000, std::uintptr_t out = 0x80000, DType d = DType::f32) {
-  return {ScanOp::sum, d, n, false, out, in};
+const ArrayFamily& fam = scan_family();
+
+ArrayArgs args(std::int64_t n, std::uintptr_t in = 0x10000, std::uintptr_t out = 0x80000, DType d = DType::f32) {
+  return ArrayArgs::whole(0, d, n, out, in);
 }
+
+ArrayArgs with(ArrayArgs a, ScanOp op, bool exclusive) {
+  a.op = static_cast<int>(op);
+  a.switches = exclusive ? 1 : 0;
+  return a;
+}
+
+void validate(const ArrayArgs& a) { ktune::validate(fam, a); }
+std::int64_t scan_alignment(const ArrayArgs& a) { return array_alignment(fam, a); }
+HostReference scan_reference(const ArrayArgs& a, const void* x) { return fam.reference(a, x); }
 
 TEST(ScanFamily, OpsParseAndPrint) {
   for (const char* name : {"sum", "max", "min"}) EXPECT_EQ(to_string(*parse_enum<ScanOp>(name)), name);
   EXPECT_FALSE(parse_enum<ScanOp>("mean"));
-  EXPECT_EQ(scan_type_argument(ScanOp::sum, DType::f16), "ktune_sop<ktune_half, float, scan_sum>");
-  EXPECT_EQ(scan_result_dtype(DType::bf16), DType::f32);
-  EXPECT_EQ(scan_result_dtype(DType::i64), DType::i64);
+  EXPECT_EQ(fam.type_argument(args(1, 0, 0, DType::f16)), "ktune_sop<ktune_half, float, scan_sum>");
+  EXPECT_EQ(fam.result(DType::bf16), DType::f32);
+  EXPECT_EQ(fam.result(DType::i64), DType::i64);
 }
 
 TEST(ScanFamily, BadArgumentsAreRefused) {
@@ -56,25 +68,25 @@ TEST(ScanFamily, AlignmentIsWhatBothPointersAllow) {
 
 TEST(ScanFamily, ReferenceInclusiveExclusiveAndWrapping) {
   const float x[] = {1, -2, 3, 0.5f};
-  ScanArgs a = args(4);
+  const ArrayArgs a = args(4);
   auto r = scan_reference(a, x);
   EXPECT_EQ(r.value, (std::vector<double>{1, -1, 2, 2.5}));
   EXPECT_EQ(r.tolerance, (std::vector<double>{0, 0, 0, 0}));
-  a.exclusive = true;
-  EXPECT_EQ(scan_reference(a, x).value, (std::vector<double>{0, 1, -1, 2}));
-  a.op = ScanOp::max;
-  EXPECT_EQ(scan_reference(a, x).value, (std::vector<double>{-INFINITY, 1, 1, 3}));
+  EXPECT_EQ(scan_reference(with(a, ScanOp::sum, true), x).value, (std::vector<double>{0, 1, -1, 2}));
+  EXPECT_EQ(scan_reference(with(a, ScanOp::max, true), x).value, (std::vector<double>{-INFINITY, 1, 1, 3}));
+  EXPECT_EQ(scan_reference(with(a, ScanOp::min, false), x).value, (std::vector<double>{1, -2, -2, -2}));
   const std::int32_t big[] = {2147483647, 1, -5};
-  ScanArgs i = args(3, 0x10000, 0x80000, DType::i32);
+  const ArrayArgs i = args(3, 0x10000, 0x80000, DType::i32);
   EXPECT_EQ(scan_reference(i, big).value, (std::vector<double>{2147483647.0, -2147483648.0, 2147483643.0}));
-  i.op = ScanOp::min;
-  i.exclusive = true;
-  EXPECT_EQ(scan_reference(i, big).value, (std::vector<double>{2147483647.0, 2147483647.0, 1}));
+  EXPECT_EQ(scan_reference(with(i, ScanOp::sum, true), big).value, (std::vector<double>{0, 2147483647.0, -2147483648.0}));
+  EXPECT_EQ(scan_reference(with(i, ScanOp::min, true), big).value, (std::vector<double>{2147483647.0, 2147483647.0, 1}));
+  EXPECT_EQ(scan_reference(with(i, ScanOp::max, true), big).value,
+            (std::vector<double>{-2147483648.0, 2147483647.0, 2147483647.0}));
 }
 
 TEST(ScanFamily, RowsAreValidatedAndReferencedPerRow) {
-  ScanArgs a = args(3);
-  a.kind = ScanKind::rows, a.rows = 2, a.ld_in = 4, a.ld_out = 3;
+  ArrayArgs a = args(3);
+  a.lines = Lines::rows, a.rows = 2, a.ld_in = 4, a.ld_out = 3;
   EXPECT_EQ(error_of([&] { validate(a); }), "");
   a.ld_out = 2;
   EXPECT_NE(error_of([&] { validate(a); }).find("a pitch is smaller than cols"), std::string::npos);
@@ -91,20 +103,20 @@ TEST(ScanFamily, RowsAreValidatedAndReferencedPerRow) {
 }
 
 TEST(ScanFamily, LaunchParametersMatchTheEntries) {
-  EXPECT_TRUE(params_match(scan_spec().source(), "ktune_scan", ScanParams::kinds()));
-  EXPECT_TRUE(params_match(scan_spec(ScanKind::rows).source(), "ktune_scan_rows", ScanRowsParams::kinds()));
+  EXPECT_TRUE(params_match(array_spec(fam, Lines::whole).source(), "ktune_scan", ScanParams::kinds()));
+  EXPECT_TRUE(params_match(array_spec(fam, Lines::rows).source(), "ktune_scan_rows", ScanRowsParams::kinds()));
 }
 
 TEST(ScanFamily, TheDefaultConfigIsValidEverywhere) {
   const DeviceLimits h100{};  // (the defaults are an H100's)
   for (std::int64_t n : {1, 2, 1000, 1000003})
     for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16})
-      for (ScanKind kind : {ScanKind::whole, ScanKind::rows}) {
-      ScanArgs a = scan_probe_args({ScanOp::sum, d, n, false, 0, 0, kind == ScanKind::rows ? 7 : 1, n, n, kind});
+      for (Lines lines : {Lines::whole, Lines::rows}) {
+      ArrayArgs a = probe_args(fam, ArrayArgs::matrix(lines, 0, d, lines == Lines::rows ? 7 : 1, n, n, n, 0, 0));
       a.in += 4 - size_of(d) % 4;  // misaligned for vectors where the element allows it
       a.in -= a.in % size_of(d);
-      const TuningProblem p = scan_tuning_problem(a);
-      EXPECT_FALSE(why_invalid(scan_spec(kind), p.default_config, h100, p.problem)) << n << " " << to_string(d);
+      const TuningProblem p = array_tuning_problem(fam, a);
+      EXPECT_FALSE(why_invalid(*p.spec, p.default_config, h100, p.problem)) << n << " " << to_string(d);
     }
 }
 
@@ -113,8 +125,8 @@ TEST(ScanFamily, TheDefaultConfigIsValidEverywhere) {
 // tiles in block order, a window of 8.
 TEST(ScanFamily, TheModelPicksWhatWonWhereTuned) {
   const DeviceLimits h100{};
-  const auto pick = [&](ScanArgs a) {
-    const TuningProblem p = scan_tuning_problem(scan_probe_args(a));
+  const auto pick = [&](ArrayArgs a) {
+    const TuningProblem p = array_tuning_problem(fam, probe_args(fam, a));
     const std::optional<Config> c = model_pick(*p.spec, h100, p.problem);
     EXPECT_TRUE(c.has_value());
     return c ? config_to_json(*p.spec, *c) : nlohmann::json{};
@@ -125,7 +137,7 @@ TEST(ScanFamily, TheModelPicksWhatWonWhereTuned) {
   EXPECT_EQ(big["order"], "block") << big.dump();
   EXPECT_EQ(big["window"], 8) << big.dump();
   EXPECT_EQ(big["block"].get<int>() * big["items"].get<int>(), 512 * 16) << big.dump();
-  const nlohmann::json rows = pick({ScanOp::sum, DType::f32, 4096, false, 0, 0, 16384, 4096, 4096, ScanKind::rows});
+  const nlohmann::json rows = pick(ArrayArgs::matrix(Lines::rows, 0, DType::f32, 16384, 4096, 4096, 4096, 0, 0));
   EXPECT_EQ(rows["exchange"], "smem") << rows.dump();
   EXPECT_LE(rows["block"].get<int>() * rows["items"].get<int>(), 4096) << rows.dump();
 }

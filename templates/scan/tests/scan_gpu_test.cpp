@@ -7,33 +7,36 @@
 #include <ktune/error.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
-#include <scan/scan_harness.hpp>
+#include <ktune/tuner/array_part.hpp>
+#include <scan/scan_family.hpp>
 
 namespace ktune {
 namespace {
 
 // Compiles every config of (kind, op, dtype) once and verifies each at every shape
 // ({1, n} for a whole array).
-std::size_t verify_all(ScanKind kind, ScanOp op, DType dtype, bool exclusive,
+std::size_t verify_all(Lines kind, ScanOp op, DType dtype, bool exclusive,
                        const std::vector<std::pair<std::int64_t, std::int64_t>>& shapes) {
   const DeviceInfo dev = query_device_ordinal(0);
   PrimaryContext ctx(dev.device);
-  const KernelSpec& spec = scan_spec(kind);
+  const KernelSpec& spec = array_spec(scan_family(), kind);
+  const std::string type = scan_family().type_argument({kind, static_cast<int>(op), dtype});
   const std::int64_t align = std::min<std::int64_t>(4, 16 / size_of(dtype));
-  const Problem widest = kind == ScanKind::whole ? Problem{dtype, {{"n", 1 << 22}, {"align", align}}}
+  const Problem widest = kind == Lines::whole ? Problem{dtype, {{"n", 1 << 22}, {"align", align}}}
                                                  : Problem{dtype, {{"rows", 1000}, {"cols", 8192}, {"align", align}}};
   const auto configs = enumerate(spec, dev.limits, widest);
   std::vector<std::string> names;
   for (const auto& c : configs)
-    names.push_back(instantiate(spec, c, dev.limits, widest, scan_type_argument(op, dtype)).name_expression);
+    names.push_back(instantiate(spec, c, dev.limits, widest, type).name_expression);
   const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, spec.family());
   std::size_t verified = 0;
   for (const auto& [rows, n] : shapes) {
-    ScanHarness h(dev, kind, op, dtype, rows, n, exclusive, TimingProtocol{});
+    ArrayHarness h(dev, scan_family(), ArrayArgs::matrix(kind, static_cast<int>(op), dtype, rows, n, n, n, 0, 0, exclusive),
+                   TimingProtocol{});
     std::size_t failed = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (!loaded.functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
-      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), scan_type_argument(op, dtype));
+      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), type);
       if (const auto wrong = h.verify(loaded.functions[i], inst))
         if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
       ++verified;
@@ -43,7 +46,7 @@ std::size_t verify_all(ScanKind kind, ScanOp op, DType dtype, bool exclusive,
   return verified;
 }
 
-constexpr ScanKind whole = ScanKind::whole, rows = ScanKind::rows;
+constexpr Lines whole = Lines::whole, rows = Lines::rows;
 
 TEST(ScanGpu, EveryConfigSumF32AtOddLengths) {
   KTUNE_REQUIRE_GPU();

@@ -1,48 +1,56 @@
 #pragma once
-// The registered part of a family whose problem is an op over a whole array (--n N) or
-// over each line of a matrix (--shape ROWSxCOLS): --op NAME, --dtype, the size, and
-// switches of its own (--NAME 0|1, e.g. --exclusive). A record's variant is the
-// op followed by "_NAME" for each switch set, in the order declared; its dtype key is
-// the input's, or "IN>OUT". The family supplies only its target, and each of its
-// kernels is one line: KTUNE_FAMILY_PART(name, ArrayPart(spec)).
-#include <ktune/named_enum.hpp>
+// The registered part and the harness of an ArrayFamily's kernel (runtime/array_family.hpp):
+// --op NAME, --dtype, --n N (a whole array) or --shape ROWSxCOLS, and the family's
+// switches (--NAME 0|1, e.g. --exclusive). Each of a family's kernels is one line:
+// KTUNE_FAMILY_PART(scan_rows, ArrayPart(scan_family(), Lines::rows)).
+//
+// The harness: fresh random inputs (the family's `random`), outputs poisoned (0xFF) before
+// each check and compared with the family's reference by a ReferenceCheck (exactly on the
+// device where every tolerance is 0, else on the host), with 16 guard bytes past them;
+// each check launches twice (a workspace must be ready again after a launch). The
+// ceiling: a copy of the bytes moved, or a read-only pass over the input (read_ceiling).
+#include <ktune/runtime/array_family.hpp>
+#include <ktune/runtime/read_pass.hpp>
 #include <ktune/tuner/family.hpp>
+#include <ktune/tuner/harness.hpp>
+#include <ktune/tuner/reference_check.hpp>
 
-#include <functional>
-#include <set>
-#include <string>
-#include <vector>
+#include <memory>
 
 namespace ktune {
 
-struct ArrayProblem {
-  std::string op;  // one of the part's ops
-  DType dtype = DType::f32;
-  std::int64_t rows = 1, cols = 0;  // a whole array: one row of cols = n
-  std::set<std::string> switches;   // the switches given as 1
-  bool on(const std::string& name) const { return switches.count(name) > 0; }
-};
-
-struct ArrayPartSpec {
-  std::string kernel;                    // the family's name (its template's @kernel)
-  std::vector<std::string> ops;          // e.g. enum_names<Op>(): {"sum", "max", "min"}
-  std::string dtypes;                    // --dtype's help, e.g. "f32, f64, f16, bf16"
-  bool matrix = false;                   // --shape ROWSxCOLS, else --n
-  std::string size_default;              // "268435456" or "16384x4096"
-  std::vector<ProblemOption> switches;   // each 0 or 1; default "0"
-  std::function<TuneTarget(const ArrayProblem&)> target;
-};
-
 class ArrayPart : public FamilyPart {
  public:
-  explicit ArrayPart(ArrayPartSpec spec) : spec_(std::move(spec)) {}
-  const KernelSpec& spec() const override { return KernelSpec::builtin(spec_.kernel); }
+  ArrayPart(const ArrayFamily& family, Lines lines) : family_(family), lines_(lines) {}
+  const KernelSpec& spec() const override { return array_spec(family_, lines_); }
   std::vector<ProblemOption> options() const override;
   TuneTarget target(const OptionValues& values) const override;
   OptionValues options_of(const TuningRecord& record) const override;
 
  private:
-  ArrayPartSpec spec_;
+  const ArrayFamily& family_;
+  Lines lines_;
+};
+
+class ArrayHarness : public DeviceHarness {
+ public:
+  // `args` without pointers: dense (pitches = cols); the harness allocates the buffers.
+  ArrayHarness(const DeviceInfo& device, const ArrayFamily& family, const ArrayArgs& args,
+               const TimingProtocol& protocol);
+
+  nlohmann::json log_fields() const override;
+  double bytes_moved() const override { return array_bytes(family_, args_); }
+  const char* ceiling_what() const override { return family_.read_ceiling ? "read-only pass" : "memcpy"; }
+  TimingStats time_ceiling() override;
+  std::optional<std::string> verify(CUfunction f, const Instance& inst) override;
+  void launch(CUfunction f, const Instance& inst) override;
+
+ private:
+  const ArrayFamily& family_;
+  ArrayArgs args_;
+  DeviceBuffer input_, output_, workspace_;
+  std::unique_ptr<ReferenceCheck> check_;
+  std::unique_ptr<ReadPass> read_pass_;
 };
 
 }  // namespace ktune
