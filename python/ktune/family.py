@@ -12,7 +12,7 @@ from ._runtime import Runtime, callable_by_id, default_runtime, register_callabl
 from ._torch_ops import TorchOps, needs_grad
 from .errors import InvalidArgument
 
-__all__ = ["as_device_array", "C", "c_function", "c_text", "callable_by_id", "check", "default_runtime", "dlpack_stream",
+__all__ = ["as_device_array", "C", "c_function", "c_text", "callable_by_id", "check", "default_runtime", "dispatch", "dlpack_stream",
            "DTYPE_NAMES", "empty_like", "InvalidArgument", "matrix_layout", "needs_grad", "new_array",
            "no_grad_here", "no_grad_in_place", "plain", "planned_call", "Plans", "raw_stream", "refuse_under_capture",
            "register_callable", "require", "row_major", "Runtime", "runtime_method", "shape_text", "stream_handle",
@@ -94,6 +94,25 @@ def planned_call(fn, handle, shape, dtype, args):
         check(fn(handle, out.data_ptr(), *[t.data_ptr() for t in inputs], *args, raw_stream(inputs[0])))
         return out
     return run
+
+
+def dispatch(call, plans, ops, on, x, args, *, out=None, stream=None):
+    """The public call of an op on one array (ktune.scan, ktune.sum, ...), in order: a kept
+    plan (x a plain tensor, no out=, no stream=); the torch op (`ops`: autograd,
+    torch.compile) where it routes; else on(default runtime, x, *args, out=, stream=,
+    plan_key=), which keeps a plan under plan_key when one is given."""
+    key = None
+    if out is None and stream is None and plain(x):
+        key = (call,) + tuple(args) + (x.shape, x.stride(), x.dtype)
+        plan = plans.get(key)
+        if plan is not None:
+            return plan(x)
+    if out is not None:
+        no_grad_in_place(call, x)
+    routed = ops.routed(x) if stream is None and out is None else None
+    if routed is not None:
+        return routed(x, *args)
+    return on(default_runtime(), x, *args, out=out, stream=stream, plan_key=key)
 
 
 def plain(*tensors):

@@ -117,19 +117,7 @@ _ops = family.TorchOps(_build_ops)
 
 def _reduction(op):
     def call(x, dim=None, *, out=None, stream=None):
-        fast = out is None and stream is None and family.plain(x)
-        if fast:
-            key = (dim, x.shape, x.stride(), x.dtype)
-            plan = _plans.get((op,) + key)
-            if plan is not None:
-                return plan(x)
-        if out is not None:
-            family.no_grad_in_place(op, x)
-        ops = _ops.routed(x) if stream is None and out is None else None
-        if ops is not None:
-            return ops(x, op, dim)
-        return _reduce_on(family.default_runtime(), x, op, dim, out=out, stream=stream,
-                          plan_key=(op,) + key if fast else None)
+        return family.dispatch(op, _plans, _ops, _reduce_on, x, (op, dim), out=out, stream=stream)
 
     call.__name__ = call.__qualname__ = op
     call.__doc__ = (f"{op} over every element of x (dim=None), or over dim 0 or 1 of a matrix, on the default "

@@ -23,10 +23,10 @@ def _runtime_scan(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, 
     the identity). The result has x's shape: f32 for f16/bf16 input, else x's dtype;
     out may be x itself (in place). Returns it. No gradient: ktune.scan has one."""
     family.no_grad_here("scan", x)
-    return _scan_on(runtime, x, op, dim, exclusive=exclusive, out=out, stream=stream)
+    return _scan_on(runtime, x, op, dim, exclusive, out=out, stream=stream)
 
 
-def _scan_on(runtime, x, op="sum", dim=None, *, exclusive=False, out=None, stream=None, plan_key=None):
+def _scan_on(runtime, x, op, dim, exclusive, *, out=None, stream=None, plan_key=None):
     """The call; with plan_key (a plain tensor on the default runtime), its plan is kept."""
     family.require(_whole, "scan")
     if op not in _OPS:
@@ -71,7 +71,7 @@ _plans = family.Plans()
 def _build_ops(torch):
     @torch.library.custom_op("ktune::scan", mutates_args=())
     def scan_op(x: torch.Tensor, op: str, dim: Optional[int], exclusive: bool) -> torch.Tensor:
-        return _scan_on(family.default_runtime(), x, op, dim, exclusive=exclusive)
+        return _scan_on(family.default_runtime(), x, op, dim, exclusive)
 
     @scan_op.register_fake
     def _(x, op, dim, exclusive):
@@ -109,19 +109,7 @@ def scan(x, op="sum", dim=None, *, exclusive=False, out=None, stream=None):
     """Prefix op ("sum", "max", "min") of x on the default runtime (see Runtime.scan):
     dim=None over every element in memory order (x contiguous, any shape), dim=-1 (or 1)
     along each row of a matrix. Differentiable (without out=)."""
-    fast = out is None and stream is None and family.plain(x)
-    if fast:
-        key = (op, dim, bool(exclusive), x.shape, x.stride(), x.dtype)
-        plan = _plans.get(key)
-        if plan is not None:
-            return plan(x)
-    if out is not None:
-        family.no_grad_in_place("scan", x)
-    ops = _ops.routed(x) if stream is None and out is None else None
-    if ops is not None:
-        return ops(x, op, dim, bool(exclusive))
-    return _scan_on(family.default_runtime(), x, op, dim, exclusive=exclusive, out=out, stream=stream,
-                    plan_key=key if fast else None)
+    return family.dispatch("scan", _plans, _ops, _scan_on, x, (op, dim, bool(exclusive)), out=out, stream=stream)
 
 
 def cumsum(x, dim=None, *, out=None, stream=None):
