@@ -99,7 +99,9 @@ def main(argv):
     out, seed = argv[0], int(argv[1])
     os.makedirs(out, exist_ok=True)
     for i, spec in enumerate(argv[2:] or DEFAULT):
-        kind, size = spec.split(":")
+        kind, _, size = spec.partition(":")
+        if not size.isdigit() or int(size) < 1:
+            raise SystemExit(f"'{spec}': KIND:ROWS, rows a positive integer")
         rng = np.random.default_rng([seed, i])
         rows, cols, r, c = make(kind, int(size), rng)
         offsets, col = csr(rows, cols, r, c)
