@@ -66,10 +66,10 @@ CsrMatrix read_header(const std::string& path, const std::string& line) {
 
 }  // namespace
 
-std::int64_t spread_class(double cv) { return cv < 0.5 ? 0 : cv < 2 ? 1 : cv < 8 ? 2 : 3; }
+std::int64_t spread_class(double cv) { return cv < 0.5 ? 1 : cv < 2 ? 2 : cv < 8 ? 3 : 4; }
 
 SparseShape sparse_shape(const CsrMatrix& m) {
-  SparseShape s{m.rows, m.cols, m.nnz(), 0, 0};
+  SparseShape s{m.rows, m.cols, m.nnz(), 0, 1};
   const double mean = static_cast<double>(s.nnz) / static_cast<double>(m.rows);
   double squares = 0;
   for (std::int64_t r = 0; r < m.rows; ++r) {
@@ -77,7 +77,7 @@ SparseShape sparse_shape(const CsrMatrix& m) {
     s.max_row = std::max(s.max_row, len);
     squares += (static_cast<double>(len) - mean) * (static_cast<double>(len) - mean);
   }
-  s.spread = mean > 0 ? spread_class(std::sqrt(squares / static_cast<double>(m.rows)) / mean) : 0;
+  s.spread = mean > 0 ? spread_class(std::sqrt(squares / static_cast<double>(m.rows)) / mean) : 1;
   return s;
 }
 
@@ -137,7 +137,7 @@ CsrMatrix read_csr_file(const std::string& path) {
 
 void write_csr_file(const std::string& path, const CsrMatrix& m) {
   if (const auto why = csr_problem(m)) throw InvalidArgument(path + ": not written: " + *why);
-  if (m.values.empty()) throw InvalidArgument(path + ": not written: the matrix has no values");
+  if (m.values.empty() && m.nnz() > 0) throw InvalidArgument(path + ": not written: the matrix has no values");
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   const nlohmann::json h{{"format", "ktune-csr"}, {"version", 1}, {"rows", m.rows}, {"cols", m.cols},
                          {"nnz", m.nnz()}, {"dtype", to_string(m.dtype)}, {"index", "i32"}};
@@ -155,7 +155,7 @@ namespace {
 std::int64_t long_rows(const SparseShape& s, double mean) {
   if (static_cast<double>(s.max_row) <= mean + 1) return 0;
   const double target[] = {0.25, 1, 4, 16};
-  const double ratio = target[std::clamp<std::int64_t>(s.spread, 0, 3)] * mean / (static_cast<double>(s.max_row) - mean);
+  const double ratio = target[std::clamp<std::int64_t>(s.spread - 1, 0, 3)] * mean / (static_cast<double>(s.max_row) - mean);
   const double p = ratio * ratio / (1 + ratio * ratio);
   const auto most = s.max_row > 0 ? s.nnz / s.max_row : s.rows;
   return std::clamp<std::int64_t>(std::llround(p * static_cast<double>(s.rows)), 1, std::min(most, s.rows));
@@ -175,7 +175,7 @@ CsrMatrix synthetic_csr(const SparseShape& s, DType dtype, std::uint64_t seed) {
   const std::int64_t max_row = s.max_row > 0 ? s.max_row : even;
   if (max_row > s.cols) fail("the longest row is longer than cols");
   if (max_row < even || s.nnz > s.rows * max_row) fail("nnz does not fit rows of at most the longest row");
-  if (s.spread < 0 || s.spread > 3) fail("spread is a class from 0 to 3");
+  if (s.spread < 1 || s.spread > 4) fail("spread is a class from 1 to 4");
   SparseShape t = s;
   t.max_row = max_row;
   const std::int64_t k = long_rows(t, mean);

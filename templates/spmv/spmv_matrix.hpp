@@ -21,10 +21,11 @@ struct CsrMatrix {
 
 // What decides a product's speed besides the dtype, and so a record's key (its shape,
 // in this order): rows, cols, nonzeros, the longest row, and the spread of the row
-// lengths (their coefficient of variation, stddev / mean) as a class: 0 below 0.5
-// (stencils, banded), 1 below 2, 2 below 8, 3 from 8 (power laws, a few dense rows).
+// lengths (their coefficient of variation, stddev / mean) as a class: 1 below 0.5
+// (stencils, banded), 2 below 2, 3 below 8, 4 from 8 (power laws, a few dense rows).
+// Every field is at least 1 for a matrix with nonzeros (records hold positive sizes).
 struct SparseShape {
-  std::int64_t rows = 0, cols = 0, nnz = 0, max_row = 0, spread = 0;
+  std::int64_t rows = 0, cols = 0, nnz = 0, max_row = 0, spread = 1;
   std::vector<std::int64_t> key() const { return {rows, cols, nnz, max_row, spread}; }
 };
 SparseShape sparse_shape(const CsrMatrix& m);

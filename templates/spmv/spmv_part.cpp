@@ -24,7 +24,7 @@ class SpmvPart : public FamilyPart {
             {"cols", "synthetic: columns (0: as many as rows)", "0"},
             {"nnz", "synthetic: nonzeros (0: 16 a row)", "0"},
             {"max-row", "synthetic: the longest row (0: rows as even as nnz allows)", "0"},
-            {"spread", "synthetic: the row lengths' spread class, 0 (even) to 3 (power law)", "0"},
+            {"spread", "synthetic: the row lengths' spread class, 1 (even) to 4 (power law)", "1"},
             {"matrix-seed", "synthetic: the structure's random seed", "1"}};
   }
 
@@ -33,6 +33,7 @@ class SpmvPart : public FamilyPart {
     CsrMatrix m = file == "synthetic" ? synthetic(v) : read_csr_file(file);
     if (single_option(v, "dtype") != "auto") m.dtype = dtype_option(v);
     m.values.clear();  // the structure is what is tuned; the harness draws values
+    if (m.nnz() == 0) throw InvalidArgument("the matrix has no nonzeros: nothing to tune (a product is y = beta y)");
     TuningProblem problem = spmv_tuning_problem(sparse_shape(m), m.dtype);
     auto shared = std::make_shared<const CsrMatrix>(std::move(m));
     return {std::move(problem), [shared](const DeviceInfo& dev, const TimingProtocol& t) {
@@ -55,8 +56,8 @@ class SpmvPart : public FamilyPart {
     s.nnz = size_or(v, "nnz", 16 * s.rows);
     s.max_row = size_or(v, "max-row", 0);
     const std::string& spread = single_option(v, "spread");
-    if (spread.size() != 1 || spread[0] < '0' || spread[0] > '3')
-      throw InvalidArgument("--spread is a class from 0 to 3, not '" + spread + "'");
+    if (spread.size() != 1 || spread[0] < '1' || spread[0] > '4')
+      throw InvalidArgument("--spread is a class from 1 to 4, not '" + spread + "'");
     s.spread = spread[0] - '0';
     const std::int64_t seed = count_option(v, "matrix-seed", std::int64_t{1} << 62);
     const std::string& d = single_option(v, "dtype");

@@ -13,7 +13,7 @@ TEST(SpmvCompile, EveryDtypeCompilesForSm90) {
   const KernelSpec& spec = spmv_spec();
   std::vector<CompileSpace> spaces;
   for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
-    const SparseShape s{100003, 90001, 1700000, 40000, 3};
+    const SparseShape s{100003, 90001, 1700000, 40000, 4};
     const TuningProblem p = spmv_tuning_problem(s, d);
     const std::string dtype(to_string(d));
     spaces.push_back({"spmv " + dtype, &spec, spec.source(), {p.problem}, p.type_argument, {dtype}});

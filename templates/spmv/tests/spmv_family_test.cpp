@@ -63,12 +63,12 @@ TEST(SpmvFamily, BadMatricesAreRefused) {
 
 TEST(SpmvFamily, TheKeyIsTheMatrixsStatistics) {
   const SparseShape s = sparse_shape(small());
-  EXPECT_EQ(s.key(), (std::vector<std::int64_t>{3, 4, 4, 2, 1}));  // lengths 2, 0, 2: cv 0.71
-  EXPECT_EQ(spread_class(0), 0);
-  EXPECT_EQ(spread_class(0.49), 0);
-  EXPECT_EQ(spread_class(1.5), 1);
-  EXPECT_EQ(spread_class(7.9), 2);
-  EXPECT_EQ(spread_class(30), 3);
+  EXPECT_EQ(s.key(), (std::vector<std::int64_t>{3, 4, 4, 2, 2}));  // lengths 2, 0, 2: cv 0.71
+  EXPECT_EQ(spread_class(0), 1);
+  EXPECT_EQ(spread_class(0.49), 1);
+  EXPECT_EQ(spread_class(1.5), 2);
+  EXPECT_EQ(spread_class(7.9), 3);
+  EXPECT_EQ(spread_class(30), 4);
   const TuningProblem p = spmv_tuning_problem(s, DType::bf16);
   EXPECT_EQ(p.variant, "csr");
   EXPECT_EQ(p.dtype_key, "bf16");
@@ -78,9 +78,9 @@ TEST(SpmvFamily, TheKeyIsTheMatrixsStatistics) {
 }
 
 TEST(SpmvFamily, SyntheticMatricesHoldTheirStatistics) {
-  for (const SparseShape want : {SparseShape{1000, 1000, 16000, 0, 0}, SparseShape{1001, 997, 20000, 400, 1},
-                                 SparseShape{10007, 5003, 100000, 4000, 2}, SparseShape{100003, 100003, 1600000, 50000, 3},
-                                 SparseShape{7, 3, 21, 3, 0}, SparseShape{1, 1, 1, 1, 0}}) {
+  for (const SparseShape want : {SparseShape{1000, 1000, 16000, 0, 1}, SparseShape{1001, 997, 20000, 400, 2},
+                                 SparseShape{10007, 5003, 100000, 4000, 3}, SparseShape{100003, 100003, 1600000, 50000, 4},
+                                 SparseShape{7, 3, 21, 3, 1}, SparseShape{1, 1, 1, 1, 1}}) {
     const CsrMatrix m = synthetic_csr(want, DType::f32, 42);
     EXPECT_EQ(why(m), "") << want.rows;
     const SparseShape got = sparse_shape(m);
@@ -92,10 +92,10 @@ TEST(SpmvFamily, SyntheticMatricesHoldTheirStatistics) {
     EXPECT_EQ(got.spread, want.spread) << want.rows;
     EXPECT_EQ(synthetic_csr(want, DType::f32, 42).indices, m.indices);  // the seed decides
   }
-  EXPECT_NE(error_of([] { synthetic_csr({10, 5, 20, 6, 0}, DType::f32, 1); }).find("longer than cols"), std::string::npos);
-  EXPECT_NE(error_of([] { synthetic_csr({10, 50, 200, 6, 0}, DType::f32, 1); }).find("does not fit"), std::string::npos);
-  EXPECT_NE(error_of([] { synthetic_csr({10, 50, 20, 6, 4}, DType::f32, 1); }).find("spread"), std::string::npos);
-  EXPECT_NE(error_of([] { synthetic_csr({0, 50, 20, 6, 0}, DType::f32, 1); }).find("rows must be"), std::string::npos);
+  EXPECT_NE(error_of([] { synthetic_csr({10, 5, 20, 6, 1}, DType::f32, 1); }).find("longer than cols"), std::string::npos);
+  EXPECT_NE(error_of([] { synthetic_csr({10, 50, 200, 6, 1}, DType::f32, 1); }).find("does not fit"), std::string::npos);
+  EXPECT_NE(error_of([] { synthetic_csr({10, 50, 20, 6, 5}, DType::f32, 1); }).find("spread"), std::string::npos);
+  EXPECT_NE(error_of([] { synthetic_csr({0, 50, 20, 6, 1}, DType::f32, 1); }).find("rows must be"), std::string::npos);
 }
 
 TEST(SpmvFamily, ReferenceWithAndWithoutBeta) {
@@ -112,8 +112,8 @@ TEST(SpmvFamily, LaunchParametersMatchTheEntry) {
 }
 
 TEST(SpmvFamily, TheDefaultConfigIsValidEverywhere) {
-  for (const SparseShape s : {SparseShape{1, 1, 0, 0, 0}, SparseShape{1, 1, 1, 1, 0}, SparseShape{1000, 1000, 3000, 3, 0},
-                              SparseShape{100000, 100000, 5000000, 90000, 3}})
+  for (const SparseShape s : {SparseShape{1, 1, 0, 0, 1}, SparseShape{1, 1, 1, 1, 1}, SparseShape{1000, 1000, 3000, 3, 1},
+                              SparseShape{100000, 100000, 5000000, 90000, 4}})
     for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
       const TuningProblem p = spmv_tuning_problem(s, d);
       EXPECT_FALSE(why_invalid(*p.spec, p.default_config, DeviceLimits{}, p.problem)) << s.max_row;
@@ -218,14 +218,21 @@ TEST(SpmvFamily, BadOptionsAreClearErrors) {
     return error_of([&] { family_target(*part, v); });
   };
   EXPECT_EQ(with("spread", "2"), "");
-  EXPECT_NE(with("spread", "4").find("--spread is a class from 0 to 3"), std::string::npos);
+  EXPECT_NE(with("spread", "0").find("--spread is a class from 1 to 4"), std::string::npos);
+  EXPECT_NE(with("spread", "5").find("--spread is a class from 1 to 4"), std::string::npos);
+  CsrMatrix empty;
+  empty.rows = 5, empty.cols = 7, empty.offsets.assign(6, 0);
+  const std::string path = ::testing::TempDir() + "spmv_empty.csr";
+  write_csr_file(path, empty);
+  EXPECT_NE(with("matrix", path).find("no nonzeros: nothing to tune"), std::string::npos);
+  std::remove(path.c_str());
   EXPECT_NE(with("rows", "0").size(), 0u);
   EXPECT_NE(with("dtype", "u8").find("not supported"), std::string::npos);
   EXPECT_NE(with("matrix", "/no/such.csr").find("/no/such.csr: cannot open"), std::string::npos);
   EXPECT_NE(with("max-row", "2000").find("longer than cols"), std::string::npos);
   // A record maps back to a synthetic matrix of its statistics.
   TuningRecord r;
-  r.dtype = "f16", r.shape = {1000, 1000, 16000, 16, 0};
+  r.dtype = "f16", r.shape = {1000, 1000, 16000, 16, 1};
   const TuneTarget t = family_target(*part, part->options_of(r));
   EXPECT_EQ(t.problem.shape, r.shape);
   EXPECT_EQ(t.problem.dtype_key, "f16");

@@ -15,7 +15,7 @@ std::size_t verify_all(DType dtype, const std::vector<SparseShape>& shapes) {
   PrimaryContext ctx(dev.device);
   const KernelSpec& spec = spmv_spec();
   const std::string type = spmv_type_argument(dtype);
-  const Problem widest = spmv_tuning_problem({100000, 100000, 1000000, 100000, 3}, dtype).problem;
+  const Problem widest = spmv_tuning_problem({100000, 100000, 1000000, 100000, 4}, dtype).problem;
   const auto configs = enumerate(spec, dev.limits, widest);
   std::vector<std::string> names;
   for (const auto& c : configs) names.push_back(instantiate(spec, c, dev.limits, widest, type).name_expression);
@@ -44,12 +44,12 @@ std::size_t verify_all(DType dtype, const std::vector<SparseShape>& shapes) {
 
 TEST(SpmvGpu, EveryConfigF32AtEverySpread) {
   KTUNE_REQUIRE_GPU();
-  EXPECT_GT(verify_all(DType::f32, {{1, 1, 1, 1, 0},
-                                    {7, 5, 0, 0, 0},
-                                    {1001, 999, 7007, 0, 0},
-                                    {3001, 2999, 50000, 600, 1},
-                                    {10007, 10009, 100000, 3000, 2},
-                                    {20011, 20011, 320000, 20000, 3}}),
+  EXPECT_GT(verify_all(DType::f32, {{1, 1, 1, 1, 1},
+                                    {7, 5, 0, 0, 1},
+                                    {1001, 999, 7007, 0, 1},
+                                    {3001, 2999, 50000, 600, 2},
+                                    {10007, 10009, 100000, 3000, 3},
+                                    {20011, 20011, 320000, 20000, 4}}),
             300u);
 }
 
@@ -57,7 +57,7 @@ TEST(SpmvGpu, EveryConfigOfTheOtherTypes) {
   KTUNE_REQUIRE_GPU();
   std::size_t verified = 0;
   for (DType d : {DType::f64, DType::f16, DType::bf16})
-    verified += verify_all(d, {{999, 1001, 9000, 0, 0}, {5003, 4001, 60000, 2000, 3}});
+    verified += verify_all(d, {{999, 1001, 9000, 0, 1}, {5003, 4001, 60000, 2000, 4}});
   EXPECT_GT(verified, 300u);
 }
 
