@@ -4,8 +4,12 @@
 #include "gpu_test_support.hpp"
 #include "test_support.hpp"
 
+#include <ktune/error.hpp>
+#include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 #include <spmv/spmv_harness.hpp>
+
+#include <cmath>
 
 namespace ktune {
 namespace {
@@ -59,6 +63,87 @@ TEST(SpmvGpu, EveryConfigOfTheOtherTypes) {
   for (DType d : {DType::f64, DType::f16, DType::bf16})
     verified += verify_all(d, {{999, 1001, 9000, 0, 1}, {5003, 4001, 60000, 2000, 4}});
   EXPECT_GT(verified, 300u);
+}
+
+class SpmvRuntimeGpu : public GpuRuntimeTest {
+ protected:
+  Runtime::Options options() const { return {(dir_ / "tuning.db").string(), false}; }
+  static DeviceBuffer put(const void* p, std::size_t bytes) {
+    DeviceBuffer b(bytes + 16);
+    if (bytes) driver::check(driver::api().cuMemcpyHtoD(b.get(), p, bytes), "HtoD");
+    return b;
+  }
+  template <class T>
+  static std::vector<T> get(const DeviceBuffer& b, std::size_t n) {
+    std::vector<T> v(n);
+    driver::check(driver::api().cuCtxSynchronize(), "sync");
+    driver::check(driver::api().cuMemcpyDtoH(v.data(), b.get(), n * sizeof(T)), "DtoH");
+    return v;
+  }
+};
+
+// A power-law-like matrix's product through the runtime, with and without beta, in f32
+// (exact: small multiples of 1/8) and f64; its key is the matrix's statistics.
+TEST_F(SpmvRuntimeGpu, ProductsMatchTheReference) {
+  Runtime rt(options());
+  CsrMatrix m = synthetic_csr({30011, 29989, 400000, 9000, 4}, DType::f32, 7);
+  std::vector<float> vals(m.indices.size()), x(static_cast<std::size_t>(m.cols)), y0(static_cast<std::size_t>(m.rows));
+  for (std::size_t i = 0; i < vals.size(); ++i) vals[i] = static_cast<float>(static_cast<int>(i % 13) - 6) / 8;
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 7) - 3) / 4;
+  for (std::size_t i = 0; i < y0.size(); ++i) y0[i] = static_cast<float>(i % 5);
+  m.values.assign(reinterpret_cast<unsigned char*>(vals.data()), reinterpret_cast<unsigned char*>(vals.data() + vals.size()));
+  const DeviceBuffer off = put(m.offsets.data(), 4 * m.offsets.size()), idx = put(m.indices.data(), 4 * m.indices.size()),
+                     val = put(vals.data(), 4 * vals.size()), dx = put(x.data(), 4 * x.size()), dy = put(y0.data(), 4 * y0.size());
+  const SpmvMatrix a = rt.spmv_matrix(reinterpret_cast<void*>(off.get()), reinterpret_cast<void*>(idx.get()),
+                                      reinterpret_cast<void*>(val.get()), m.rows, m.cols, m.nnz(), DType::f32);
+  EXPECT_EQ(a.key(), sparse_shape(m).key());
+  rt.spmv(a, reinterpret_cast<void*>(dy.get()), reinterpret_cast<void*>(dx.get()), 1.5, 0.5);
+  const HostReference want = spmv_reference(m, x.data(), y0.data(), 1.5, 0.5);
+  const auto got = get<float>(dy, y0.size());
+  for (std::size_t r = 0; r < got.size(); ++r) ASSERT_EQ(got[r], static_cast<float>(want.value[r])) << "row " << r;
+  driver::check(driver::api().cuMemsetD8(dy.get(), 0xFF, dy.size()), "poison");  // NaN: beta 0 must not read it
+  rt.spmv(a, reinterpret_cast<void*>(dy.get()), reinterpret_cast<void*>(dx.get()));
+  const HostReference plain = spmv_reference(m, x.data(), nullptr, 1, 0);
+  const auto got0 = get<float>(dy, y0.size());
+  for (std::size_t r = 0; r < got0.size(); ++r) ASSERT_EQ(got0[r], static_cast<float>(plain.value[r])) << "row " << r;
+  EXPECT_EQ(get<std::uint32_t>(dy, y0.size() + 4).back(), 0xFFFFFFFFu);  // nothing written past y
+}
+
+TEST_F(SpmvRuntimeGpu, BadInputIsAClearErrorBeforeAnyLaunch) {
+  Runtime rt(options());
+  CsrMatrix m = synthetic_csr({101, 97, 1000, 0, 1}, DType::f32, 3);
+  std::vector<float> vals(m.indices.size(), 1.0f), x(97, 1.0f);
+  DeviceBuffer off = put(m.offsets.data(), 4 * m.offsets.size()), idx = put(m.indices.data(), 4 * m.indices.size()),
+               val = put(vals.data(), 4 * vals.size()), dx = put(x.data(), 4 * x.size()), dy(101 * 4 + 16);
+  void* o = reinterpret_cast<void*>(off.get());
+  void* i = reinterpret_cast<void*>(idx.get());
+  void* v = reinterpret_cast<void*>(val.get());
+  const SpmvMatrix a = rt.spmv_matrix(o, i, v, 101, 97, 1000, DType::f32);
+  void* y = reinterpret_cast<void*>(dy.get());
+  driver::check(driver::api().cuMemsetD8(dy.get(), 0xA5, dy.size()), "memset");
+  expect_error([&] { rt.spmv(a, y, reinterpret_cast<void*>(dx.get() + 2)); }, "x pointer not aligned");
+  expect_error([&] { rt.spmv(a, y, nullptr); }, "null pointer");
+  expect_error([&] { rt.spmv(a, reinterpret_cast<void*>(dx.get() + 8), reinterpret_cast<void*>(dx.get())); }, "overlaps");
+  expect_error([&] { rt.spmv(a, reinterpret_cast<void*>(val.get()), reinterpret_cast<void*>(dx.get())); }, "overlaps");
+  EXPECT_EQ(get<std::uint32_t>(dy, 1)[0], 0xA5A5A5A5u);  // nothing launched
+  expect_error([&] { rt.spmv_matrix(o, i, v, 101, 97, 999, DType::f32); }, "not nnz 999");
+  expect_error([&] { rt.spmv_matrix(o, i, v, 101, 97, 1000, DType::i32); }, "not supported");
+  expect_error([&] { rt.spmv_matrix(o, i, v, 0, 97, 1000, DType::f32); }, "rows must be");
+  expect_error([&] { rt.spmv_matrix(o, i, v, 101, 50, 1000, DType::f32); }, "is outside 0..49");
+  expect_error([&] { rt.spmv_matrix(nullptr, i, v, 101, 97, 1000, DType::f32); }, "null pointer");
+  std::vector<std::int32_t> bad = m.indices;
+  std::swap(bad[0], bad[1]);  // row 0 unsorted
+  const DeviceBuffer unsorted = put(bad.data(), 4 * bad.size());
+  expect_error([&] { rt.spmv_matrix(o, reinterpret_cast<void*>(unsorted.get()), v, 101, 97, 1000, DType::f32); },
+               "not strictly increasing");
+  // An empty matrix: y = beta y.
+  std::vector<std::int32_t> zeros(102, 0);
+  const DeviceBuffer zoff = put(zeros.data(), 4 * zeros.size());
+  const SpmvMatrix e = rt.spmv_matrix(reinterpret_cast<void*>(zoff.get()), nullptr, nullptr, 101, 97, 0, DType::f32);
+  std::vector<float> ones(101, 2.0f);
+  driver::check(driver::api().cuMemcpyHtoD(dy.get(), ones.data(), 4 * ones.size()), "HtoD");
+  rt.spmv(e, y, reinterpret_cast<void*>(dx.get()), 1, 0.5);
+  for (float f : get<float>(dy, 101)) ASSERT_EQ(f, 1.0f);
 }
 
 }  // namespace
