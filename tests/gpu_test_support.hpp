@@ -2,6 +2,7 @@
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/driver.hpp>
 #include <ktune/tuner/compile_pool.hpp>
+#include <ktune/tuner/harness.hpp>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -49,6 +50,23 @@ inline LoadedSpace compile_and_load(const std::string& source, const std::vector
     }
   }
   return out;
+}
+
+// Verifies, with the harness, every config compiled and valid at its problem (type
+// argument `type`): a failure each (the first three in full), and none expected. Returns
+// how many were verified.
+inline std::size_t verify_each_config(Harness& h, const KernelSpec& spec, const std::vector<Config>& configs,
+                                      const LoadedSpace& loaded, const DeviceLimits& limits, const std::string& type) {
+  std::size_t failed = 0, verified = 0;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (!loaded.functions[i] || why_invalid(spec, configs[i], limits, h.problem())) continue;
+    const Instance inst = instantiate(spec, configs[i], limits, h.problem(), type);
+    if (const auto wrong = h.verify(loaded.functions[i], inst))
+      if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
+    ++verified;
+  }
+  EXPECT_EQ(failed, 0u) << h.describe();
+  return verified;
 }
 
 // `enqueue(stream)` captured into a CUDA graph on a stream made for it (global capture

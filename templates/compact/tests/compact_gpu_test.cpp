@@ -39,15 +39,7 @@ std::size_t verify_all(const Case& c) {
   std::size_t verified = 0;
   for (const std::int64_t n : c.lengths) {
     CompactHarness h(dev, c.dtype, n, c.mode, c.indices, c.keep, c.clustered, TimingProtocol{}, c.predicate);
-    std::size_t failed = 0;
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      if (!loaded.functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
-      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), compact_type_argument(c.dtype));
-      if (const auto wrong = h.verify(loaded.functions[i], inst))
-        if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
-      ++verified;
-    }
-    EXPECT_EQ(failed, 0u) << h.describe();
+    verified += verify_each_config(h, spec, configs, loaded, dev.limits, compact_type_argument(c.dtype));
   }
   return verified;
 }

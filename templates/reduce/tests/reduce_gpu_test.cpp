@@ -38,20 +38,11 @@ std::size_t verify_all(Lines kind, ReduceOp op, DType dtype,
   for (const auto& c : configs)
     names.push_back(instantiate(spec, c, dev.limits, widest, type).name_expression);
   const LoadedSpace loaded = compile_and_load(spec.source(), names, dev.arch, family);
-  const auto& functions = loaded.functions;
   std::size_t verified = 0;
   for (const auto& [rows, cols] : shapes) {
     ArrayHarness h(dev, reduce_family(), ArrayArgs::matrix(kind, static_cast<int>(op), dtype, rows, cols, cols, cols, 0, 0),
                    TimingProtocol{});
-    std::size_t failed = 0;
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      if (!functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
-      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), type);
-      if (const auto wrong = h.verify(functions[i], inst))
-        if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
-      ++verified;
-    }
-    EXPECT_EQ(failed, 0u) << h.describe();
+    verified += verify_each_config(h, spec, configs, loaded, dev.limits, type);
   }
   return verified;
 }

@@ -33,15 +33,7 @@ std::size_t verify_all(Lines kind, ScanOp op, DType dtype, bool exclusive,
   for (const auto& [rows, n] : shapes) {
     ArrayHarness h(dev, scan_family(), ArrayArgs::matrix(kind, static_cast<int>(op), dtype, rows, n, n, n, 0, 0, exclusive),
                    TimingProtocol{});
-    std::size_t failed = 0;
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      if (!loaded.functions[i] || why_invalid(spec, configs[i], dev.limits, h.problem())) continue;
-      const Instance inst = instantiate(spec, configs[i], dev.limits, h.problem(), type);
-      if (const auto wrong = h.verify(loaded.functions[i], inst))
-        if (++failed <= 3) ADD_FAILURE() << h.describe() << " " << config_to_string(spec, configs[i]) << ": " << *wrong;
-      ++verified;
-    }
-    EXPECT_EQ(failed, 0u) << h.describe();
+    verified += verify_each_config(h, spec, configs, loaded, dev.limits, type);
   }
   return verified;
 }
