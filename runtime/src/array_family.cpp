@@ -12,12 +12,6 @@ namespace {
 
 bool whole(const ArrayArgs& a) { return a.lines == Lines::whole; }
 
-std::string dtype_list(const ArrayFamily& f) {
-  std::string s;
-  for (DType d : f.dtypes) s += (s.empty() ? "" : ", ") + std::string(to_string(d));
-  return s;
-}
-
 // "scan sum f32 n=1000" or "reduce_rows max f16 100x3001".
 std::string describe(const ArrayFamily& f, const ArrayArgs& a) {
   const char* kernel = f.kernels[static_cast<std::size_t>(a.lines)];
@@ -31,7 +25,7 @@ std::optional<std::string> size_problem(const ArrayFamily& f, const ArrayArgs& a
   if (!f.kernels[static_cast<std::size_t>(a.lines)] || a.op < 0 || a.op >= static_cast<int>(f.ops.size()))
     return "no such kernel or op";
   if (std::find(f.dtypes.begin(), f.dtypes.end(), a.dtype) == f.dtypes.end())
-    return "dtype not supported (" + dtype_list(f) + ")";
+    return "dtype not supported (" + array_dtypes(f) + ")";
   if (a.rows < 1 || a.cols < 1) return "sizes must be positive";
   if (whole(a) && a.rows != 1) return "a whole array is one row";
   if (a.cols > (std::int64_t{1} << 40)) return "n is above 2^40";
@@ -57,6 +51,12 @@ ArrayArgs ArrayArgs::whole(int op, DType d, std::int64_t n, std::uintptr_t out, 
 ArrayArgs ArrayArgs::matrix(Lines lines, int op, DType d, std::int64_t rows, std::int64_t cols, std::int64_t ld_out,
                             std::int64_t ld_in, std::uintptr_t out, std::uintptr_t in, unsigned sw) {
   return {lines, op, d, rows, cols, ld_in, ld_out, in, out, sw};
+}
+
+std::string array_dtypes(const ArrayFamily& f) {
+  std::string s;
+  for (DType d : f.dtypes) s += (s.empty() ? "" : ", ") + std::string(to_string(d));
+  return s;
 }
 
 const KernelSpec& array_spec(const ArrayFamily& f, Lines lines) {

@@ -16,11 +16,9 @@ std::string joined(const std::vector<std::string>& names, const char* between) {
 }  // namespace
 
 std::vector<ProblemOption> ArrayPart::options() const {
-  std::string dtypes;
-  for (DType d : family_.dtypes) dtypes += (dtypes.empty() ? "" : ", ") + std::string(to_string(d));
   const std::string size = family_.size_default[static_cast<std::size_t>(lines_)];
   std::vector<ProblemOption> o{{"op", joined(family_.ops, " | "), family_.ops.front()},
-                               {"dtype", "element type of the input: " + dtypes, "f32"},
+                               {"dtype", "element type of the input: " + array_dtypes(family_), "f32"},
                                lines_ != Lines::whole ? ProblemOption{"shape", "ROWSxCOLS of the matrix", size}
                                                       : ProblemOption{"n", "number of elements", size}};
   for (const auto& [name, help] : family_.switches) o.push_back({name, help, "0"});

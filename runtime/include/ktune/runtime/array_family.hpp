@@ -61,6 +61,8 @@ struct ArrayFamily {
 };
 
 const KernelSpec& array_spec(const ArrayFamily& family, Lines lines);
+// "f32, f64, ...": the dtypes it takes, for messages.
+std::string array_dtypes(const ArrayFamily& family);
 DType result_dtype(const ArrayFamily& family, const ArrayArgs& args);
 // Throws ktune::Error (nothing launched): an unsupported dtype, sizes below 1, n above
 // 2^40, rows or cols of a matrix at 2^31 or more, a pitch below cols, null or
