@@ -21,8 +21,8 @@ std::vector<unsigned char> random_elements(DType dtype, std::size_t n, std::uint
 
 }  // namespace
 
-SpmvHarness::SpmvHarness(const DeviceInfo& device, CsrMatrix m, const TimingProtocol& protocol)
-    : DeviceHarness(device), shape_(sparse_shape(m)), dtype_(m.dtype) {
+SpmvHarness::SpmvHarness(const DeviceInfo& device, CsrMatrix m, const TimingProtocol& protocol, std::string source)
+    : DeviceHarness(device), shape_(sparse_shape(m)), dtype_(m.dtype), source_(std::move(source)) {
   tuning_ = spmv_tuning_problem(shape_, dtype_);
   require_memory(describe(), 2 * bytes_moved(), 3 * bytes_moved());
   std::uint64_t seed = fresh_seed();

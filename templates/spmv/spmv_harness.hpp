@@ -17,9 +17,11 @@ namespace ktune {
 
 class SpmvHarness : public DeviceHarness {
  public:
-  // `matrix`: its structure (any values are replaced).
-  SpmvHarness(const DeviceInfo& device, CsrMatrix matrix, const TimingProtocol& protocol);
+  // `matrix`: its structure (any values are replaced); `source` says where it came from
+  // (the search log's header: a file, or the synthetic matrix's options).
+  SpmvHarness(const DeviceInfo& device, CsrMatrix matrix, const TimingProtocol& protocol, std::string source = "");
 
+  nlohmann::json log_fields() const override { return {{"matrix", source_}}; }
   double bytes_moved() const override;
   const char* ceiling_what() const override { return "memcpy"; }
   TimingStats time_ceiling() override { return time_copy_ceiling(); }
@@ -30,6 +32,7 @@ class SpmvHarness : public DeviceHarness {
  private:
   SparseShape shape_;
   DType dtype_;
+  std::string source_;
   DeviceBuffer offsets_, indices_, values_, x_, y_, y0_;
   SpmvBuffers buffers_;
   std::unique_ptr<ReferenceCheck> with_beta_, without_beta_;

@@ -36,8 +36,9 @@ class SpmvPart : public FamilyPart {
     if (m.nnz() == 0) throw InvalidArgument("the matrix has no nonzeros: nothing to tune (a product is y = beta y)");
     TuningProblem problem = spmv_tuning_problem(sparse_shape(m), m.dtype);
     auto shared = std::make_shared<const CsrMatrix>(std::move(m));
-    return {std::move(problem), [shared](const DeviceInfo& dev, const TimingProtocol& t) {
-              return std::make_unique<SpmvHarness>(dev, *shared, t);
+    const std::string source = file == "synthetic" ? "synthetic, " + options_text(v) : file;
+    return {std::move(problem), [shared, source](const DeviceInfo& dev, const TimingProtocol& t) {
+              return std::make_unique<SpmvHarness>(dev, *shared, t, source);
             }};
   }
 
