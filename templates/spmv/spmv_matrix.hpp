@@ -37,18 +37,4 @@ std::int64_t spread_class(double coefficient_of_variation);
 // (unsorted or duplicate entries: sort and sum them first, as torch's coalesce()).
 std::optional<std::string> csr_problem(const CsrMatrix& m);
 
-// A ktune matrix file: a JSON header line {"format": "ktune-csr", "version": 1, "rows",
-// "cols", "nnz", "dtype", "index": "i32"}, then the offsets, indices and values in
-// little-endian binary, nothing after. Throws ktune::Error naming the file (and what is
-// wrong) on anything else, before allocating more than the file's size justifies.
-CsrMatrix read_csr_file(const std::string& path);
-void write_csr_file(const std::string& path, const CsrMatrix& m);
-
-// A matrix with `shape`'s rows, cols and nnz, its longest row max_row (0: as even as
-// possible) and row lengths spread as near its class as a two-level mix of lengths gets:
-// rows of max_row at random positions, the others even; each row's columns spread over
-// the columns with random jitter. Structure only (no values). Throws ktune::Error when
-// the statistics cannot hold (max_row above cols, nnz above rows x max_row, ...).
-CsrMatrix synthetic_csr(const SparseShape& shape, DType dtype, std::uint64_t seed);
-
 }  // namespace ktune

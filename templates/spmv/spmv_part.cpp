@@ -4,6 +4,8 @@
 #include <ktune/error.hpp>
 #include <ktune/tuner/family.hpp>
 #include <spmv/spmv_harness.hpp>
+#include <spmv/spmv_matrix_file.hpp>
+#include <spmv/spmv_synthetic.hpp>
 
 namespace ktune {
 namespace {

@@ -7,6 +7,8 @@
 #include <ktune/tuner/family.hpp>
 #include <spmv/spmv_family.hpp>
 #include <spmv/spmv_launch.hpp>
+#include <spmv/spmv_matrix_file.hpp>
+#include <spmv/spmv_synthetic.hpp>
 
 #include <gtest/gtest.h>
 

@@ -8,6 +8,7 @@
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 #include <spmv/spmv_harness.hpp>
+#include <spmv/spmv_synthetic.hpp>
 
 #include <cmath>
 
