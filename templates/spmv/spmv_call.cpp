@@ -15,6 +15,9 @@ struct SpmvMatrix::State {
   CUdeviceptr offsets = 0, indices = 0, values = 0;
   DType dtype = DType::f32;
   SparseShape shape;
+  // What products look up: the shape, an empty matrix's as one of a single nonzero
+  // (records hold positive sizes).
+  SparseShape lookup;
 };
 
 namespace {
@@ -64,6 +67,9 @@ SpmvMatrix SpmvCalls::spmv_matrix(const void* offsets, const void* indices, cons
   state->dtype = dtype;
   runtime_impl(*this).current_context();  // a context current before the copies
   state->shape = sparse_shape(host_structure(*state, rows, cols, nnz, reinterpret_cast<CUstream>(stream)));
+  state->lookup = state->shape;
+  state->lookup.nnz = std::max<std::int64_t>(state->lookup.nnz, 1);
+  state->lookup.max_row = std::max<std::int64_t>(state->lookup.max_row, 1);
   return SpmvMatrix(std::move(state));
 }
 
@@ -78,9 +84,7 @@ const LaunchInfo& SpmvCalls::spmv(const SpmvMatrix& a, void* y, const void* x, d
                                        {"y", reinterpret_cast<std::uintptr_t>(y), elem, 1, s.shape.rows, s.shape.rows, true}}))
     fail(*why);
   Runtime::Impl& rt = runtime_impl(*this);
-  // An empty matrix runs what one of a single nonzero would (records hold positive sizes).
-  SparseShape key = s.shape;
-  key.nnz = std::max<std::int64_t>(key.nnz, 1), key.max_row = std::max<std::int64_t>(key.max_row, 1);
+  const SparseShape& key = s.lookup;
   const KernelSpec& spec = spmv_spec();
   const ProblemKey pk(rt.current_context(), spec, ProblemKey::of(key.rows, key.cols, key.nnz, key.max_row,
                                                                  key.spread, s.dtype));
