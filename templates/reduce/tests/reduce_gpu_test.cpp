@@ -8,7 +8,7 @@
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/runtime_impl.hpp>
-#include <ktune/tuner/array_part.hpp>
+#include <ktune/tuner/array_harness.hpp>
 #include <reduce/reduce_family.hpp>
 
 #include <unistd.h>

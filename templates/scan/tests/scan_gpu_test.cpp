@@ -7,7 +7,7 @@
 #include <ktune/error.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
-#include <ktune/tuner/array_part.hpp>
+#include <ktune/tuner/array_harness.hpp>
 #include <scan/scan_family.hpp>
 
 namespace ktune {

@@ -1,4 +1,4 @@
-#include <ktune/tuner/array_part.hpp>
+#include <ktune/tuner/array_harness.hpp>
 
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>

@@ -1,6 +1,7 @@
 #include <ktune/tuner/array_part.hpp>
 
 #include <ktune/error.hpp>
+#include <ktune/tuner/array_harness.hpp>
 
 #include <algorithm>
 
