@@ -97,7 +97,7 @@ def planned_call(fn, handle, shape, dtype, args):
 
 
 def dispatch(call, plans, ops, on, x, args, *, out=None, stream=None):
-    """The public call of an op on one array (ktune.scan, ktune.sum, ...), in order: a kept
+    """The public call of an op on one array (a family's ktune.NAME), in order: a kept
     plan (x a plain tensor, no out=, no stream=); the torch op (`ops`: autograd,
     torch.compile) where it routes; else on(default runtime, x, *args, out=, stream=,
     plan_key=), which keeps a plan under plan_key when one is given."""

@@ -12,7 +12,7 @@ namespace {
 
 bool whole(const ArrayArgs& a) { return a.lines == Lines::whole; }
 
-// "scan sum f32 n=1000" or "reduce_rows max f16 100x3001".
+// "<kernel> <op> <dtype> n=N", or "... ROWSxCOLS" for a matrix.
 std::string describe(const ArrayFamily& f, const ArrayArgs& a) {
   const char* kernel = f.kernels[static_cast<std::size_t>(a.lines)];
   const std::string op = a.op >= 0 && a.op < static_cast<int>(f.ops.size()) ? f.ops[static_cast<std::size_t>(a.op)] : "?";

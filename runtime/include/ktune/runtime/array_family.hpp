@@ -1,6 +1,6 @@
 #pragma once
 // The skeleton of a family whose problem is an op over a whole array, or over each row or
-// each column of a matrix (scan, reduce). The family describes itself once, in an
+// each column of a matrix. The family describes itself once, in an
 // ArrayFamily: its kernels, ops, dtypes, switches, result type, reference, launch. This
 // file does the rest for its runtime calls, its tuner part (ArrayPart) and its harness
 // (ArrayHarness): validation, stand-in pointers, alignment, the problem's description and

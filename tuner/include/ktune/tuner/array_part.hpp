@@ -2,7 +2,7 @@
 // The registered part of an ArrayFamily's kernel (runtime/array_family.hpp):
 // --op NAME, --dtype, --n N (a whole array) or --shape ROWSxCOLS, and the family's
 // switches (--NAME 0|1, e.g. --exclusive). Each of a family's kernels is one line:
-// KTUNE_FAMILY_PART(scan_rows, ArrayPart(scan_family(), Lines::rows)). Its harness is
+// KTUNE_FAMILY_PART(<name>_rows, ArrayPart(<name>_family(), Lines::rows)). Its harness is
 // an ArrayHarness (array_harness.hpp).
 #include <ktune/runtime/array_family.hpp>
 #include <ktune/tuner/family.hpp>
