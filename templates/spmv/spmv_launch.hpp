@@ -1,11 +1,14 @@
 #pragma once
 #include <ktune/runtime/launch.hpp>
+#include <spmv/spmv_family.hpp>
+
+#include <string>
 
 namespace ktune {
 
 // ktune_spmv(const int* offsets, const int* indices, const V* values, const V* x, V* y,
-//                int rows, double alpha, double beta)
-using SpmvParams = KernelParams<DevicePtr, DevicePtr, DevicePtr, DevicePtr, DevicePtr, int, double, double>;
+//            int rows, int phase, double alpha, double beta)
+using SpmvParams = KernelParams<DevicePtr, DevicePtr, DevicePtr, DevicePtr, DevicePtr, int, int, double, double>;
 
 // The device arrays of a CSR product.
 struct SpmvBuffers {
@@ -13,10 +16,15 @@ struct SpmvBuffers {
   std::int64_t rows = 0;
 };
 
+// One launch for format rows; for format split, phase 0 (y = beta y) then phase 1.
 inline void launch_spmv(CUfunction f, const Instance& inst, const SpmvBuffers& b, double alpha, double beta,
                         CUstream stream) {
-  SpmvParams::launch(f, LaunchShape::of(inst), stream, inst.name_expression, DevicePtr{b.offsets}, DevicePtr{b.indices},
-                     DevicePtr{b.values}, DevicePtr{b.x}, DevicePtr{b.y}, static_cast<int>(b.rows), alpha, beta);
+  static const auto format = static_cast<std::size_t>(spmv_spec().tunable_index("format"));
+  const bool split = std::get<std::string>(inst.config.at(format)) == "split";
+  for (int phase = 0; phase < (split ? 2 : 1); ++phase)
+    SpmvParams::launch(f, LaunchShape::of(inst), stream, inst.name_expression, DevicePtr{b.offsets},
+                       DevicePtr{b.indices}, DevicePtr{b.values}, DevicePtr{b.x}, DevicePtr{b.y},
+                       static_cast<int>(b.rows), phase, alpha, beta);
 }
 
 }  // namespace ktune
