@@ -16,12 +16,12 @@ struct SpmvBuffers {
   std::int64_t rows = 0;
 };
 
-// One launch for format rows; for format split, phase 0 (y = beta y) then phase 1.
+// One launch for format rows; for the others, phase 0 (y = beta y) then phase 1.
 inline void launch_spmv(CUfunction f, const Instance& inst, const SpmvBuffers& b, double alpha, double beta,
                         CUstream stream) {
   static const auto format = static_cast<std::size_t>(spmv_spec().tunable_index("format"));
-  const bool split = std::get<std::string>(inst.config.at(format)) == "split";
-  for (int phase = 0; phase < (split ? 2 : 1); ++phase)
+  const bool rows = std::get<std::string>(inst.config.at(format)) == "rows";
+  for (int phase = rows ? 1 : 0; phase < 2; ++phase)
     SpmvParams::launch(f, LaunchShape::of(inst), stream, inst.name_expression, DevicePtr{b.offsets},
                        DevicePtr{b.indices}, DevicePtr{b.values}, DevicePtr{b.x}, DevicePtr{b.y},
                        static_cast<int>(b.rows), phase, alpha, beta);
