@@ -169,7 +169,7 @@ Row measure(const Kernels& k, int atoms, int direct_max, cudaStream_t s) {
   r.bin_us = bin_atoms(k, d, p, s);
   poison();
   const ktune::Kernel::ProblemValues gp = {{"nx", p.nx}, {"ny", p.ny}, {"cutoff", k_cutoff}, {"cell", k_cell}, {"cap", p.cap}};
-  auto gather = [&] { return k.gather.launch(s, gp, d.potential, d.bins, p.nx, p.ny, k_cutoff, k_cell, p.cap); };
+  auto gather = [&] { return k.gather.launch(s, gp, d.potential, d.bins, d.counts, p.nx, p.ny, k_cutoff, k_cell, p.cap); };
   r.gather_config = gather().config;
   r.wrong += wrong_points(download(d.potential, points), host, p, "binned gather");
   r.gather_us = timed_us(s, gather);
@@ -195,16 +195,14 @@ Row measure(const Kernels& k, int atoms, int direct_max, cudaStream_t s) {
   return r;
 }
 
-// The slope of log(time) over log(atoms) between the first and last measured rows.
+// The slope of log(time) over log(atoms) between the two largest measured counts (small
+// maps are latency-bound: too few points to fill the GPU).
 double slope(const std::vector<Row>& rows, double Row::*field) {
   const Row* first = nullptr;
   const Row* last = nullptr;
   for (const Row& r : rows)
-    if (r.*field > 0) {
-      if (!first) first = &r;
-      last = &r;
-    }
-  if (!first || first == last) return NAN;
+    if (r.*field > 0) first = last, last = &r;
+  if (!first) return NAN;
   return std::log((*last).*field / (*first).*field) / std::log(double(last->p.atoms) / first->p.atoms);
 }
 
@@ -259,7 +257,7 @@ int main(int argc, char** argv) {
     if (!cross && r.direct_us > 0 && r.bin_us + r.gather_us < r.direct_us) cross = &r;
   std::vector<Row> binned = rows;
   for (Row& r : binned) r.gather_us += r.bin_us;
-  std::printf("binning_app: time ~ atoms^p with p = %.2f direct, %.2f scatter, %.2f binned (bin + gather); binned "
+  std::printf("binning_app: time ~ atoms^p, p between the two largest counts: %.2f direct, %.2f scatter, %.2f binned (bin + gather); binned "
               "faster than direct from %s atoms; %d wrong points\n",
               slope(rows, &Row::direct_us), slope(rows, &Row::scatter_us), slope(binned, &Row::gather_us),
               cross ? std::to_string(cross->p.atoms).c_str() : "(never, in this range)", wrong);

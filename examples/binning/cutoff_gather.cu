@@ -8,6 +8,7 @@
 // @problem nx, ny, cutoff, cell, cap
 // @arg     out potential : f32[nx * ny]
 // @arg     in  bins : f32[ceil_div(nx, cell) * ceil_div(ny, cell) * ceil_div(2 * cutoff, cell) * cap * 4] in [0, 64]
+// @arg     in  counts : i32[ceil_div(nx, cell) * ceil_div(ny, cell) * ceil_div(2 * cutoff, cell)] in [0, 16]
 // @arg     scalar nx : i32 = nx
 // @arg     scalar ny : i32 = ny
 // @arg     scalar cutoff : i32 = cutoff
@@ -29,8 +30,8 @@
 // Grid points sit at integer (x, y, 0), x < nx, y < ny; atoms lie in the slab
 // 0 <= x < nx, 0 <= y < ny, -cutoff <= z < cutoff (everything farther is beyond the
 // cutoff). The app sorts them into cubic cells of side `cell` (bin_atoms.cu), each a
-// fixed `cap` slots of (x, y, z, charge), empty slots with charge 0; cells are numbered
-// x fastest, then y, then z. A point sums every atom of the cells within R =
+// fixed `cap` slots of (x, y, z, charge) of which the first `counts` (at most cap) are
+// atoms; cells are numbered x fastest, then y, then z. A point sums every atom of the cells within R =
 // ceil(cutoff / cell) cells of its own in x and y (all of z): where the atoms are binned
 // right, that is every atom within the cutoff, and the others add nothing. Defined over
 // cells rather than positions, the sum is the same for the tuner's random bins.
@@ -48,8 +49,8 @@ __device__ __forceinline__ float cutoff_term(float q, float r2, float c2) {
 
 __device__ __forceinline__ int cell_count(int extent, int cell) { return (extent + cell - 1) / cell; }
 
-__global__ void cutoff_gather_reference(float* potential, const float* bins, int nx, int ny, int cutoff, int cell,
-                                        int cap) {
+__global__ void cutoff_gather_reference(float* potential, const float* bins, const int* counts, int nx, int ny,
+                                        int cutoff, int cell, int cap) {
   const long long p = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (p >= static_cast<long long>(nx) * ny) return;
   const int px = static_cast<int>(p % nx), py = static_cast<int>(p / nx);
@@ -61,8 +62,8 @@ __global__ void cutoff_gather_reference(float* potential, const float* bins, int
   for (int z = 0; z < cz; ++z)
     for (int y = max(0, py / cell - reach); y <= min(cy - 1, py / cell + reach); ++y)
       for (int x = max(0, px / cell - reach); x <= min(cx - 1, px / cell + reach); ++x)
-        for (int s = 0; s < cap; ++s) {
-          const float4 a = atoms[(static_cast<long long>(z * cy + y) * cx + x) * cap + s];
+        for (int s = 0, c = (z * cy + y) * cx + x; s < min(counts[c], cap); ++s) {
+          const float4 a = atoms[static_cast<long long>(c) * cap + s];
           const float dx = px - a.x, dy = py - a.y;
           sum += cutoff_term(a.w, dx * dx + (dy * dy + a.z * a.z), c2);
         }
@@ -71,7 +72,8 @@ __global__ void cutoff_gather_reference(float* potential, const float* bins, int
 
 // (No __launch_bounds__: with it ptxas spilled at 40 registers for items >= 4.)
 template <int block_x, int block_y, int items>
-__global__ void cutoff_gather(float* potential, const float* bins, int nx, int ny, int cutoff, int cell, int cap) {
+__global__ void cutoff_gather(float* potential, const float* bins, const int* counts, int nx, int ny, int cutoff, int cell,
+                              int cap) {
   const int x0 = blockIdx.x * block_x * items, y0 = blockIdx.y * block_y;
   const int px = x0 + threadIdx.x, py = y0 + threadIdx.y;
   const int cx = cell_count(nx, cell), cy = cell_count(ny, cell), cz = cell_count(2 * cutoff, cell);
@@ -93,8 +95,9 @@ __global__ void cutoff_gather(float* potential, const float* bins, int nx, int n
 #pragma unroll
         for (int k = 0; k < items; ++k) near |= (y_near && abs(x - (px + k * block_x) / cell) <= reach) ? 1u << k : 0u;
         if (near == 0) continue;
-        const float4* cell_atoms = atoms + (static_cast<long long>(z * cy + y) * cx + x) * cap;
-        for (int s = 0; s < cap; ++s) {
+        const int c = (z * cy + y) * cx + x, n = min(__ldg(counts + c), cap);
+        const float4* cell_atoms = atoms + static_cast<long long>(c) * cap;
+        for (int s = 0; s < n; ++s) {
           const float4 a = __ldg(cell_atoms + s);
           const float dy = py - a.y, r2_yz = dy * dy + a.z * a.z;
 #pragma unroll

@@ -84,11 +84,12 @@ std::unique_ptr<Capture> Capture::from_environment(const fs::path& database) {
   return c;
 }
 
-std::optional<fs::path> Capture::claim(const TuningProblem& p) {
+std::optional<fs::path> Capture::claim(const TuningProblem& p, const std::string& extension) {
   bool match = false;
   for (const auto& pattern : patterns_) match = match || fnmatch(pattern.c_str(), p.family().c_str(), 0) == 0;
   if (!match) return std::nullopt;
-  const std::string name = capture_file_name(p.family(), p.variant, p.dtype_key, p.shape, p.align());
+  const std::string name =
+      fs::path(capture_file_name(p.family(), p.variant, p.dtype_key, p.shape, p.align())).replace_extension(extension).string();
   std::lock_guard<std::mutex> lock(mutex_);
   if (!claimed_.insert(name).second) return std::nullopt;
   std::error_code ec;

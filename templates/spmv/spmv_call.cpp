@@ -1,13 +1,16 @@
 // SpmvCalls: a matrix checked once on the host, then products keyed by its statistics.
 #include <ktune/error.hpp>
+#include <ktune/generator/log.hpp>
 #include <ktune/generator/regions.hpp>
 #include <ktune/runtime/driver.hpp>
 #include <ktune/runtime/runtime_impl.hpp>
 #include <ktune/spmv.hpp>
 #include <spmv/spmv_family.hpp>
 #include <spmv/spmv_launch.hpp>
+#include <spmv/spmv_matrix_file.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace ktune {
 
@@ -43,6 +46,26 @@ CsrMatrix host_structure(const SpmvMatrix::State& s, std::int64_t rows, std::int
   return m;
 }
 
+// KTUNE_CAPTURE=spmv: the matrix itself, as a ktune-csr file beside the captured record
+// keys, once per key (`ktune tune spmv --matrix FILE` tunes on it). Never throws into
+// the call: what cannot be captured is logged.
+void capture_matrix(Runtime::Impl& rt, const SpmvMatrix::State& s, CsrMatrix m) noexcept {
+  if (!rt.capture) return;
+  try {
+    const auto path = rt.capture->claim(spmv_tuning_problem(s.lookup, s.dtype), ".csr");
+    const std::size_t elem = size_of(s.dtype), nnz = m.indices.size();
+    const std::string what = "the spmv matrix " + shape_to_string(s.shape.key());
+    if (!path || !rt.capture->fits(4 * (m.offsets.size() + nnz) + elem * nnz, what)) return;
+    m.values.resize(elem * nnz);
+    if (nnz > 0) driver::check(driver::api().cuMemcpyDtoH(m.values.data(), s.values, m.values.size()), "cuMemcpyDtoH");
+    std::filesystem::create_directories(path->parent_path());
+    write_csr_file(path->string(), m);
+    logger("ktune.runtime")->info("captured {} into {}", what, path->string());
+  } catch (const std::exception& e) {
+    logger("ktune.runtime")->warn("capture: the spmv matrix {} not captured: {}", shape_to_string(s.shape.key()), e.what());
+  }
+}
+
 }  // namespace
 
 std::int64_t SpmvMatrix::rows() const { return state_->shape.rows; }
@@ -66,10 +89,12 @@ SpmvMatrix SpmvCalls::spmv_matrix(const void* offsets, const void* indices, cons
   state->offsets = address(offsets), state->indices = address(indices), state->values = address(values);
   state->dtype = dtype;
   runtime_impl(*this).current_context();  // a context current before the copies
-  state->shape = sparse_shape(host_structure(*state, rows, cols, nnz, reinterpret_cast<CUstream>(stream)));
+  CsrMatrix host = host_structure(*state, rows, cols, nnz, reinterpret_cast<CUstream>(stream));
+  state->shape = sparse_shape(host);
   state->lookup = state->shape;
   state->lookup.nnz = std::max<std::int64_t>(state->lookup.nnz, 1);
   state->lookup.max_row = std::max<std::int64_t>(state->lookup.max_row, 1);
+  capture_matrix(runtime_impl(*this), *state, std::move(host));
   return SpmvMatrix(std::move(state));
 }
 

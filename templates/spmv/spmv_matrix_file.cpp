@@ -3,8 +3,12 @@
 #include <ktune/error.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
+#include <system_error>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -90,14 +94,25 @@ CsrMatrix read_csr_file(const std::string& path) {
 void write_csr_file(const std::string& path, const CsrMatrix& m) {
   if (const auto why = csr_problem(m)) throw InvalidArgument(path + ": not written: " + *why);
   if (m.values.empty() && m.nnz() > 0) throw InvalidArgument(path + ": not written: the matrix has no values");
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  const nlohmann::json h{{"format", "ktune-csr"}, {"version", 1}, {"rows", m.rows}, {"cols", m.cols},
-                         {"nnz", m.nnz()}, {"dtype", to_string(m.dtype)}, {"index", "i32"}};
-  out << h.dump() << '\n';
-  out.write(reinterpret_cast<const char*>(m.offsets.data()), static_cast<std::streamsize>(4 * m.offsets.size()));
-  out.write(reinterpret_cast<const char*>(m.indices.data()), static_cast<std::streamsize>(4 * m.indices.size()));
-  out.write(reinterpret_cast<const char*>(m.values.data()), static_cast<std::streamsize>(m.values.size()));
-  if (!out) throw Error(path + ": could not be written");
+  const std::string aside = path + ".part-" + std::to_string(::getpid());
+  {
+    std::ofstream out(aside, std::ios::binary | std::ios::trunc);
+    const nlohmann::json h{{"format", "ktune-csr"}, {"version", 1}, {"rows", m.rows}, {"cols", m.cols},
+                           {"nnz", m.nnz()}, {"dtype", to_string(m.dtype)}, {"index", "i32"}};
+    out << h.dump() << '\n';
+    out.write(reinterpret_cast<const char*>(m.offsets.data()), static_cast<std::streamsize>(4 * m.offsets.size()));
+    out.write(reinterpret_cast<const char*>(m.indices.data()), static_cast<std::streamsize>(4 * m.indices.size()));
+    out.write(reinterpret_cast<const char*>(m.values.data()), static_cast<std::streamsize>(m.values.size()));
+    out.close();
+    if (!out) {
+      std::remove(aside.c_str());
+      throw Error(path + ": could not be written");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_hard_link(aside, path, ec);  // fails where a file is there: never replaced
+  std::remove(aside.c_str());
+  if (ec) throw Error(path + ": not written: " + ec.message());
 }
 
 }  // namespace ktune

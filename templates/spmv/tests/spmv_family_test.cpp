@@ -16,6 +16,7 @@
 #include "test_support.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -145,6 +146,14 @@ TEST_F(SpmvFile, RoundTrip) {
   CsrMatrix bad = small();
   bad.indices[0] = 9;
   EXPECT_NE(error_of([&] { write_csr_file(path_, bad); }).find("not written"), std::string::npos);
+  // A file already there is never replaced, and nothing is left aside.
+  const std::string before = bytes();
+  CsrMatrix other = small();
+  other.values.assign(other.values.size(), 0);
+  EXPECT_NE(error_of([&] { write_csr_file(path_, other); }).find("not written"), std::string::npos);
+  EXPECT_EQ(bytes(), before);
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(path_).parent_path()))
+    EXPECT_EQ(e.path().string().find(".part-"), std::string::npos) << e.path();
 }
 
 TEST_F(SpmvFile, BadFilesAreClearErrorsNamingTheFile) {

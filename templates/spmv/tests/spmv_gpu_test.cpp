@@ -8,9 +8,12 @@
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 #include <spmv/spmv_harness.hpp>
+#include <spmv/spmv_matrix_file.hpp>
 #include <spmv/spmv_synthetic.hpp>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 namespace ktune {
 namespace {
@@ -137,6 +140,43 @@ TEST_F(SpmvRuntimeGpu, BadInputIsAClearErrorBeforeAnyLaunch) {
   driver::check(driver::api().cuMemcpyHtoD(dy.get(), ones.data(), 4 * ones.size()), "HtoD");
   rt.spmv(e, y, reinterpret_cast<void*>(dx.get()), 1, 0.5);
   for (float f : get<float>(dy, 101)) ASSERT_EQ(f, 1.0f);
+}
+
+// KTUNE_CAPTURE=spmv writes the matrix itself (a ktune-csr file the tuner reads back,
+// values included) once per key, and never replaces a file already there.
+TEST_F(SpmvRuntimeGpu, CaptureWritesTheMatrixOnce) {
+  const std::filesystem::path dir = dir_ / "captures";
+  setenv("KTUNE_CAPTURE", "spmv", 1);
+  setenv("KTUNE_CAPTURE_DIR", dir.c_str(), 1);
+  CsrMatrix m = synthetic_csr({5003, 4999, 60000, 900, 4}, DType::f32, 11);
+  std::vector<float> vals(m.indices.size());
+  for (std::size_t i = 0; i < vals.size(); ++i) vals[i] = static_cast<float>(i % 29) - 14.5f;
+  m.values.assign(reinterpret_cast<unsigned char*>(vals.data()), reinterpret_cast<unsigned char*>(vals.data() + vals.size()));
+  const DeviceBuffer off = put(m.offsets.data(), 4 * m.offsets.size()), idx = put(m.indices.data(), 4 * m.indices.size()),
+                     val = put(vals.data(), 4 * vals.size());
+  std::vector<std::filesystem::path> files;
+  {
+    Runtime rt(options());
+    for (int twice = 0; twice < 2; ++twice)
+      (void)rt.spmv_matrix(reinterpret_cast<void*>(off.get()), reinterpret_cast<void*>(idx.get()),
+                           reinterpret_cast<void*>(val.get()), m.rows, m.cols, m.nnz(), DType::f32);
+  }
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".csr") files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1u);
+  const CsrMatrix back = read_csr_file(files[0].string());
+  EXPECT_EQ(back.offsets, m.offsets);
+  EXPECT_EQ(back.indices, m.indices);
+  EXPECT_EQ(back.values, m.values);
+  const auto written = std::filesystem::last_write_time(files[0]);
+  {
+    Runtime again(options());  // another process's run: the file is there, left alone
+    (void)again.spmv_matrix(reinterpret_cast<void*>(off.get()), reinterpret_cast<void*>(idx.get()),
+                            reinterpret_cast<void*>(val.get()), m.rows, m.cols, m.nnz(), DType::f32);
+  }
+  EXPECT_EQ(std::filesystem::last_write_time(files[0]), written);
+  unsetenv("KTUNE_CAPTURE");
+  unsetenv("KTUNE_CAPTURE_DIR");
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ class Capture {
 
   // The bundle to write for this problem now, or nullopt: no pattern matches its name,
   // or it was captured already (by this process, or the file is there from an earlier run).
-  std::optional<std::filesystem::path> claim(const TuningProblem& problem);
+  // `extension`: another file a family writes for the problem (spmv: the matrix, .csr).
+  std::optional<std::filesystem::path> claim(const TuningProblem& problem, const std::string& extension = ".ktcap");
   // Whether `bytes` more stay under the cap; logs why not.
   bool fits(std::size_t bytes, const std::string& what);
   // Queues the bundle for the writer thread, which logs where it went or why it could
