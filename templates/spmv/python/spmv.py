@@ -1,5 +1,7 @@
 """ktune.spmv_matrix and ktune.spmv from Python: sparse matrix-vector products on a
-PyTorch sparse tensor (CSR or COO), a cupyx.scipy.sparse matrix, or plain CSR arrays."""
+PyTorch sparse tensor (CSR or COO), a cupyx.scipy.sparse matrix, or plain CSR arrays;
+with PyTorch tensors differentiable in x and the values, and a torch.library op
+(ktune::spmv) for torch.compile."""
 import sys
 
 from ktune import family
@@ -28,7 +30,10 @@ def _csr_parts(a):
             raise TypeError(f"a is a {a.layout} tensor of {a.dim()} dims: spmv takes a 2-D sparse CSR or COO tensor")
         if a.values().numel() > _I32_MAX:
             raise family.InvalidArgument(f"a has {a.values().numel()} nonzeros: at most 2^31 - 1 (i32 indices)")
-        return a.crow_indices().to(torch.int32), a.col_indices().to(torch.int32), a.values().contiguous(), tuple(a.shape)
+        # Tensors of their own (copies where they would be views of the sparse tensor,
+        # which torch.compile cannot trace); the values' copy keeps their gradient.
+        parts = (a.crow_indices().to(torch.int32), a.col_indices().to(torch.int32), a.values().contiguous())
+        return tuple(t.clone() if t._base is not None else t for t in parts) + (tuple(a.shape),)
     if all(hasattr(a, n) for n in ("indptr", "indices", "data", "shape")):  # cupyx.scipy.sparse
         if hasattr(a, "tocsr"):
             a = a.tocsr()
@@ -53,6 +58,9 @@ class SpmvMatrix:
         if len(shape) != 2:
             raise family.InvalidArgument(f"shape {shape}: a matrix has 2 sizes")
         s = family.stream_handle(stream, like=values)
+        if s and family._lib.stream_capturing(s):
+            raise family.InvalidArgument("spmv_matrix checks the matrix on the host (it synchronizes), which a CUDA "
+                                         "graph capture cannot do: make the matrix (or run one product) before capturing")
         ds = family.dlpack_stream(s)
         o, i, v = (family.as_device_array(x, n, ds) for x, n in ((offsets, "offsets"), (indices, "indices"),
                                                                    (values, "values")))
@@ -72,6 +80,9 @@ class SpmvMatrix:
         family.check(_key(self._handle, key))
         self.key = tuple(key)
         self.nnz = self.key[2]
+        self._id = family.register_callable(self)  # what the op ktune::spmv names it by
+        if type(values).__module__.startswith("torch"):
+            _ops.ops()  # made now, not first while torch.compile traces a product
 
     def __del__(self, _free=_free):
         if getattr(self, "_handle", None):
@@ -82,21 +93,75 @@ class SpmvMatrix:
         return f"SpmvMatrix({self.rows}x{self.cols}, {self.nnz} nonzeros, {self.dtype}, key {self.key})"
 
 
+def _build_ops(torch):
+    # The matrix travels by its id (an op takes numbers and tensors, not objects; its
+    # own arrays, checked once, are what the product reads); its tensors for autograd.
+    @torch.library.custom_op("ktune::spmv", mutates_args=())
+    def spmv_op(offsets: torch.Tensor, indices: torch.Tensor, values: torch.Tensor, x: torch.Tensor, matrix: int,
+                rows: int, alpha: float) -> torch.Tensor:
+        return _product(family.callable_by_id(matrix), x, None, alpha, 0.0, None)
+
+    @spmv_op.register_fake
+    def _(offsets, indices, values, x, matrix, rows, alpha):
+        return x.new_empty((rows,))
+
+    def setup(ctx, inputs, output):
+        offsets, indices, values, x, _, ctx.rows, ctx.alpha = inputs
+        ctx.save_for_backward(offsets, indices, values, x)
+
+    def backward(ctx, grad):
+        """y[r] = alpha sum_k values[k] x[indices[k]] over row r's nonzeros k: the
+        gradient of values[k] is alpha g[r] x[indices[k]], of x[c] the sum of alpha g[r]
+        values[k] over the nonzeros in column c (accumulated in f32, or f64). Row of each
+        nonzero from the offsets without a host sync (graphs, compile)."""
+        offsets, indices, values, x = ctx.saved_tensors
+        acc = torch.float64 if values.dtype == torch.float64 else torch.float32
+        counts = (offsets[1:] - offsets[:-1]).long()
+        row = torch.repeat_interleave(torch.arange(ctx.rows, device=grad.device), counts, output_size=indices.numel())
+        g = grad.to(acc)[row] * ctx.alpha
+        cols = indices.long()
+        gv = (g * x.to(acc)[cols]).to(values.dtype) if ctx.needs_input_grad[2] else None
+        gx = None
+        if ctx.needs_input_grad[3]:
+            gx = torch.zeros(x.numel(), dtype=acc, device=x.device).index_add_(0, cols, g * values.to(acc)).to(x.dtype)
+        return None, None, gv, gx, None, None, None
+
+    spmv_op.register_autograd(backward, setup_context=setup)
+    return spmv_op
+
+
+_ops = family.TorchOps(_build_ops)
+
+
 def spmv_matrix(a, *, stream=None):
     """A sparse matrix for ktune.spmv: a torch sparse CSR or COO tensor (COO is coalesced
     and converted), a cupyx.scipy.sparse matrix (duplicates summed), or (offsets, indices,
     values, (rows, cols)) device arrays. Checked once on the device (offsets and indices
-    are copied to the host: it synchronizes the stream); keep the matrix for repeated
-    products. No gradient."""
+    are copied to the host: it synchronizes the stream, so make it before a CUDA graph
+    capture); keep the matrix for repeated products. Products are differentiable in the
+    values when they are a tensor that requires grad (a tuple's values, as given)."""
     return SpmvMatrix(family.default_runtime(), a, stream)
 
 
 def spmv(a, x, y=None, *, alpha=1.0, beta=0.0, stream=None):
     """y = alpha * a @ x + beta * y for a SpmvMatrix `a` (ktune.spmv_matrix) and a vector
     x of a.cols elements of a's dtype: into y (a.rows elements) in place, or a new vector
-    (beta must then be 0). Returns y. No gradient, no torch.compile op yet."""
+    (beta must then be 0). Returns y. A new y is differentiable in x and a's values
+    (PyTorch tensors) and goes through the op ktune::spmv inside torch.compile; an
+    in-place product records no gradient (refused where one is needed)."""
     if not isinstance(a, SpmvMatrix):
         raise TypeError(f"a is a {type(a).__name__}: make a SpmvMatrix once with ktune.spmv_matrix(a), then call spmv")
+    offsets, indices, values = a._arrays
+    if y is not None:
+        family.no_grad_in_place("spmv", x, values)
+    elif stream is None:
+        routed = _ops.routed(x, values)
+        if routed is not None and beta == 0:
+            return routed(offsets, indices, values, x, a._id, a.rows, float(alpha))
+    return _product(a, x, y, alpha, beta, stream)
+
+
+def _product(a, x, y, alpha, beta, stream):
     s = family.stream_handle(stream, like=x)
     ds = family.dlpack_stream(s)
     xa = family.as_device_array(x, "x", ds)
