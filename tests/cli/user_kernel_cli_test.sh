@@ -131,6 +131,13 @@ for t in f16 bf16; do
   "$ktune" tune --kernel "$src/examples/rmsnorm/rmsnorm.cu" --problem rows=1001,cols=1000,T=$t --dry-run > "$dir/out" 2>&1 \
     && grep -q " 0 failed, 0 rejected" "$dir/out" || fail "rmsnorm $t dry run: $(cat "$dir/out")"
 done
+# The binning example's kernels: every config compiles, none spills.
+for spec in "cutoff_gather.cu nx=1118,ny=1118,cutoff=8,cell=4,cap=13" "direct.cu nx=112,ny=112,atoms=10000,cutoff=8" \
+            "scatter.cu nx=354,ny=354,atoms=100000,cutoff=8" "bin_atoms.cu nx=100,ny=100,atoms=1000,cutoff=8,cell=4,cap=13"; do
+  set -- $spec
+  "$ktune" tune --kernel "$src/examples/binning/$1" --problem "$2" --dry-run > "$dir/out" 2>&1 \
+    && grep -q " 0 failed, 0 rejected" "$dir/out" || fail "binning $1 dry run: $(tail -3 "$dir/out")"
+done
 # The version, and the library's in --help.
 "$ktune" --version | grep -qx "ktune [0-9]*\.[0-9]*\.[0-9]* (NVRTC [0-9.]*)" || fail "--version: $("$ktune" --version)"
 "$ktune" --help | head -1 | grep -q "^ktune [0-9]*\.[0-9]*\.[0-9]*: " || fail "--help names no version"
