@@ -101,20 +101,8 @@ struct Kernels {
 // Fewer repetitions for slow calls (a direct map of 10^6 atoms takes seconds).
 template <class Call>
 double timed_us(cudaStream_t s, Call call) {
-  call();
-  KTUNE_EXAMPLE_CHECK(cudaStreamSynchronize(s));
-  cudaEvent_t a, b;
-  KTUNE_EXAMPLE_CHECK(cudaEventCreate(&a));
-  KTUNE_EXAMPLE_CHECK(cudaEventCreate(&b));
-  KTUNE_EXAMPLE_CHECK(cudaEventRecord(a, s));
-  call();
-  KTUNE_EXAMPLE_CHECK(cudaEventRecord(b, s));
-  KTUNE_EXAMPLE_CHECK(cudaEventSynchronize(b));
-  float ms = 0;
-  KTUNE_EXAMPLE_CHECK(cudaEventElapsedTime(&ms, a, b));
-  KTUNE_EXAMPLE_CHECK(cudaEventDestroy(a));
-  KTUNE_EXAMPLE_CHECK(cudaEventDestroy(b));
-  const int reps = static_cast<int>(std::min(45.0, std::max(3.0, 200.0 / std::max(ms, 1e-3f))));
+  const double once = cold_median_us(s, call, 1);  // (after its 5 warm-up calls)
+  const int reps = static_cast<int>(std::min(45.0, std::max(3.0, 2e5 / std::max(once, 1.0))));
   return cold_median_us(s, call, reps);
 }
 

@@ -73,6 +73,26 @@ __device__ __forceinline__ void ktune_spmv_rows(const int* __restrict__ offsets,
   }
 }
 
+// The last row r in [lo, hi] with offsets[r] <= k, given offsets[lo] <= k.
+__device__ __forceinline__ int ktune_spmv_bisect(const int* __restrict__ offsets, int lo, int hi, long long k) {
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (__ldg(offsets + mid) <= k) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+// The last row r >= lo with offsets[r] <= k, given offsets[lo] <= k < nnz: gallop, then
+// bisect (a lane's row moves a few rows per step; empty rows may lie between).
+__device__ __forceinline__ int ktune_spmv_row_of(const int* __restrict__ offsets, int rows, int lo, long long k) {
+  long long bound = 1;
+  while (lo + bound <= rows - 1 && __ldg(offsets + lo + bound) <= k) {
+    lo += static_cast<int>(bound);
+    bound *= 2;
+  }
+  return ktune_spmv_bisect(offsets, lo, static_cast<int>(lo + bound - 1 < rows - 1 ? lo + bound - 1 : rows - 1), k);
+}
+
 // The split format's phase 1: `items` consecutive nonzeros from `first`; each row's sum
 // (times alpha) added to y with an atomic.
 template <class T, int items>
@@ -86,12 +106,7 @@ __device__ __forceinline__ void ktune_spmv_split(const int* __restrict__ offsets
   int row = 0;
   Acc acc = Acc(0);
   if (active) {
-    int lo = 0, hi = rows;  // the last row whose offset is <= first (rows may be empty)
-    while (lo < hi) {
-      const int mid = lo + (hi - lo + 1) / 2;
-      if (__ldg(offsets + mid) <= first) lo = mid; else hi = mid - 1;
-    }
-    row = lo;
+    row = ktune_spmv_bisect(offsets, 0, rows, first);  // (rows may be empty)
     long long row_end = __ldg(offsets + row + 1);
     const long long end = first + items < nnz ? first + items : nnz;
     for (long long k = first; k < end; ++k) {
@@ -112,22 +127,6 @@ __device__ __forceinline__ void ktune_spmv_split(const int* __restrict__ offsets
   } else if (active && acc != Acc(0)) {
     atomicAdd(y + row, Acc(alpha) * acc);
   }
-}
-
-// The last row r >= lo with offsets[r] <= k, given offsets[lo] <= k < nnz: gallop, then
-// bisect (a lane's row moves a few rows per step; empty rows may lie between).
-__device__ __forceinline__ int ktune_spmv_row_of(const int* __restrict__ offsets, int rows, int lo, long long k) {
-  long long bound = 1;
-  while (lo + bound <= rows - 1 && __ldg(offsets + lo + bound) <= k) {
-    lo += static_cast<int>(bound);
-    bound *= 2;
-  }
-  int hi = static_cast<int>(lo + bound - 1 < rows - 1 ? lo + bound - 1 : rows - 1);
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    if (__ldg(offsets + mid) <= k) lo = mid; else hi = mid - 1;
-  }
-  return lo;
 }
 
 // y[row] += alpha * sum: with an atomic where another warp may add to the row too.

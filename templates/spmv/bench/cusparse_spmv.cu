@@ -180,30 +180,25 @@ void one(const std::string& path, cusparseHandle_t h, Timer& timer) {
   int* coo_rows = device_copy(row_of);
   std::string name = path.substr(path.find_last_of('/') + 1);
   std::printf("{\"matrix\": \"%s\", \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld", name.c_str(), m.rows, m.cols, m.nnz);
+  double worst = 0;
+  // Each algorithm of a format: timed, checked, printed.
+  auto each = [&](cusparseSpMatDescr_t a, std::initializer_list<std::pair<const char*, cusparseSpMVAlg_t>> algs) {
+    for (auto& [key, alg] : algs) {
+      const Result r = run(h, a, alg, x, y, m.rows, want, timer);
+      std::printf(", \"%s_us\": %.3f", key, r.us);
+      worst = std::max(worst, r.error);
+    }
+    cusparseDestroySpMat(a);
+  };
   cusparseSpMatDescr_t a;
   check(cusparseCreateCsr(&a, m.rows, m.cols, m.nnz, off, idx, val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
         "CreateCsr");
-  double worst = 0;
-  const std::pair<const char*, cusparseSpMVAlg_t> csr[] = {{"csr_alg1", CUSPARSE_SPMV_CSR_ALG1},
-                                                           {"csr_alg2", CUSPARSE_SPMV_CSR_ALG2}};
-  for (auto& [key, alg] : csr) {
-    const Result r = run(h, a, alg, x, y, m.rows, want, timer);
-    std::printf(", \"%s_us\": %.3f", key, r.us);
-    worst = std::max(worst, r.error);
-  }
-  cusparseDestroySpMat(a);
+  each(a, {{"csr_alg1", CUSPARSE_SPMV_CSR_ALG1}, {"csr_alg2", CUSPARSE_SPMV_CSR_ALG2}});
   check(cusparseCreateCoo(&a, m.rows, m.cols, m.nnz, coo_rows, idx, val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                           CUDA_R_32F),
         "CreateCoo");
-  const std::pair<const char*, cusparseSpMVAlg_t> coo[] = {{"coo_alg1", CUSPARSE_SPMV_COO_ALG1},
-                                                           {"coo_alg2", CUSPARSE_SPMV_COO_ALG2}};
-  for (auto& [key, alg] : coo) {
-    const Result r = run(h, a, alg, x, y, m.rows, want, timer);
-    std::printf(", \"%s_us\": %.3f", key, r.us);
-    worst = std::max(worst, r.error);
-  }
-  cusparseDestroySpMat(a);
+  each(a, {{"coo_alg1", CUSPARSE_SPMV_COO_ALG1}, {"coo_alg2", CUSPARSE_SPMV_COO_ALG2}});
   try {
     const Sell s = to_sell(m, 32);
     int* so = device_copy(s.slice_offsets);
@@ -212,10 +207,8 @@ void one(const std::string& path, cusparseHandle_t h, Timer& timer) {
     check(cusparseCreateSlicedEll(&a, m.rows, m.cols, m.nnz, static_cast<int64_t>(s.columns.size()), 32, so, sc, sv,
                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
           "CreateSlicedEll");
-    const Result r = run(h, a, CUSPARSE_SPMV_SELL_ALG1, x, y, m.rows, want, timer);
-    std::printf(", \"sell_us\": %.3f, \"sell_entries\": %zu", r.us, s.columns.size());
-    worst = std::max(worst, r.error);
-    cusparseDestroySpMat(a);
+    each(a, {{"sell", CUSPARSE_SPMV_SELL_ALG1}});
+    std::printf(", \"sell_entries\": %zu", s.columns.size());
     cudaFree(so), cudaFree(sc), cudaFree(sv);
   } catch (const std::exception& e) {
     std::printf(", \"sell_error\": \"%s\"", e.what());
