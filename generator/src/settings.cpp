@@ -24,6 +24,8 @@ std::string tuner() { return read("KTUNE_TUNER"); }
 std::string shipped_winners() { return read("KTUNE_SHIPPED_WINNERS"); }
 std::string faulted_configs() { return read("KTUNE_FAULTED_CONFIGS"); }
 std::string cuda_include() { return read("KTUNE_CUDA_INCLUDE"); }
+std::string cupti_library() { return read("KTUNE_CUPTI_LIBRARY"); }
+std::string counters_refused() { return read("KTUNE_COUNTERS_REFUSED"); }
 std::string cuda_path() {
   const std::string p = read("CUDA_PATH");
   return p.empty() ? read("CUDA_HOME") : p;

@@ -5,6 +5,7 @@
 #include "run/output_file.hpp"
 #include <ktune/tuner/recorded_run.hpp>
 
+#include "report/counter_table.hpp"
 #include "report/log_report.hpp"
 #include "report/run_analysis.hpp"
 
@@ -87,6 +88,8 @@ void show(const LogArgs& args) {
                 100 * line.value("ceiling_fraction", 0.0), line.value("registers", 0), line.value("smem_bytes", 0),
                 line.value("spill_bytes", 0), config_to_string(spec, r.configs[a.ranked[k].index]).c_str());
   }
+
+  if (const auto counters = counter_table(r)) std::printf("\n%s", counter_text(*counters).c_str());
 
   std::printf("\nfailures: %s\n", a.failures.empty() ? "none" : "");
   for (const auto& f : a.failures) std::printf("  %4d  %s\n        e.g. %s\n", f.count, f.what.c_str(), f.example.c_str());
@@ -295,6 +298,18 @@ void add_log_commands(CLI::App& app) {
   show_cmd->add_option("run", args->run, "a run id from `ktune log list`, or a log file")->required();
   show_cmd->add_option("--top", args->top, "rows in the top table")->capture_default_str()->check(CLI::Range(1, 1000));
   show_cmd->callback([args] { show(*args); });
+
+  auto* why = log->add_subcommand("explain", "what separates the winner from the runner-up, from their hardware counters");
+  why->add_option("run", args->run, "a run id or a log file")->required();
+  why->callback([args] {
+    const RecordedRun r = read_search_log(resolve(*args));
+    const auto counters = counter_table(r);
+    if (!counters) {
+      std::printf("no counters in this log (a run with --counters none, an older or unfinished log)\n");
+      return;
+    }
+    std::printf("%s\n\n%s", explain_winner(*counters).c_str(), counter_text(*counters).c_str());
+  });
 
   auto* cmp = log->add_subcommand("compare", "two runs side by side");
   cmp->add_option("run", args->run, "run A (id or log file)")->required();

@@ -38,6 +38,7 @@ void print_table(const TuneResult& r, const std::string& what, int top) {
               r.rate_unit.c_str(), r.ceiling_us, r.seconds, r.search_seconds,
               r.interrupted ? ", INTERRUPTED: best so far" : "");
   if (r.clocks_moved) std::printf("warning: the GPU memory clock changed during the run; timings may not compare\n");
+  if (!r.counters.empty()) std::printf("counters: %s\n", r.counters.c_str());
   std::printf("%-4s %10s %9s %8s %7s %5s  %s\n", "rank", "median us", r.rate_unit.c_str(), "% ceil", "+-%", "regs",
               "config");
   for (int i = 0; i < std::min<int>(top, static_cast<int>(r.ranked.size())); ++i) {
@@ -228,7 +229,7 @@ struct TuneArgs {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false, check = false, check_json = false;
-  std::string database, log_dir, summary, workload, record, devices, shard, order_by;
+  std::string database, log_dir, summary, workload, record, devices, shard, order_by, counters;
 };
 
 // `--shard I/N`: one task's share of an array job, longest first; every problem is in
@@ -328,6 +329,10 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
   opt.timing.cold = !a.hot;
   opt.database = a.database;
   opt.log_dir = a.log_dir;
+  if (tune.count("--counters")) {
+    if (a.dry_run) throw InvalidArgument("--counters: a dry run launches nothing, so it reads no counters (drop one of them)");
+    opt.counters = parse_counter_metrics(a.counters);
+  }
   const bool capture_folder = !a.tp.capture.empty() && std::filesystem::is_directory(a.tp.capture);
   if (!a.devices.empty() && a.workload.empty() && !capture_folder)
     throw Error("--devices spreads a --workload FILE or a --capture FOLDER; one problem takes --device");
@@ -363,6 +368,10 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
   tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str()->check(CLI::Range(0, 1023));
   add_search_options(tune, opt);
   tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
+  tune->add_option("--counters", args->counters,
+                   "hardware counters for the finalists, each design choice's fastest config and the slowest "
+                   "candidate, after timing: 'default' (docs/logs.md), 'none' (the default for now), or metric names "
+                   "as Nsight Compute spells them, separated by commas");
   tune->add_flag("--dry-run", dry_run,
                  "no GPU needed: compile the space for sm_90 (with --budget-evals, what the search would try first)");
   tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");

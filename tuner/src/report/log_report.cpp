@@ -1,5 +1,7 @@
 #include "report/log_report.hpp"
 
+#include "report/counter_table.hpp"
+
 #include "run/output_file.hpp"
 
 #include "report/run_analysis.hpp"
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <variant>
 
 namespace ktune {
 namespace {
@@ -212,6 +215,72 @@ void effects(Page& p, const RecordedRun& r, const RunAnalysis& a, const KernelSp
   p.out() << "</div>\n";
 }
 
+// "name=value" of a config_to_string text, or "" where the config does not name it.
+std::string config_value(const std::string& config, const std::string& name) {
+  std::istringstream words(config);
+  for (std::string w; words >> w;)
+    if (w.size() > name.size() && w.compare(0, name.size() + 1, name + "=") == 0) return w.substr(name.size() + 1);
+  return "";
+}
+
+// Time and a counter (bank conflicts where any config has some, else DRAM megabytes) by
+// the value of each named tunable (a design choice) among the configs with counters.
+void design_plots(Page& p, const CounterTable& t, const KernelSpec& spec) {
+  bool conflicts = false;
+  for (const auto& row : t.rows) conflicts = conflicts || (!row.values.empty() && summarize(row).bank_conflicts > 0);
+  for (const auto& tunable : spec.tunables()) {
+    if (tunable.values.empty() || !std::holds_alternative<std::string>(tunable.values.front())) continue;
+    std::vector<std::string> cats;
+    std::vector<std::vector<double>> times, counts;
+    for (const auto& v : tunable.values) {
+      const std::string name = std::get<std::string>(v);
+      std::vector<double> us, c;
+      for (const auto& row : t.rows)
+        if (!row.values.empty() && config_value(row.config, tunable.name) == name) {
+          us.push_back(row.median_us);
+          const CounterSummary s = summarize(row);
+          c.push_back(conflicts ? s.bank_conflicts : s.dram_mb);
+        }
+      if (us.empty()) continue;
+      cats.push_back(name), times.push_back(us), counts.push_back(c);
+    }
+    if (cats.size() < 2) continue;
+    p.out() << "<div class=\"plots\">\n"
+            << svg::strip_plot("time by " + tunable.name, {"median us", false}, cats, times)
+            << svg::strip_plot((conflicts ? "shared-memory bank conflicts by " : "DRAM MB by ") + tunable.name,
+                               {conflicts ? "bank conflicts" : "DRAM MB", false}, cats, counts)
+            << "</div>\n";
+  }
+}
+
+void counters(Page& p, const RecordedRun& r, const KernelSpec& spec) {
+  const auto t = counter_table(r);
+  if (!t) return;
+  p.h2("Hardware counters");
+  for (const auto& w : t->warnings) p.note("warning: " + w);
+  if (t->status == "unavailable") return p.note("None for this run: " + t->reason);
+  p.note(explain_winner(*t));
+  std::vector<std::vector<std::string>> rows;
+  const auto cell = [](double v, const char* f) { return std::isnan(v) ? std::string("-") : fmt(f, v); };
+  for (const auto& row : t->rows) {
+    if (row.values.empty()) {
+      rows.push_back({row.role, fmt("%.2f", row.median_us), "", "", "", "", "", "", "", "", row.note + ": " + row.config});
+      continue;
+    }
+    const CounterSummary s = summarize(row);
+    rows.push_back({row.role, fmt("%.2f", row.median_us), cell(s.dram_gbps, "%.0f"), cell(s.dram_mb, "%.1f"),
+                    cell(s.l2_hit_pct, "%.1f"), cell(s.bank_conflicts, "%.0f"), cell(s.occupancy_pct, "%.1f"),
+                    cell(s.issue_pct, "%.1f"), cell(s.tensor_pct, "%.1f"), cell(s.sm_mhz, "%.0f"), row.config});
+  }
+  p.table({"config", "median us", "DRAM GB/s", "DRAM MB", "L2 hit %", "bank conflicts", "occupancy %", "issue %",
+           "tensor %", "SM MHz", "config"},
+          rows, 10);
+  p.note(std::to_string(t->passes) + " passes a launch on " + t->chip + fmt(", %.1f s", t->seconds) +
+         (t->status == "stopped" ? "; stopped: " + t->reason : "") +
+         ". Rows: the finalists by rank, the fastest config of each value of a named tunable (design), the slowest.");
+  design_plots(p, *t, spec);
+}
+
 }  // namespace
 
 void write_report(const std::vector<RecordedRun>& runs, const std::filesystem::path& file, int top) {
@@ -241,6 +310,7 @@ void write_report(const std::vector<RecordedRun>& runs, const std::filesystem::p
     convergence(p, runs, analyses);
     distribution(p, r, a);
     effects(p, r, a, spec);
+    counters(p, r, spec);
   }
   p.note("Written by ktune log report from " + r.header.value("run", "?") + ".");
 

@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <variant>
+#include <set>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -116,6 +119,9 @@ class TuningRun {
   void rank();
   void store_winner(nlohmann::json& closing);
   nlohmann::json closing_line(std::size_t finalists);
+  void collect_counters(std::size_t finalists, nlohmann::json& closing);
+  std::vector<const Candidate*> design_candidates(const std::set<std::size_t>& chosen) const;
+  nlohmann::json counters_of(const Candidate& c, CounterSession& session);
 
   const TuneOptions& o_;
   const Clock::time_point t0_ = Clock::now();
@@ -182,6 +188,7 @@ TuneResult TuningRun::run() {
   rank();
   nlohmann::json closing = closing_line(finalists);
   if (!ok_.empty()) store_winner(closing);
+  collect_counters(finalists, closing);  // after the winner is stored: nothing they find changes it
   slog_->write(closing);
   return result_;
 }
@@ -464,6 +471,107 @@ nlohmann::json TuningRun::closing_line(std::size_t k) {
   for (std::size_t j = 0; j < k; ++j)
     closing["finalists"].push_back({{"index", ok_[j].index}, {"timing", timing_json(ok_[j].timing)}});
   return closing;
+}
+
+// Counters of the finalists, of the fastest config at each value of every named tunable
+// (a design choice: a transpose's layout, a histogram's method) and, for contrast, of the
+// slowest candidate that verified: in passes of their own after every timing, each
+// launch replayed once per pass. Where
+// counters cannot be had (no CUPTI, restricted to administrators, a metric this GPU
+// lacks) the run goes on and says why, once; a launch that fails under replay stops the
+// collection (the CUDA context may be lost) with the reason in the log.
+void TuningRun::collect_counters(std::size_t k, nlohmann::json& closing) {
+  if (o_.counters.empty() || ok_.empty()) {
+    result_.counters = o_.counters.empty() ? "" : "none (no config verified)";
+    return;
+  }
+  const auto start = Clock::now();
+  CUcontext ctx = nullptr;
+  driver::check(driver::api().cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  std::string why;
+  const auto session = CounterSession::open(o_.device, ctx, o_.counters, why);
+  nlohmann::json summary{{"metrics", o_.counters}};
+  if (!session) {
+    summary["status"] = "unavailable";
+    summary["reason"] = why;
+    result_.counters = "none: " + why;
+    logger("ktune.tuner")->warn("counters: none for this run: {}", why);
+    closing["counters"] = summary;
+    return;
+  }
+  summary["chip"] = session->chip();
+  summary["passes"] = session->passes();
+  std::vector<std::pair<nlohmann::json*, const Candidate*>> targets;
+  std::set<std::size_t> chosen;
+  for (std::size_t j = 0; j < k; ++j) {
+    targets.emplace_back(&closing["finalists"][j], &ok_[j]);
+    chosen.insert(ok_[j].index);
+  }
+  closing["design"] = nlohmann::json::array();
+  for (const Candidate* c : design_candidates(chosen)) {
+    closing["design"].push_back({{"index", c->index}, {"timing", timing_json(c->timing)}});
+    chosen.insert(c->index);
+  }
+  for (auto& d : closing["design"])
+    targets.emplace_back(&d, &*std::find_if(ok_.begin(), ok_.end(), [&](const Candidate& c) { return c.index == d["index"]; }));
+  if (!chosen.count(ok_.back().index)) {
+    closing["contrast"] = {{"index", ok_.back().index}, {"timing", timing_json(ok_.back().timing)}};
+    targets.emplace_back(&closing["contrast"], &ok_.back());
+  }
+  std::size_t collected = 0;
+  std::string stopped;
+  for (auto& [record, c] : targets) {
+    if (!stopped.empty()) break;
+    (*record)["config"] = config_to_string(spec_, space_[c->index]);
+    (*record)["counters"] = counters_of(*c, *session);
+    if ((*record)["counters"].contains("error")) stopped = (*record)["counters"]["error"].get<std::string>();
+    else if (!(*record)["counters"].contains("skipped")) ++collected;
+  }
+  summary["status"] = stopped.empty() ? "collected" : "stopped";
+  if (!stopped.empty()) summary["reason"] = stopped;
+  summary["seconds"] = seconds_since(start);
+  closing["counters"] = summary;
+  char line[160];
+  std::snprintf(line, sizeof line, "%zu of %zu configs (%zu metrics, %zu passes on %s) in %.1f s", collected,
+                targets.size(), o_.counters.size(), session->passes(), session->chip().c_str(), seconds_since(start));
+  result_.counters = "collected for " + std::string(line) + (stopped.empty() ? "" : "; stopped: " + stopped);
+}
+
+// The fastest verified config at each value of every name-valued tunable, besides those
+// in `chosen` (ok_ is fastest first).
+std::vector<const TuningRun::Candidate*> TuningRun::design_candidates(const std::set<std::size_t>& chosen) const {
+  std::vector<const Candidate*> out;
+  const auto& tunables = spec_.tunables();
+  for (std::size_t t = 0; t < tunables.size(); ++t) {
+    if (tunables[t].values.empty() || !std::holds_alternative<std::string>(tunables[t].values.front())) continue;
+    std::set<Value> seen;
+    for (const auto& c : ok_) {
+      const Value& v = space_[c.index][t];
+      if (!seen.insert(v).second) continue;
+      if (!chosen.count(c.index) && std::find(out.begin(), out.end(), &c) == out.end()) out.push_back(&c);
+    }
+  }
+  return out;
+}
+
+// One config's counters, or why not: {"values": {...}}, {"skipped": why} or {"error": why}.
+nlohmann::json TuningRun::counters_of(const Candidate& c, CounterSession& session) {
+  // Each kernel runs once per pass: a config whose replay would outlast --config-timeout is skipped.
+  const double replay_s = static_cast<double>(session.passes()) * c.timing.median_us * 1e-6;
+  if (o_.config_timeout_s > 0 && replay_s > o_.config_timeout_s) {
+    char why[160];
+    std::snprintf(why, sizeof why, "its %zu replays would take about %.1f s, past --config-timeout %g s",
+                  session.passes(), replay_s, o_.config_timeout_s);
+    return {{"skipped", why}};
+  }
+  try {
+    const CounterValues v = session.collect([&] { harness_->launch(c.function, instances_[c.index]); });
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& [name, value] : v) values[name] = std::isfinite(value) ? nlohmann::json(value) : nlohmann::json();
+    return {{"values", values}};
+  } catch (const Error& e) {
+    return {{"error", config_to_string(spec_, space_[c.index]) + ": " + e.what()}};
+  }
 }
 
 // The winner's record, and its CUBIN so an application's first call loads it without

@@ -1,6 +1,7 @@
 #pragma once
 #include <ktune/error.hpp>
 #include <ktune/generator/dtype.hpp>
+#include <ktune/tuner/counters.hpp>
 #include <ktune/tuner/harness.hpp>
 #include <ktune/tuner/search.hpp>
 #include <ktune/tuner/timing.hpp>
@@ -48,6 +49,10 @@ struct TuneOptions {
   // 0: no limit.
   double config_timeout_s = 120;
   std::function<void(const ContextLost&)> on_hang;
+  // Hardware counters collected for the finalists, each design choice's fastest config
+  // and the slowest candidate after the winner is stored (empty: none); `ktune tune
+  // --counters`. Off by default until the collection is measured on a GPU (issue 70).
+  std::vector<std::string> counters;
 };
 
 struct CandidateResult {
@@ -71,6 +76,7 @@ struct TuneResult {
   bool stored = false;
   bool interrupted = false;  // Ctrl-C: the best so far was kept
   bool clocks_moved = false;  // memory clock differed between start and end of the run
+  std::string counters;       // what the counters' pass did: "collected for ...", or why there are none
   std::filesystem::path database, log;
   std::string device_name;
 };

@@ -23,6 +23,12 @@ std::string faulted_configs();
 // KTUNE_CUDA_INCLUDE: the CUDA toolkit's include folder, for kernels that include its
 // headers (cuda_fp16.h, cuda_bf16.h); found without it in the usual places.
 std::string cuda_include();
+// KTUNE_CUPTI_LIBRARY: the libcupti the tuner loads for hardware counters (found without
+// it in the usual places).
+std::string cupti_library();
+// KTUNE_COUNTERS_REFUSED: "1" makes the tuner act as if the driver refused performance
+// counters (ERR_NVGPUCTRPERM); for tests of that path on machines that allow them.
+std::string counters_refused();
 // CUDA_PATH, else CUDA_HOME (not ktune's: the toolkit's usual variables), read here too.
 std::string cuda_path();
 
