@@ -4,6 +4,7 @@
 #include "gpu_test_support.hpp"
 
 #include <ktune/error.hpp>
+#include <ktune/generator/arch_table.hpp>
 #include <ktune/ktune.hpp>
 #include <ktune/runtime/device.hpp>
 
@@ -37,6 +38,27 @@ LaunchInfo run_and_check(const Kernel& k, std::int64_t n, CUstream s) {
       break;
     }
   return info;
+}
+
+// The table the dry runs use matches the driver on this GPU (the limits per block and
+// per SM; the SM count is the table's product's).
+TEST(KernelGpu, TheArchitectureTableMatchesTheDriver) {
+  KTUNE_REQUIRE_GPU();
+  const DeviceInfo dev = query_device_ordinal(0);
+  const ArchInfo& row = arch_info(static_cast<int>(dev.limits.compute_capability));
+  EXPECT_EQ(row.limits.max_threads_per_block, dev.limits.max_threads_per_block);
+  EXPECT_EQ(row.limits.max_smem_per_block, dev.limits.max_smem_per_block);
+  EXPECT_EQ(row.limits.max_registers_per_block, dev.limits.max_registers_per_block);
+  EXPECT_EQ(row.limits.max_grid_x, dev.limits.max_grid_x);
+  int v = 0;
+  driver::check(driver::api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev.device), "attr");
+  EXPECT_EQ(row.smem_per_sm, v);
+  driver::check(driver::api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev.device), "attr");
+  EXPECT_EQ(row.max_threads_per_sm, v);
+  driver::check(driver::api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, dev.device), "attr");
+  EXPECT_EQ(row.registers_per_sm, v);
+  driver::check(driver::api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, dev.device), "attr");
+  EXPECT_EQ(row.max_blocks_per_sm, v);
 }
 
 TEST(KernelGpu, ConcurrentCallersFromManyThreads) {

@@ -7,6 +7,7 @@
 #include "workload/workload.hpp"
 #include "workload/workload_pool.hpp"
 
+#include <ktune/generator/arch_table.hpp>
 #include <ktune/generator/json.hpp>
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
@@ -101,25 +102,26 @@ std::map<std::string, std::string> faulted_configs() {
   throw Error(std::string("cannot restart the tuner: ") + std::strerror(errno));
 }
 
-// Compiles a problem's space for sm_90 (no GPU needed): all of it, or with
-// --budget-evals what the search would propose first; 0 when all of that compiled.
-// The programs go to the tuning run's programs.db, so tuning on an sm_90 GPU with this
-// cache later compiles nothing; a store that cannot be opened costs only that.
-int dry_run_one(const TuneTarget& problem, const TuneOptions& opt) {
+// Compiles a problem's space for an architecture (sm_90 unless --arch; no GPU needed):
+// all of it, or with --budget-evals what the search would propose first; 0 when all of
+// that compiled. The programs go to the tuning run's programs.db, so tuning on such a
+// GPU with this cache later compiles nothing; a store that cannot be opened costs only that.
+int dry_run_one(const TuneTarget& problem, const TuneOptions& opt, int arch) {
   std::unique_ptr<Database> programs;
   try {
     programs = std::make_unique<Database>(programs_path(Database::path_or_default(opt.database)));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ktune: compiling without storing the programs: %s\n", e.what());
   }
-  const auto r = ktune::dry_run(problem.problem, 90, opt, programs.get());
+  const auto r = ktune::dry_run(problem.problem, arch, opt, programs.get());
   std::string selected;
   if (r.selected < r.configs)
     selected = ", the first " + std::to_string(r.selected) + " of the " + opt.strategy + " search (--budget-evals)";
-  std::printf("dry run (no GPU): %zu configs for %s%s, %zu compiled for sm_90 (%zu of them found in the program "
+  std::printf("dry run (no GPU): %zu configs for %s%s, %zu compiled for %s (%zu of them found in the program "
               "store) in %.1f s (%.1f ms per config on %u threads), %zu failed, %zu rejected (local memory: spills "
               "or local arrays, as a tuning run rejects them)\n",
-              r.configs, problem.problem.describe().c_str(), selected.c_str(), r.compiled, r.stored, r.seconds,
+              r.configs, problem.problem.describe().c_str(), selected.c_str(), r.compiled, arch_info(arch).name.c_str(),
+              r.stored, r.seconds,
               1e3 * r.seconds / static_cast<double>(std::max<std::size_t>(r.selected, 1)),
               opt.compile_threads > 0 ? static_cast<unsigned>(opt.compile_threads) : std::thread::hardware_concurrency(),
               r.failures.size(), r.rejected.size());
@@ -215,11 +217,11 @@ int tune_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& 
   return failed ? 1 : 0;
 }
 
-int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt) {
+int dry_run_workload(const std::vector<WorkloadEntry>& entries, const TuneOptions& opt, int arch) {
   int status = 0;
   for (const WorkloadEntry& e : entries) {
     if (!e.error.empty()) std::printf("%s: skipped: %s\n", problem_command(e.args).c_str(), e.error.c_str());
-    status |= e.error.empty() ? dry_run_one(e.target(), e.search.applied_to(opt)) : 1;
+    status |= e.error.empty() ? dry_run_one(e.target(), e.search.applied_to(opt), arch) : 1;
   }
   return status;
 }
@@ -229,7 +231,7 @@ struct TuneArgs {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false, check = false, check_json = false;
-  std::string database, log_dir, summary, workload, record, devices, shard, order_by, counters;
+  std::string database, log_dir, summary, workload, record, devices, shard, order_by, counters, arch;
 };
 
 // `--shard I/N`: one task's share of an array job, longest first; every problem is in
@@ -317,7 +319,7 @@ int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
   auto entries = in_tuning_order(capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload, parse_workload_line),
                                  order_times(a), a.shard);
   if (a.check) return a.check_json ? list_workload_json(entries) : list_workload(entries);
-  if (a.dry_run) return dry_run_workload(entries, opt);
+  if (a.dry_run) return dry_run_workload(entries, opt, a.arch.empty() ? 90 : parse_arch(a.arch));
   if (!gpu_available(capture_folder ? "--capture " + a.tp.capture : "--workload " + a.workload, "")) return 2;
   if (!a.devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(a.devices), a.summary);
   opt.excluded = faulted_configs();
@@ -333,6 +335,12 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
     if (a.dry_run) throw InvalidArgument("--counters: a dry run launches nothing, so it reads no counters (drop one of them)");
     opt.counters = parse_counter_metrics(a.counters);
   }
+  if (!a.arch.empty()) {
+    (void)parse_arch(a.arch);  // refused with the supported ones first
+    if (!a.dry_run)
+      throw InvalidArgument("--arch " + a.arch + " compiles for another GPU without one: add --dry-run (a tuning run "
+                            "compiles for the GPU it runs on)");
+  }
   const bool capture_folder = !a.tp.capture.empty() && std::filesystem::is_directory(a.tp.capture);
   if (!a.devices.empty() && a.workload.empty() && !capture_folder)
     throw Error("--devices spreads a --workload FILE or a --capture FOLDER; one problem takes --device");
@@ -345,7 +353,7 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
   if (!a.workload.empty() || capture_folder) return tune_many(a, capture_folder, argv);
   if (!a.record.empty()) a.tp = record_problem(a.record, a.tp);
   const TuneTarget problem = resolve_problem(a.tp);
-  if (a.dry_run) return dry_run_one(problem, opt);
+  if (a.dry_run) return dry_run_one(problem, opt, a.arch.empty() ? 90 : parse_arch(a.arch));
   if (!gpu_available(problem_command(a.tp), problem_command(a.tp))) return 2;
   opt.excluded = faulted_configs();
   return tune_one(problem, a.tp, opt, a.summary, argv).ranked.empty() ? 1 : 0;
@@ -373,7 +381,11 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
                    "candidate, after timing: 'default' (docs/logs.md), 'none' (the default for now), or metric names "
                    "as Nsight Compute spells them, separated by commas");
   tune->add_flag("--dry-run", dry_run,
-                 "no GPU needed: compile the space for sm_90 (with --budget-evals, what the search would try first)");
+                 "no GPU needed: compile the space for sm_90 or --arch (with --budget-evals, what the search would "
+                 "try first)");
+  tune->add_option("--arch", args->arch,
+                   "with --dry-run: the architecture to compile for, with its limits (sm_80, sm_86, sm_87, sm_89, "
+                   "sm_90, sm_100, sm_103, sm_120)");
   tune->add_option("--database", database, "tuning database file (default: $KTUNE_CACHE_DIR/tuning.db)");
   tune->add_option("--log-dir", log_dir, "where the search log goes (default: next to the database, logs/)");
   tune->add_option("--summary", summary, "append a one-line JSON summary of the run to this file (for bench/)");

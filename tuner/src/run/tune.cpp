@@ -2,6 +2,7 @@
 
 #include <ktune/cache/database.hpp>
 #include <ktune/error.hpp>
+#include <ktune/generator/arch_table.hpp>
 #include <ktune/generator/log.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/cubin_info.hpp>
@@ -648,11 +649,13 @@ DryRunResult dry_run(const TuningProblem& tp, int arch, const TuneOptions& optio
   const KernelSpec& spec = *tp.spec;
   const Problem& problem = tp.problem;
   const auto t0 = Clock::now();
-  DeviceLimits limits;  // sm_90 defaults
-  limits.compute_capability = arch;
+  const DeviceLimits limits = arch_info(arch).limits;
   DryRunResult r;
   std::vector<Config> space = enumerate(spec, limits, problem);
   r.configs = space.size();
+  if (space.empty())
+    throw InvalidArgument("no config of " + tp.describe() + " is valid on sm_" + std::to_string(arch) +
+                          " (its @require lines rule out every one there)");
   space = dry_run_selection(spec, std::move(space), problem, limits, options);
   r.selected = space.size();
   std::vector<std::string> names;
