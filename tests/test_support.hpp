@@ -1,7 +1,9 @@
 #pragma once
 // Helpers the test programs share.
 #include <ktune/error.hpp>
+#include <ktune/generator/arch_table.hpp>
 #include <ktune/generator/space.hpp>
+#include <ktune/runtime/cubin_info.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 
 #include <gtest/gtest.h>
@@ -34,11 +36,13 @@ inline void expect_error(const std::function<void()>& call, const std::string& m
   else EXPECT_NE(e.find(message), std::string::npos) << e;
 }
 
-// Compiles the instances with NVRTC for sm_90; returns (compiled, "name: error" failures).
+// Compiles the instances with NVRTC for `arch`; returns (compiled, "name: error"
+// failures). `spills`, when given, counts the instances that keep data in local memory.
 inline std::pair<std::size_t, std::vector<std::string>> compile_all(const std::string& source,
                                                                     const std::vector<std::string>& names,
-                                                                    const std::string& family) {
-  CompilePool pool(source, names, 90, 0, family);
+                                                                    const std::string& family, int arch = 90,
+                                                                    std::size_t* spills = nullptr) {
+  CompilePool pool(source, names, arch, 0, family);
   std::size_t compiled = 0;
   std::vector<std::string> failures;
   // KTUNE_COMPILE_DUMP=DIR: each unit's CUBIN to DIR/<first kernel's index>.cubin, so
@@ -49,6 +53,9 @@ inline std::pair<std::size_t, std::vector<std::string>> compile_all(const std::s
   while (auto b = pool.next()) {
     for (const auto& u : b->units) {
       compiled += u.entries.size();
+      if (spills)
+        for (const auto& [i, lowered] : u.entries)
+          if (const auto res = cubin_resources(u.cubin, lowered); res && res->frame_bytes > 0) ++*spills;
       if (!dump || u.entries.empty()) continue;
       const std::string stem = std::string(dump) + "/" + family + "-" + std::to_string(u.entries.front().first);
       std::ofstream(stem + ".cubin", std::ios::binary) << u.cubin;
@@ -110,13 +117,14 @@ inline std::vector<std::string> swept_kernels(const CompileSpace& space) {
 // its space's tags and its problem's index as if they were tunables too: every value of
 // every tunable is compiled in every space (e.g. each dtype, each layout) and for every
 // problem (e.g. each pitch), and every pair of values somewhere, every pair of tags too.
-inline std::vector<std::string> sampled_kernels(const std::vector<CompileSpace>& spaces) {
+inline std::vector<std::string> sampled_kernels(const std::vector<CompileSpace>& spaces,
+                                                const DeviceLimits& limits = DeviceLimits{}, int strength = 2) {
   std::vector<Config> configs;
   std::vector<std::pair<std::size_t, std::size_t>> origin;  // (space, problem) of each
   for (std::size_t s = 0; s < spaces.size(); ++s) {
     EXPECT_EQ(spaces[s].tags.size(), spaces.front().tags.size()) << spaces[s].label;
     for (std::size_t p = 0; p < spaces[s].problems.size(); ++p) {
-      const auto problem_configs = enumerate(*spaces[s].spec, DeviceLimits{}, spaces[s].problems[p]);
+      const auto problem_configs = enumerate(*spaces[s].spec, limits, spaces[s].problems[p]);
       EXPECT_FALSE(problem_configs.empty()) << spaces[s].label << ": empty space";
       for (const Config& c : problem_configs) {
         configs.push_back(c);
@@ -127,10 +135,10 @@ inline std::vector<std::string> sampled_kernels(const std::vector<CompileSpace>&
     }
   }
   std::set<std::string> names;
-  for (std::size_t i : covering_sample(configs, 2)) {
+  for (std::size_t i : covering_sample(configs, strength)) {
     const CompileSpace& space = spaces[origin[i].first];
     const Config config(configs[i].begin(), configs[i].end() - static_cast<std::ptrdiff_t>(space.tags.size() + 1));
-    names.insert(instantiate(*space.spec, config, DeviceLimits{}, space.problems[origin[i].second], space.type_argument)
+    names.insert(instantiate(*space.spec, config, limits, space.problems[origin[i].second], space.type_argument)
                      .name_expression);
   }
   return {names.begin(), names.end()};
@@ -148,13 +156,57 @@ inline std::size_t expect_kernels_compile(const std::string& label, const Compil
   return compiled;
 }
 
+// The architectures of the tier: KTUNE_ARCH_TIER = a list (sm_89,sm_100), "all" (every
+// row of the table but sm_90), "0" (none); unset: sm_80 and sm_120, the oldest and the
+// newest ISA and the two shared-memory sizes besides sm_90's (what CI's time allows).
+inline std::vector<int> arch_tier() {
+  const char* v = std::getenv("KTUNE_ARCH_TIER");
+  const std::string text = v ? v : "sm_80,sm_120";
+  std::vector<int> out;
+  if (text == "0") return out;
+  if (text == "all") {
+    for (const ArchInfo& a : arch_table())
+      if (a.arch != 90) out.push_back(a.arch);
+    return out;
+  }
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    out.push_back(parse_arch(text.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return out;
+}
+
+// The architecture tier: for each architecture of arch_tier(), a sample of the spaces
+// as that architecture's limits admit them that takes every value of every tunable (and
+// every space and problem) at least once (strength 1), compiled for it. Reports the
+// configs that spill there (the tuner would reject them on such a GPU).
+inline std::size_t expect_spaces_compile_for_archs(const std::string& label, const std::vector<CompileSpace>& spaces) {
+  std::size_t compiled = 0;
+  for (const int a : arch_tier()) {
+    const ArchInfo& arch = arch_info(a);
+    const auto names = sampled_kernels(spaces, arch.limits, 1);
+    std::size_t spills = 0;
+    const auto [n, failures] = compile_all(spaces.front().source, names, spaces.front().spec->family(), arch.arch, &spills);
+    EXPECT_TRUE(failures.empty()) << label << " on " << arch.name << ": " << failures.size() << " of " << names.size()
+                                  << " failed, first: " << failures.front();
+    std::printf("%s on %s: %zu kernels compiled, %zu spill\n", label.c_str(), arch.name.c_str(), n, spills);
+    compiled += n;
+  }
+  std::fflush(stdout);
+  return compiled;
+}
+
 // Spaces of one template (same source): in a sweep every config of each, else one
-// pairwise covering sample of them all (sampled_kernels). Returns how many compiled.
+// pairwise covering sample of them all (sampled_kernels) and the architecture tier.
+// Returns how many compiled.
 inline std::size_t expect_spaces_compile(const std::string& label, const std::vector<CompileSpace>& spaces) {
-  if (!compile_sweep())
-    return expect_kernels_compile(
-        spaces.size() == 1 ? label : label + " (" + std::to_string(spaces.size()) + " spaces sampled together)",
-        spaces.front(), sampled_kernels(spaces));
+  if (!compile_sweep()) {
+    const std::string what = spaces.size() == 1 ? label : label + " (" + std::to_string(spaces.size()) + " spaces sampled together)";
+    return expect_kernels_compile(what, spaces.front(), sampled_kernels(spaces)) +
+           expect_spaces_compile_for_archs(what, spaces);
+  }
   std::size_t compiled = 0;
   for (const auto& space : spaces) compiled += expect_kernels_compile(space.label, space, swept_kernels(space));
   return compiled;
