@@ -17,15 +17,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
-#include <variant>
-#include <set>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <set>
+#include <variant>
 
 namespace ktune {
 namespace {
@@ -122,6 +122,7 @@ class TuningRun {
   nlohmann::json closing_line(std::size_t finalists);
   void collect_counters(std::size_t finalists, nlohmann::json& closing);
   std::vector<const Candidate*> design_candidates(const std::set<std::size_t>& chosen) const;
+  std::vector<std::pair<nlohmann::json*, const Candidate*>> counter_targets(std::size_t k, nlohmann::json& closing);
   nlohmann::json counters_of(const Candidate& c, CounterSession& session);
 
   const TuneOptions& o_;
@@ -502,23 +503,7 @@ void TuningRun::collect_counters(std::size_t k, nlohmann::json& closing) {
   }
   summary["chip"] = session->chip();
   summary["passes"] = session->passes();
-  std::vector<std::pair<nlohmann::json*, const Candidate*>> targets;
-  std::set<std::size_t> chosen;
-  for (std::size_t j = 0; j < k; ++j) {
-    targets.emplace_back(&closing["finalists"][j], &ok_[j]);
-    chosen.insert(ok_[j].index);
-  }
-  closing["design"] = nlohmann::json::array();
-  for (const Candidate* c : design_candidates(chosen)) {
-    closing["design"].push_back({{"index", c->index}, {"timing", timing_json(c->timing)}});
-    chosen.insert(c->index);
-  }
-  for (auto& d : closing["design"])
-    targets.emplace_back(&d, &*std::find_if(ok_.begin(), ok_.end(), [&](const Candidate& c) { return c.index == d["index"]; }));
-  if (!chosen.count(ok_.back().index)) {
-    closing["contrast"] = {{"index", ok_.back().index}, {"timing", timing_json(ok_.back().timing)}};
-    targets.emplace_back(&closing["contrast"], &ok_.back());
-  }
+  const auto targets = counter_targets(k, closing);
   std::size_t collected = 0;
   std::string stopped;
   for (auto& [record, c] : targets) {
@@ -536,6 +521,31 @@ void TuningRun::collect_counters(std::size_t k, nlohmann::json& closing) {
   std::snprintf(line, sizeof line, "%zu of %zu configs (%zu metrics, %zu passes on %s) in %.1f s", collected,
                 targets.size(), o_.counters.size(), session->passes(), session->chip().c_str(), seconds_since(start));
   result_.counters = "collected for " + std::string(line) + (stopped.empty() ? "" : "; stopped: " + stopped);
+}
+
+// The records counters go into, each with its config: the k finalists', a record under
+// "design" for each design choice's fastest config that is not a finalist, and under
+// "contrast" the slowest candidate's (where it is neither).
+std::vector<std::pair<nlohmann::json*, const TuningRun::Candidate*>> TuningRun::counter_targets(std::size_t k,
+                                                                                                 nlohmann::json& closing) {
+  std::vector<std::pair<nlohmann::json*, const Candidate*>> targets;
+  std::set<std::size_t> chosen;
+  for (std::size_t j = 0; j < k; ++j) {
+    targets.emplace_back(&closing["finalists"][j], &ok_[j]);
+    chosen.insert(ok_[j].index);
+  }
+  const auto design = design_candidates(chosen);
+  closing["design"] = nlohmann::json::array();
+  for (const Candidate* c : design) {
+    closing["design"].push_back({{"index", c->index}, {"timing", timing_json(c->timing)}});
+    chosen.insert(c->index);
+  }
+  for (std::size_t d = 0; d < design.size(); ++d) targets.emplace_back(&closing["design"][d], design[d]);
+  if (!chosen.count(ok_.back().index)) {
+    closing["contrast"] = {{"index", ok_.back().index}, {"timing", timing_json(ok_.back().timing)}};
+    targets.emplace_back(&closing["contrast"], &ok_.back());
+  }
+  return targets;
 }
 
 // The fastest verified config at each value of every name-valued tunable, besides those
