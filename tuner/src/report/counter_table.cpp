@@ -1,7 +1,9 @@
 #include "report/counter_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 
 namespace ktune {
@@ -144,40 +146,43 @@ std::string explain_winner(const CounterTable& t) {
   std::snprintf(head, sizeof head, "The winner (%.2f us, %s) is %.1f%% faster than the runner-up (%.2f us, %s)",
                 w->median_us, w->config.c_str(), 100 * (r->median_us - w->median_us) / r->median_us, r->median_us,
                 r->config.c_str());
-  std::vector<std::string> facts;
-  const auto differs = [](double x, double y, double rel) {
-    return !std::isnan(x) && !std::isnan(y) && std::abs(x - y) > rel * std::max(std::abs(x), std::abs(y));
+  // Each quantity that differs by more than its share (and, for conflicts, a count that
+  // matters), as a phrase.
+  struct Quantity {
+    double winner, runner, share, at_least;
+    std::function<std::string()> say;
   };
-  char buf[200];
-  if (differs(a.dram_mb, b.dram_mb, 0.05)) {
-    std::snprintf(buf, sizeof buf, "it moves %s DRAM bytes (%.1f MB against %.1f MB)", relative(a.dram_mb, b.dram_mb).c_str(),
-                  a.dram_mb, b.dram_mb);
-    facts.push_back(buf);
-  }
-  if (differs(a.bank_conflicts, b.bank_conflicts, 0.1) && std::max(a.bank_conflicts, b.bank_conflicts) > 1000) {
-    std::snprintf(buf, sizeof buf, "the runner-up has %.3gM shared-memory bank conflicts, the winner %.3gM",
-                  b.bank_conflicts / 1e6, a.bank_conflicts / 1e6);
-    facts.push_back(buf);
-  }
-  if (differs(a.occupancy_pct, b.occupancy_pct, 0.1)) {
-    std::snprintf(buf, sizeof buf, "achieved occupancy %.0f%% against %.0f%%", a.occupancy_pct, b.occupancy_pct);
-    facts.push_back(buf);
-  }
-  if (differs(a.l2_hit_pct, b.l2_hit_pct, 0.05)) {
-    std::snprintf(buf, sizeof buf, "L2 hit rate %.0f%% against %.0f%%", a.l2_hit_pct, b.l2_hit_pct);
-    facts.push_back(buf);
-  }
-  if (differs(a.issue_pct, b.issue_pct, 0.1)) {
-    std::snprintf(buf, sizeof buf, "issue slots busy %.0f%% against %.0f%%", a.issue_pct, b.issue_pct);
-    facts.push_back(buf);
-  }
-  if (differs(a.tensor_pct, b.tensor_pct, 0.05)) {
-    std::snprintf(buf, sizeof buf, "tensor pipes busy %.0f%% against %.0f%%", a.tensor_pct, b.tensor_pct);
-    facts.push_back(buf);
-  }
-  if (differs(a.sm_mhz, b.sm_mhz, 0.02)) {
-    std::snprintf(buf, sizeof buf, "SM clock %.0f MHz against %.0f MHz", a.sm_mhz, b.sm_mhz);
-    facts.push_back(buf);
+  const auto versus = [](const char* what, double x, double y, const char* unit) {
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "%s %.0f%s against %.0f%s", what, x, unit, y, unit);
+    return std::string(buf);
+  };
+  const std::vector<Quantity> quantities{
+      {a.dram_mb, b.dram_mb, 0.05, 0,
+       [&] {
+         char buf[160];
+         std::snprintf(buf, sizeof buf, "it moves %s DRAM bytes (%.1f MB against %.1f MB)",
+                       relative(a.dram_mb, b.dram_mb).c_str(), a.dram_mb, b.dram_mb);
+         return std::string(buf);
+       }},
+      {a.bank_conflicts, b.bank_conflicts, 0.1, 1000,
+       [&] {
+         char buf[160];
+         std::snprintf(buf, sizeof buf, "the runner-up has %.3gM shared-memory bank conflicts, the winner %.3gM",
+                       b.bank_conflicts / 1e6, a.bank_conflicts / 1e6);
+         return std::string(buf);
+       }},
+      {a.occupancy_pct, b.occupancy_pct, 0.1, 0, [&] { return versus("achieved occupancy", a.occupancy_pct, b.occupancy_pct, "%"); }},
+      {a.l2_hit_pct, b.l2_hit_pct, 0.05, 0, [&] { return versus("L2 hit rate", a.l2_hit_pct, b.l2_hit_pct, "%"); }},
+      {a.issue_pct, b.issue_pct, 0.1, 0, [&] { return versus("issue slots busy", a.issue_pct, b.issue_pct, "%"); }},
+      {a.tensor_pct, b.tensor_pct, 0.05, 0, [&] { return versus("tensor pipes busy", a.tensor_pct, b.tensor_pct, "%"); }},
+      {a.sm_mhz, b.sm_mhz, 0.02, 0, [&] { return versus("SM clock", a.sm_mhz, b.sm_mhz, " MHz"); }},
+  };
+  std::vector<std::string> facts;
+  for (const auto& q : quantities) {
+    if (std::isnan(q.winner) || std::isnan(q.runner)) continue;
+    const double larger = std::max(std::abs(q.winner), std::abs(q.runner));
+    if (std::abs(q.winner - q.runner) > q.share * larger && larger > q.at_least) facts.push_back(q.say());
   }
   std::string text = head;
   if (facts.empty()) return text + "; their counters agree within a few percent (DRAM bytes, bank conflicts, occupancy, "
