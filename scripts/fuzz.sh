@@ -10,10 +10,11 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 seed=${2:-}
 if ! command -v clang++ > /dev/null; then echo "fuzz.sh: clang++ is required (apt-get install clang)" >&2; exit 1; fi
-# -O1 with line tables only, as OSS-Fuzz builds: 20% less build time than -O2 -g (it runs
-# in CI), and crash reports still name file and line.
+# Line tables only, so crash reports still name file and line. -O0 for CI's short runs
+# (the build is most of the test's time: a translation unit compiles in 40-55% less time
+# than at -O1); FUZZ_OPT=-O1 (as OSS-Fuzz builds) for long runs, which execute faster.
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None -DKTUNE_BUILD_TESTS=OFF \
-  -DKTUNE_FUZZ=ON -DKTUNE_WERROR=OFF -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fsanitize=fuzzer-no-link,address" > /dev/null
+  -DKTUNE_FUZZ=ON -DKTUNE_WERROR=OFF -DCMAKE_CXX_FLAGS="${FUZZ_OPT:--O0} -gline-tables-only -fsanitize=fuzzer-no-link,address" > /dev/null
 cmake --build build-fuzz --target database_fuzz log_fuzz description_fuzz capture_fuzz cubin_fuzz times_fuzz shipped_fuzz -j "$(nproc)" > /dev/null
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
