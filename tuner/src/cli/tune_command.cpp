@@ -231,6 +231,7 @@ struct TuneArgs {
   ProblemArgs tp;
   TuneOptions opt;
   bool hot = false, dry_run = false, check = false, check_json = false;
+  int dry_run_arch = 90;  // --arch, parsed
   std::string database, log_dir, summary, workload, record, devices, shard, order_by, counters, arch;
 };
 
@@ -319,7 +320,7 @@ int tune_many(TuneArgs& a, bool capture_folder, char** argv) {
   auto entries = in_tuning_order(capture_folder ? capture_workload(a.tp.capture) : read_workload(a.workload, parse_workload_line),
                                  order_times(a), a.shard);
   if (a.check) return a.check_json ? list_workload_json(entries) : list_workload(entries);
-  if (a.dry_run) return dry_run_workload(entries, opt, a.arch.empty() ? 90 : parse_arch(a.arch));
+  if (a.dry_run) return dry_run_workload(entries, opt, a.dry_run_arch);
   if (!gpu_available(capture_folder ? "--capture " + a.tp.capture : "--workload " + a.workload, "")) return 2;
   if (!a.devices.empty()) return tune_workload_on_devices(entries, opt, parse_devices(a.devices), a.summary);
   opt.excluded = faulted_configs();
@@ -336,7 +337,7 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
     opt.counters = parse_counter_metrics(a.counters);
   }
   if (!a.arch.empty()) {
-    (void)parse_arch(a.arch);  // refused with the supported ones first
+    a.dry_run_arch = parse_arch(a.arch);  // refused with the supported ones first
     if (!a.dry_run)
       throw InvalidArgument("--arch " + a.arch + " compiles for another GPU without one: add --dry-run (a tuning run "
                             "compiles for the GPU it runs on)");
@@ -353,7 +354,7 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
   if (!a.workload.empty() || capture_folder) return tune_many(a, capture_folder, argv);
   if (!a.record.empty()) a.tp = record_problem(a.record, a.tp);
   const TuneTarget problem = resolve_problem(a.tp);
-  if (a.dry_run) return dry_run_one(problem, opt, a.arch.empty() ? 90 : parse_arch(a.arch));
+  if (a.dry_run) return dry_run_one(problem, opt, a.dry_run_arch);
   if (!gpu_available(problem_command(a.tp), problem_command(a.tp))) return 2;
   opt.excluded = faulted_configs();
   return tune_one(problem, a.tp, opt, a.summary, argv).ranked.empty() ? 1 : 0;
