@@ -24,7 +24,7 @@ family_headers=$(for f in $families; do (cd "$here/templates/$f/include" && find
 expected="bin/ktune include/ktune/c_api.h include/ktune/dtype.hpp include/ktune/error.hpp include/ktune/families.hpp include/ktune/ktune.hpp
 include/ktune/launch_info.hpp include/ktune/match_level.hpp include/ktune/named_enum.hpp $family_headers lib/cmake/ktune/ktune-config-version.cmake
 lib/cmake/ktune/ktune-config.cmake lib/cmake/ktune/ktune-targets-${config:-release}.cmake lib/cmake/ktune/ktune-targets.cmake
-lib/libktune.so lib/libktune.so.0 lib/libktune.so.0.1.0 lib/pkgconfig/ktune.pc"
+lib/libktune.so lib/libktune.so.0 lib/libktune.so.0.1.0 lib/libktune_counters.so lib/pkgconfig/ktune.pc"
 actual=$(cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$actual" = "$(echo $expected | tr ' ' '\n' | sort | tr '\n' ' ')" ] || fail "installed files differ: $actual"
 

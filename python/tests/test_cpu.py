@@ -138,6 +138,17 @@ class PackageTest(unittest.TestCase):
         with self.assertRaisesRegex(ktune.Error, "CUDA driver|libcuda"):
             k(FakeDeviceArray((8,)), FakeDeviceArray((8,)), 8, problem={"n": 8})
 
+    def test_counters_names_are_checked_and_no_gpu_is_unavailable(self):
+        import ktune.counters
+        for metrics, message in (("dram__bytes_read.sum,,x", "an empty metric name"), ("none", "asks for no metrics"),
+                                 (["Dram__bytes.sum"], "not a metric name as Nsight Compute spells them"),
+                                 ("a__b.sum,a__b.sum", "given twice")):
+            with self.assertRaisesRegex(ktune.InvalidArgument, message):
+                ktune.counters.Session(metrics)
+        if not os.path.exists("/dev/nvidia0"):
+            with self.assertRaisesRegex(ktune.counters.Unavailable, "no GPU"):
+                ktune.counters.Session("default")
+
     def test_tune_on_miss_sets_the_mode_and_refuses_others(self):
         before = os.environ.get("KTUNE_TUNE_ON_MISS")
         try:

@@ -254,6 +254,53 @@ class TorchTest(unittest.TestCase):
         self.assertTrue(torch.equal(f(x), got))  # eager: the same result
 
 
+@unittest.skipUnless(HAVE_GPU, "no GPU (or no PyTorch)")
+class CountersTest(unittest.TestCase):
+    """ktune.counters on peers' kernels: a torch copy's DRAM bytes are the arrays', cuBLAS's
+    bf16 GEMM keeps the tensor pipe busy, an exception in the work reaches the caller, a
+    forced refusal is Unavailable."""
+
+    def session(self, metrics="default"):
+        import ktune.counters
+        try:
+            return ktune.counters.Session(metrics)
+        except ktune.counters.Unavailable as e:
+            self.skipTest(f"counters unavailable: {e}")
+
+    def test_a_copy_and_a_gemm(self):
+        n = 1 << 26
+        x, y = torch.rand(n, device="cuda"), torch.empty(n, device="cuda")
+        flush = torch.empty(1 << 27, device="cuda")
+        with self.session() as s:
+            self.assertTrue(s.chip and s.passes >= 1)
+            v = s.collect(lambda: torch.mul(x, 2, out=y), before_pass=flush.zero_)  # a kernel (copy_ is a memcpy)
+            self.assertAlmostEqual(v["dram__bytes_read.sum"] / (4 * n), 1, delta=0.05)
+            self.assertAlmostEqual(v["dram__bytes_write.sum"] / (4 * n), 1, delta=0.05)
+            torch.testing.assert_close(y, 2 * x)
+            a, b = (torch.rand(4096, 4096, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+            c = torch.mm(a, b)  # cuBLAS's handle and workspace outside the collection
+            v = s.collect(lambda: torch.mm(a, b, out=c))
+            self.assertGreater(v["sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"], 30)
+            self.assertGreater(v["gpu__time_duration.sum"], 0)
+
+    def test_an_exception_in_the_work_reaches_the_caller(self):
+        with self.session("gpu__time_duration.sum") as s:
+            with self.assertRaisesRegex(ZeroDivisionError, "division"):
+                s.collect(lambda: 1 / 0)
+            self.assertGreater(s.collect(lambda: torch.ones(1000, device="cuda"))["gpu__time_duration.sum"], 0)
+
+    def test_a_forced_refusal_is_unavailable(self):
+        import os
+
+        import ktune.counters
+        os.environ["KTUNE_COUNTERS_REFUSED"] = "1"
+        try:
+            with self.assertRaisesRegex(ktune.counters.Unavailable, "ERR_NVGPUCTRPERM"):
+                ktune.counters.Session()
+        finally:
+            del os.environ["KTUNE_COUNTERS_REFUSED"]
+
+
 @unittest.skipUnless(HAVE_GPU, "no GPU")
 class OtherFrameworksTest(unittest.TestCase):
     def test_cupy(self):

@@ -7,12 +7,15 @@ ktune's stored winner through its runtime call too, for both (C in place); each 
 like ktune times (events around the call only, L2 flushed before each
 repetition, median of 30; every launch hidden behind a spin kernel, so that host-side
 launch costs stay out: Triton's are tens of microseconds). Arguments
-DTYPE:MxNxK[:LAYOUT]; one JSON line each. A transposed operand (layout nt, tn, tt) is
+DTYPE:MxNxK[:LAYOUT]; one JSON line each. With --counters, each line also has the
+hardware counters (ktune.counters, the default metrics, L2 flushed before each pass)
+of C = A B by ktune's runtime call, cuBLAS (torch.mm) and the Triton matmuls, under
+"counters". A transposed operand (layout nt, tn, tt) is
 stored transposed and passed as a .t() view, which cuBLAS reads as a transposed operand
 without a copy and Triton through its strides. Triton's result is checked against
 cuBLAS's before it is timed.
 
-    python3 templates/gemm/bench/torch_gemm.py [build/bench/libktune_bench_shim.so] f32:4096x4096x4096 bf16:4095x4097x1023:tn
+    python3 templates/gemm/bench/torch_gemm.py [build/bench/libktune_bench_shim.so] [--counters] f32:4096x4096x4096 bf16:4095x4097x1023:tn
 """
 import ctypes
 import json
@@ -197,15 +200,32 @@ def tma_peer(a, b, c0, c, sms, flush, arg):
             "triton_tma_config": str(triton_matmul_tma.best_config)}
 
 
+def peer_counters(session, flush, runs):
+    """{peer: {metric: value} or {"error": why}} for each (peer, fn) in runs."""
+    out = {}
+    for peer, fn in runs:
+        try:
+            out[peer] = session.collect(fn, before_pass=lambda: flush.sum())
+        except Exception as e:  # one peer's failure is recorded, the others still counted
+            out[peer] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+    return out
+
+
 def main():
     global ktune_py
     args = sys.argv[1:]
     ktune = Ktune(args.pop(0)) if args and args[0].endswith(".so") else None
+    counting = "--counters" in args
+    args = [a for a in args if a != "--counters"]
     ktune_py = ktune_package(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[1]))), "torch_gemm") if ktune else None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     props = torch.cuda.get_device_properties(0)
     flush = l2_flush_buffer()
+    session = None
+    if counting:
+        from ktune import counters  # the checkout's package (ktune_package put it on the path) or the installed one
+        session = counters.Session("default")
     for arg in args:
         name, shape, layout = (arg.split(":") + ["nn"])[:3]
         m, n, k = (int(v) for v in shape.split("x"))
@@ -247,6 +267,15 @@ def main():
                 row["triton_config"] = str(triton_matmul.best_config)
                 row["triton_version"] = triton.__version__
             row.update(tma_peer(a, b, c0, c, props.multi_processor_count, flush, arg))
+        if session:  # C = A B by each (Triton's run C = 1.25 A B - 0.75 C0: one C read more)
+            runs = [("cublas", lambda: torch.mm(a, b, out=d))]
+            if "ktune_rt_mm_us" in row:
+                runs.insert(0, ("ktune", lambda: ktune.gemm(dk, a, b, layout, name, 1.0, 0.0)))
+            if "triton_us" in row:
+                runs.append(("triton", lambda: run_triton(a, b, c0, ct)))
+            if "triton_tma_us" in row:
+                runs.append(("triton_tma", lambda: run_triton_tma(a, b, c0, ct, props.multi_processor_count)))
+            row["counters"] = peer_counters(session, flush, runs)
         print(json.dumps(row), flush=True)
 
 

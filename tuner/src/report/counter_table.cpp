@@ -142,10 +142,15 @@ std::string explain_winner(const CounterTable& t) {
   if (t.status == "unavailable") return "No counters for this run: " + t.reason;
   if (!w || !r) return "Counters of the winner and the runner-up are not both in this log.";
   const CounterSummary a = summarize(*w), b = summarize(*r);
-  char head[256];
-  std::snprintf(head, sizeof head, "The winner (%.2f us, %s) is %.1f%% faster than the runner-up (%.2f us, %s)",
-                w->median_us, w->config.c_str(), 100 * (r->median_us - w->median_us) / r->median_us, r->median_us,
-                r->config.c_str());
+  // Finalists within the timing noise of the best are ranked by their order in the space,
+  // so the winner's median may be a hair behind the runner-up's: a tie, said as such.
+  const double lead = 100 * (r->median_us - w->median_us) / r->median_us;
+  char times[2][32], lead_text[48];
+  std::snprintf(times[0], sizeof times[0], "%.2f us", w->median_us);
+  std::snprintf(times[1], sizeof times[1], "%.2f us", r->median_us);
+  std::snprintf(lead_text, sizeof lead_text, lead > 0 ? "is %.1f%% faster than" : "ties (within the noise, %.1f%% apart)", std::abs(lead));
+  const std::string head = "The winner (" + std::string(times[0]) + ", " + w->config + ") " + lead_text +
+                           " the runner-up (" + times[1] + ", " + r->config + ")";
   // Each quantity that differs by more than its share (and, for conflicts, a count that
   // matters), as a phrase.
   struct Quantity {

@@ -6,6 +6,7 @@
 #include <ktune/generator/log.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 #include <ktune/runtime/cubin_info.hpp>
+#include <ktune/runtime/l2_flush.hpp>
 #include "measure/clocks.hpp"
 #include <ktune/tuner/compile_pool.hpp>
 #include <ktune/tuner/device_lock.hpp>
@@ -123,7 +124,7 @@ class TuningRun {
   void collect_counters(std::size_t finalists, nlohmann::json& closing);
   std::vector<const Candidate*> design_candidates(const std::set<std::size_t>& chosen) const;
   std::vector<std::pair<nlohmann::json*, const Candidate*>> counter_targets(std::size_t k, nlohmann::json& closing);
-  nlohmann::json counters_of(const Candidate& c, CounterSession& session);
+  nlohmann::json counters_of(const Candidate& c, CounterSession& session, const L2Flush& flush);
 
   const TuneOptions& o_;
   const Clock::time_point t0_ = Clock::now();
@@ -492,7 +493,8 @@ void TuningRun::collect_counters(std::size_t k, nlohmann::json& closing) {
   driver::check(driver::api().cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
   std::string why;
   const auto session = CounterSession::open(o_.device, ctx, o_.counters, why);
-  nlohmann::json summary{{"metrics", o_.counters}};
+  const double open_s = seconds_since(start);
+  nlohmann::json summary{{"metrics", o_.counters}, {"open_seconds", open_s}};
   if (!session) {
     summary["status"] = "unavailable";
     summary["reason"] = why;
@@ -503,13 +505,14 @@ void TuningRun::collect_counters(std::size_t k, nlohmann::json& closing) {
   }
   summary["chip"] = session->chip();
   summary["passes"] = session->passes();
+  const L2Flush flush(dev_);  // before each pass, as before each timed repetition
   const auto targets = counter_targets(k, closing);
   std::size_t collected = 0;
   std::string stopped;
   for (auto& [record, c] : targets) {
     if (!stopped.empty()) break;
     (*record)["config"] = config_to_string(spec_, space_[c->index]);
-    (*record)["counters"] = counters_of(*c, *session);
+    (*record)["counters"] = counters_of(*c, *session, flush);
     if ((*record)["counters"].contains("error")) stopped = (*record)["counters"]["error"].get<std::string>();
     else if (!(*record)["counters"].contains("skipped")) ++collected;
   }
@@ -518,8 +521,9 @@ void TuningRun::collect_counters(std::size_t k, nlohmann::json& closing) {
   summary["seconds"] = seconds_since(start);
   closing["counters"] = summary;
   char line[160];
-  std::snprintf(line, sizeof line, "%zu of %zu configs (%zu metrics, %zu passes on %s) in %.1f s", collected,
-                targets.size(), o_.counters.size(), session->passes(), session->chip().c_str(), seconds_since(start));
+  std::snprintf(line, sizeof line, "%zu of %zu configs (%zu metrics, %zu passes on %s) in %.2f s (%.2f s opening CUPTI)",
+                collected, targets.size(), o_.counters.size(), session->passes(), session->chip().c_str(),
+                seconds_since(start), open_s);
   result_.counters = "collected for " + std::string(line) + (stopped.empty() ? "" : "; stopped: " + stopped);
 }
 
@@ -566,7 +570,7 @@ std::vector<const TuningRun::Candidate*> TuningRun::design_candidates(const std:
 }
 
 // One config's counters, or why not: {"values": {...}}, {"skipped": why} or {"error": why}.
-nlohmann::json TuningRun::counters_of(const Candidate& c, CounterSession& session) {
+nlohmann::json TuningRun::counters_of(const Candidate& c, CounterSession& session, const L2Flush& flush) {
   // Each kernel runs once per pass: a config whose replay would outlast --config-timeout is skipped.
   const double replay_s = static_cast<double>(session.passes()) * c.timing.median_us * 1e-6;
   if (o_.config_timeout_s > 0 && replay_s > o_.config_timeout_s) {
@@ -576,7 +580,8 @@ nlohmann::json TuningRun::counters_of(const Candidate& c, CounterSession& sessio
     return {{"skipped", why}};
   }
   try {
-    const CounterValues v = session.collect([&] { harness_->launch(c.function, instances_[c.index]); });
+    const CounterValues v = session.collect([&] { harness_->launch(c.function, instances_[c.index]); },
+                                            [&] { flush.enqueue(nullptr); });
     nlohmann::json values = nlohmann::json::object();
     for (const auto& [name, value] : v) values[name] = std::isfinite(value) ? nlohmann::json(value) : nlohmann::json();
     return {{"values", values}};

@@ -2,8 +2,8 @@
 // Hardware counters for a tuning run's finalists (issue 70): which metrics (`--counters`,
 // Nsight Compute's names), checked against the GPU's chip, and a session that collects
 // them for one launch at a time with CUPTI's range profiler, in passes of their own
-// (kernel replay: CUPTI saves and restores the memory a kernel writes between passes),
-// never while timing. CUPTI is loaded at run time; without it, or where the driver
+// (user replay: the launch runs once per pass, as timing runs it many times), never
+// while timing. CUPTI is loaded at run time; without it, or where the driver
 // restricts counters to administrators, a run goes on without counters and says why.
 #include <cuda.h>
 
@@ -47,11 +47,12 @@ class CounterSession {
   CounterSession(const CounterSession&) = delete;
   CounterSession& operator=(const CounterSession&) = delete;
 
-  // Counters of the kernels `launch` enqueues and finishes (each a range, replayed by
-  // CUPTI once per pass): a sum over the kernels for `.sum` metrics, else the longest
-  // kernel's value. Throws ktune::Error naming the CUPTI call that failed.
-  CounterValues collect(const std::function<void()>& launch);
-  // Replays of each kernel a collection costs.
+  // Counters of the kernels `launch` enqueues (each a range; `launch` runs once per
+  // pass, after `before_pass`, e.g. an L2 flush, whose kernels are not counted): a sum
+  // over the kernels for `.sum` metrics, else the longest kernel's value. Throws
+  // ktune::Error naming the CUPTI call that failed.
+  CounterValues collect(const std::function<void()>& launch, const std::function<void()>& before_pass = {});
+  // Runs of the launch a collection costs.
   std::size_t passes() const;
   const std::string& chip() const;
 
