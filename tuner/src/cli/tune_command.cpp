@@ -335,6 +335,8 @@ int run_tune(TuneArgs& a, const CLI::App& tune, char** argv) {
   if (tune.count("--counters")) {
     if (a.dry_run) throw InvalidArgument("--counters: a dry run launches nothing, so it reads no counters (drop one of them)");
     opt.counters = parse_counter_metrics(a.counters);
+  } else if (!a.dry_run) {
+    opt.counters = default_counter_metrics();  // 0.8-0.9 s a run on an H200 (docs/logs.md)
   }
   if (!a.arch.empty()) {
     a.dry_run_arch = parse_arch(a.arch);  // refused with the supported ones first
@@ -379,7 +381,7 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
   tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
   tune->add_option("--counters", args->counters,
                    "hardware counters for the finalists, each design choice's fastest config and the slowest "
-                   "candidate, after timing: 'default' (docs/logs.md), 'none' (the default for now), or metric names "
+                   "candidate, after timing: 'default' (the default; docs/logs.md), 'none', or metric names "
                    "as Nsight Compute spells them, separated by commas");
   tune->add_flag("--dry-run", dry_run,
                  "no GPU needed: compile the space for sm_90 or --arch (with --budget-evals, what the search would "

@@ -51,7 +51,7 @@ struct TuneOptions {
   std::function<void(const ContextLost&)> on_hang;
   // Hardware counters collected for the finalists, each design choice's fastest config
   // and the slowest candidate after the winner is stored (empty: none); `ktune tune
-  // --counters`. Off by default until the collection is measured on a GPU (issue 70).
+  // --counters`, whose default is the default metric set.
   std::vector<std::string> counters;
 };
 
