@@ -54,3 +54,21 @@ def ktune_package(build, who):
     except ImportError as e:
         print(f"{who}: no Python package: {e}", file=sys.stderr)
         return None
+
+
+def counters_wanted(args):
+    """(args without "--counters", a ktune.counters.Session of the default metrics or None):
+    call after ktune_package, so that the checkout's package is the one imported."""
+    if "--counters" not in args:
+        return args, None
+    from ktune import counters
+    return [a for a in args if a != "--counters"], counters.Session("default")
+
+
+def counted(session, flush, fn):
+    """fn's hardware counters (the L2 flushed before each pass), or {"error": why}: one
+    peer's failure is recorded, the others still counted."""
+    try:
+        return session.collect(fn, before_pass=lambda: flush.sum())
+    except Exception as e:  # noqa: BLE001 (recorded in the bench's line)
+        return {"error": f"{type(e).__name__}: {str(e)[:300]}"}

@@ -2,12 +2,14 @@
 // Helpers the test programs share.
 #include <ktune/error.hpp>
 #include <ktune/generator/arch_table.hpp>
+#include <ktune/generator/family_model.hpp>
 #include <ktune/generator/space.hpp>
 #include <ktune/runtime/cubin_info.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -178,20 +180,41 @@ inline std::vector<int> arch_tier() {
   return out;
 }
 
+// The static model's first pick at each space's problems on `arch`, as kernel names: a
+// config for every (space, problem) where the template has a model (a failure where it
+// has one and picks nothing: the untuned call would have no config there).
+inline std::vector<std::string> model_picks(const std::vector<CompileSpace>& spaces, const ArchInfo& arch) {
+  std::vector<std::string> names;
+  for (const auto& space : spaces) {
+    if (!find_model(*space.spec)) continue;
+    for (const auto& problem : space.problems) {
+      const auto pick = model_pick(*space.spec, arch.limits, problem);
+      EXPECT_TRUE(pick.has_value()) << space.label << " on " << arch.name << ": the model picks no config";
+      if (pick) names.push_back(instantiate(*space.spec, *pick, arch.limits, problem, space.type_argument).name_expression);
+    }
+  }
+  return names;
+}
+
 // The architecture tier: for each architecture of arch_tier(), a sample of the spaces
 // as that architecture's limits admit them that takes every value of every tunable (and
-// every space and problem) at least once (strength 1), compiled for it. Reports the
-// configs that spill there (the tuner would reject them on such a GPU).
+// every space and problem) at least once (strength 1), plus the model's picks, compiled
+// for it. Reports the configs that spill there (the tuner would reject them on such a
+// GPU). The model's picks are checked on every architecture of the table (no compiling).
 inline std::size_t expect_spaces_compile_for_archs(const std::string& label, const std::vector<CompileSpace>& spaces) {
+  for (const ArchInfo& arch : arch_table()) model_picks(spaces, arch);
   std::size_t compiled = 0;
   for (const int a : arch_tier()) {
     const ArchInfo& arch = arch_info(a);
-    const auto names = sampled_kernels(spaces, arch.limits, 1);
+    auto names = sampled_kernels(spaces, arch.limits, 1);
+    for (auto& pick : model_picks(spaces, arch))
+      if (std::find(names.begin(), names.end(), pick) == names.end()) names.push_back(std::move(pick));
     std::size_t spills = 0;
     const auto [n, failures] = compile_all(spaces.front().source, names, spaces.front().spec->family(), arch.arch, &spills);
     EXPECT_TRUE(failures.empty()) << label << " on " << arch.name << ": " << failures.size() << " of " << names.size()
                                   << " failed, first: " << failures.front();
-    std::printf("%s on %s: %zu kernels compiled, %zu spill\n", label.c_str(), arch.name.c_str(), n, spills);
+    std::printf("%s on %s: %zu kernels compiled (the model's picks among them), %zu spill\n", label.c_str(),
+                arch.name.c_str(), n, spills);
     compiled += n;
   }
   std::fflush(stdout);

@@ -24,10 +24,10 @@ ArchInfo row(int arch, std::int64_t smem_per_block, std::int64_t smem_per_sm, st
   a.limits.max_grid_x = 2147483647;
   a.limits.sm_count = sms;
   a.limits.compute_capability = arch;
-  a.smem_per_sm = smem_per_sm;
-  a.registers_per_sm = 64 * KiB;
-  a.max_threads_per_sm = threads_per_sm;
-  a.max_blocks_per_sm = blocks_per_sm;
+  a.limits.smem_per_sm = smem_per_sm;
+  a.limits.registers_per_sm = 64 * KiB;
+  a.limits.max_threads_per_sm = threads_per_sm;
+  a.limits.max_blocks_per_sm = blocks_per_sm;
   a.wgmma = wgmma;
   a.tma = tma;
   a.product = std::move(product);

@@ -1,5 +1,7 @@
 #include <ktune/generator/family_model.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -29,7 +31,7 @@ constexpr std::size_t k_max_picks = 4096;
 PickKey pick_key(const KernelSpec& spec, const DeviceLimits& d, const Problem& p) {
   return {&spec,
           {d.max_threads_per_block, d.max_smem_per_block, d.max_registers_per_block, d.max_grid_x, d.sm_count,
-           d.compute_capability},
+           d.compute_capability, d.smem_per_sm, d.registers_per_sm, d.max_threads_per_sm, d.max_blocks_per_sm},
           p.dtype,
           p.sizes};
 }
@@ -73,6 +75,13 @@ std::int64_t int_tunable(const KernelSpec& spec, const Config& config, const cha
 
 const std::string& text_tunable(const KernelSpec& spec, const Config& config, const char* name) {
   return std::get<std::string>(config.at(static_cast<std::size_t>(spec.tunable_index(name))));
+}
+
+double resident_blocks(const DeviceLimits& device, double threads, double registers, double smem) {
+  const auto limit = [](std::int64_t v) { return static_cast<double>(v); };
+  return std::max(1.0, std::min({std::floor(limit(device.registers_per_sm) / (threads * std::min(registers, 255.0))),
+                                 std::floor(limit(device.max_threads_per_sm) / threads),
+                                 std::floor(limit(device.smem_per_sm) / smem), limit(device.max_blocks_per_sm)}));
 }
 
 }  // namespace ktune

@@ -17,12 +17,17 @@ std::optional<Value> DeviceLimits::get(std::string_view name) const {
   if (name == "max_grid_x") return max_grid_x;
   if (name == "sm_count") return sm_count;
   if (name == "compute_capability") return compute_capability;
+  if (name == "smem_per_sm") return smem_per_sm;
+  if (name == "registers_per_sm") return registers_per_sm;
+  if (name == "max_threads_per_sm") return max_threads_per_sm;
+  if (name == "max_blocks_per_sm") return max_blocks_per_sm;
   return std::nullopt;
 }
 
 const std::vector<std::string>& DeviceLimits::names() {
   static const std::vector<std::string> all{"max_threads_per_block", "max_smem_per_block", "max_registers_per_block",
-                                            "max_grid_x", "sm_count", "compute_capability"};
+                                            "max_grid_x", "sm_count", "compute_capability", "smem_per_sm",
+                                            "registers_per_sm", "max_threads_per_sm", "max_blocks_per_sm"};
   return all;
 }
 

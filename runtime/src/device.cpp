@@ -41,6 +41,10 @@ DeviceInfo query_device(CUdevice dev) {
   info.limits.max_grid_x = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
   info.limits.sm_count = info.fingerprint.sm_count;
   info.limits.compute_capability = info.arch;
+  info.limits.smem_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  info.limits.registers_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  info.limits.max_threads_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  info.limits.max_blocks_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
   int count = 0;  // the ordinal of this handle (what `ktune tune --device` takes)
   driver::check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
   for (int i = 0; i < count; ++i) {

@@ -34,8 +34,7 @@ double gemm_score(const Config& c, const Problem& p, const DeviceLimits& device)
   const double threads = static_cast<double>(bm / tm * (bn / tn));
   const double regs = (tm * tn + tm + tn) * (acc / 4.0) + (bm + bn) * bk / threads * (elem / 4.0 + 1) + 40;
   const double smem = (bk * (bm + 4) + bk * (bn + 4)) * acc + 1024.0;
-  const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
-                                                std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));
+  const double per_sm = resident_blocks(device, threads, regs, smem);
   const double tiles = std::ceil(dim("m") / bm) * std::ceil(dim("n") / bn) * splitk;
   const double waves = tiles / (static_cast<double>(device.sm_count) * per_sm);
   score += 2 * std::log2(waves / std::ceil(waves));
@@ -94,8 +93,7 @@ double gemm_mma_score(const Config& c, const Problem& p, const DeviceLimits& dev
   const double threads = 32.0 * warps + (tma ? 128 : 0);  // tma: a producer warpgroup more
   const double regs = wgmma ? bm * bn / (32.0 * warps) + 40 : wm * wn / 32.0 + (wm / 16 + wn / 16) * 4 + 40;
   const double smem = stages * (bm + bn) * (bk + (layout == SmemLayout::pad ? 16 / elem : 0)) * elem + 1024.0;
-  const double per_sm = std::max(1.0, std::min({std::floor(65536 / (threads * std::min(regs, 255.0))),
-                                                std::floor(2048 / threads), std::floor(228 * 1024 / smem)}));
+  const double per_sm = resident_blocks(device, threads, regs, smem);
   // Blocks, not tiles: a cluster of c blocks covers c tiles along m, past its edge too.
   const int cluster = v("cluster");
   const double tiles = std::ceil(dim("m") / (bm * cluster)) * cluster * std::ceil(dim("n") / bn) * splitk;

@@ -15,9 +15,9 @@ TEST(ArchTable, RowsAreTheArchitecturesInOrderAndConsistent) {
     archs.push_back(a.arch);
     EXPECT_EQ(a.name, "sm_" + std::to_string(a.arch));
     EXPECT_EQ(a.limits.compute_capability, a.arch);
-    EXPECT_EQ(a.limits.max_smem_per_block + 1024, a.smem_per_sm) << a.name;  // the driver keeps 1 KB a block
-    EXPECT_LE(a.limits.max_threads_per_block, a.max_threads_per_sm) << a.name;
-    EXPECT_GT(a.max_blocks_per_sm, 0) << a.name;
+    EXPECT_EQ(a.limits.max_smem_per_block + 1024, a.limits.smem_per_sm) << a.name;  // the driver keeps 1 KB a block
+    EXPECT_LE(a.limits.max_threads_per_block, a.limits.max_threads_per_sm) << a.name;
+    EXPECT_GT(a.limits.max_blocks_per_sm, 0) << a.name;
     EXPECT_GT(a.limits.sm_count, 0) << a.name;
     EXPECT_GT(a.dram_gbps, 0) << a.name;
     EXPECT_EQ(a.wgmma, a.arch == 90) << a.name;  // wgmma is sm_90a's only

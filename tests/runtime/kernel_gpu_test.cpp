@@ -50,15 +50,16 @@ TEST(KernelGpu, TheArchitectureTableMatchesTheDriver) {
   EXPECT_EQ(row.limits.max_smem_per_block, dev.limits.max_smem_per_block);
   EXPECT_EQ(row.limits.max_registers_per_block, dev.limits.max_registers_per_block);
   EXPECT_EQ(row.limits.max_grid_x, dev.limits.max_grid_x);
+  EXPECT_EQ(row.limits.smem_per_sm, dev.limits.smem_per_sm);
+  EXPECT_EQ(row.limits.max_threads_per_sm, dev.limits.max_threads_per_sm);
+  EXPECT_EQ(row.limits.registers_per_sm, dev.limits.registers_per_sm);
+  EXPECT_EQ(row.limits.max_blocks_per_sm, dev.limits.max_blocks_per_sm);
+  // The driver's own figures, read here apart from query_device's.
   int v = 0;
   driver::check(driver::api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev.device), "attr");
-  EXPECT_EQ(row.smem_per_sm, v);
+  EXPECT_EQ(row.limits.smem_per_sm, v);
   driver::check(driver::api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev.device), "attr");
-  EXPECT_EQ(row.max_threads_per_sm, v);
-  driver::check(driver::api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, dev.device), "attr");
-  EXPECT_EQ(row.registers_per_sm, v);
-  driver::check(driver::api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, dev.device), "attr");
-  EXPECT_EQ(row.max_blocks_per_sm, v);
+  EXPECT_EQ(row.limits.max_threads_per_sm, v);
 }
 
 TEST(KernelGpu, ConcurrentCallersFromManyThreads) {

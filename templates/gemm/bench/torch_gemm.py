@@ -25,7 +25,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
-from peer_timing import ktune_package, l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
+from peer_timing import counted, counters_wanted, ktune_package, l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
 
 try:
     import triton
@@ -200,32 +200,16 @@ def tma_peer(a, b, c0, c, sms, flush, arg):
             "triton_tma_config": str(triton_matmul_tma.best_config)}
 
 
-def peer_counters(session, flush, runs):
-    """{peer: {metric: value} or {"error": why}} for each (peer, fn) in runs."""
-    out = {}
-    for peer, fn in runs:
-        try:
-            out[peer] = session.collect(fn, before_pass=lambda: flush.sum())
-        except Exception as e:  # one peer's failure is recorded, the others still counted
-            out[peer] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
-    return out
-
-
 def main():
     global ktune_py
     args = sys.argv[1:]
     ktune = Ktune(args.pop(0)) if args and args[0].endswith(".so") else None
-    counting = "--counters" in args
-    args = [a for a in args if a != "--counters"]
     ktune_py = ktune_package(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[1]))), "torch_gemm") if ktune else None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     props = torch.cuda.get_device_properties(0)
     flush = l2_flush_buffer()
-    session = None
-    if counting:
-        from ktune import counters  # the checkout's package (ktune_package put it on the path) or the installed one
-        session = counters.Session("default")
+    args, session = counters_wanted(args)
     for arg in args:
         name, shape, layout = (arg.split(":") + ["nn"])[:3]
         m, n, k = (int(v) for v in shape.split("x"))
@@ -275,7 +259,7 @@ def main():
                 runs.append(("triton", lambda: run_triton(a, b, c0, ct)))
             if "triton_tma_us" in row:
                 runs.append(("triton_tma", lambda: run_triton_tma(a, b, c0, ct, props.multi_processor_count)))
-            row["counters"] = peer_counters(session, flush, runs)
+            row["counters"] = {peer: counted(session, flush, fn) for peer, fn in runs}
         print(json.dumps(row), flush=True)
 
 

@@ -3,7 +3,10 @@ call (libktune_bench_shim.so, ctypes), the Triton kernel autotuned the way Trito
 write it (over the usual space and a wider one), PyTorch, and a memcpy of the same bytes (the ceiling). Every output is checked
 against PyTorch's before timing. One JSON line per problem.
 
-    python3 templates/transpose/bench/transpose_peers.py SHIM.so f32:8192x2048 f32:8192x2048:2051:8195 ...
+    python3 templates/transpose/bench/transpose_peers.py SHIM.so [--counters] f32:8192x2048 f32:8192x2048:2051:8195 ...
+
+With --counters, each line also has each peer's hardware counters on the first buffer
+set (ktune.counters, the default metrics, L2 flushed before each pass) under "counters".
 
 A problem is DTYPE:ROWSxCOLS[:LD_SRC:LD_DST] (pitches in elements; default dense).
 Timing (peer_timing.timed): the L2 flushed before each repetition, a spin kernel
@@ -28,7 +31,7 @@ import triton
 import triton.language as tl
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
-from peer_timing import ktune_package, l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
+from peer_timing import counted, counters_wanted, ktune_package, l2_flush_buffer, timed  # noqa: E402 (bench/peer_timing.py, shared by every bench)
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
           "u8": torch.uint8, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32, "i64": torch.int64}
@@ -117,7 +120,7 @@ def record(results, name, each):
 ktune_py = None  # the Python package, when it loads (main)
 
 
-def measure(ktune, flush, arg, count):
+def measure(ktune, flush, arg, count, session=None):
     name, rows, cols, ld_src, ld_dst = parse(arg)
     dtype = DTYPES[name]
     # Every buffer set at once, so that each lies elsewhere in memory.
@@ -141,6 +144,8 @@ def measure(ktune, flush, arg, count):
             if not torch.equal(dst, src.t()):
                 raise RuntimeError(f"{peer} gives a wrong transpose at {arg}")
             each.append(timed(op, flush, hide_launch=True))
+            if session and len(each) == 1:
+                results.setdefault("counters", {})[peer] = counted(session, flush, op)
         record(results, peer, each)
     del srcs, dsts
     # The ceiling: a device-to-device copy of the bytes the transpose reads and writes,
@@ -165,10 +170,11 @@ def main():
     ktune = Ktune(sys.argv[1])
     ktune_py = ktune_package(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[1]))), "transpose_peers")
     flush = l2_flush_buffer()
+    args, session = counters_wanted(sys.argv[2:])
     status = 0
-    for arg in sys.argv[2:]:
+    for arg in args:
         try:
-            print(json.dumps(measure(ktune, flush, arg, count)), flush=True)
+            print(json.dumps(measure(ktune, flush, arg, count, session)), flush=True)
         except RuntimeError as e:  # one problem's failure is reported, the others still run
             print(f"transpose_peers: {arg}: {e}", file=sys.stderr)
             status = 1

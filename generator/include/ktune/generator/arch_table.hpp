@@ -15,8 +15,7 @@ namespace ktune {
 struct ArchInfo {
   int arch = 90;            // compute capability, major * 10 + minor
   std::string name;         // "sm_90"
-  DeviceLimits limits;      // per block, the grid, and the common product's SM count
-  std::int64_t smem_per_sm = 0, registers_per_sm = 0, max_threads_per_sm = 0, max_blocks_per_sm = 0;
+  DeviceLimits limits;      // per block, per SM, the grid, and the common product's SM count
   bool wgmma = false;       // warpgroup MMA (wgmma.mma_async): sm_90a only
   bool tma = false;         // the tensor memory accelerator (cp.async.bulk.tensor)
   // The common product the SM count, DRAM bandwidth and L2 size are of (data-sheet

@@ -27,6 +27,11 @@ ModelScore find_model(const KernelSpec& spec);
 // order on ties; nullopt without a model or without a valid config.
 std::optional<Config> model_pick(const KernelSpec& spec, const DeviceLimits& device, const Problem& problem);
 
+// Blocks of `threads` threads, `registers` registers a thread and `smem` bytes of shared
+// memory that fit on one SM of `device` at once (at least 1: the space's @require rules
+// out what does not fit at all). The models' occupancy, from the target's own per-SM limits.
+double resident_blocks(const DeviceLimits& device, double threads, double registers, double smem);
+
 // The value of a tunable of a config, by name (the models' and the parts' reader).
 std::int64_t int_tunable(const KernelSpec& spec, const Config& config, const char* name);
 const std::string& text_tunable(const KernelSpec& spec, const Config& config, const char* name);

@@ -22,6 +22,11 @@ struct DeviceLimits {
   std::int64_t max_grid_x = 2147483647;
   std::int64_t sm_count = 132;
   std::int64_t compute_capability = 90;  // major * 10 + minor
+  // Per SM, what occupancy is made of (the models' and `@require`'s).
+  std::int64_t smem_per_sm = 228 * 1024;
+  std::int64_t registers_per_sm = 64 * 1024;
+  std::int64_t max_threads_per_sm = 2048;
+  std::int64_t max_blocks_per_sm = 32;
 
   std::optional<Value> get(std::string_view name) const;
   // Every name get() knows, in the order above (what constraints may use; docs list them).
