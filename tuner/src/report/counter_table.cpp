@@ -102,7 +102,9 @@ CounterSummary summarize(const CounterRow& r) {
           metric(r, "sm__warps_active.avg.pct_of_peak_sustained_active"),
           metric(r, "sm__inst_issued.avg.pct_of_peak_sustained_active"),
           metric(r, "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"),
-          metric(r, "sm__cycles_elapsed.avg.per_second") / 1e6};
+          metric(r, "sm__cycles_elapsed.avg.per_second") / 1e6,
+          read / 1e6,
+          written / 1e6};
 }
 
 std::string counter_text(const CounterTable& t) {
@@ -163,11 +165,19 @@ std::string explain_winner(const CounterTable& t) {
     return std::string(buf);
   };
   const std::vector<Quantity> quantities{
-      {a.dram_mb, b.dram_mb, 0.05, 0,
+      {a.dram_read_mb, b.dram_read_mb, 0.05, 0,
        [&] {
          char buf[160];
-         std::snprintf(buf, sizeof buf, "it moves %s DRAM bytes (%.1f MB against %.1f MB)",
-                       relative(a.dram_mb, b.dram_mb).c_str(), a.dram_mb, b.dram_mb);
+         std::snprintf(buf, sizeof buf, "it reads %s bytes from DRAM (%.1f MB against %.1f MB)",
+                       relative(a.dram_read_mb, b.dram_read_mb).c_str(), a.dram_read_mb, b.dram_read_mb);
+         return std::string(buf);
+       }},
+      {a.dram_write_mb, b.dram_write_mb, 0.05, 0,
+       [&] {
+         char buf[200];
+         std::snprintf(buf, sizeof buf, "it writes %s bytes to DRAM by its end (%.1f MB against %.1f MB; what is still "
+                       "in L2 then is written later)",
+                       relative(a.dram_write_mb, b.dram_write_mb).c_str(), a.dram_write_mb, b.dram_write_mb);
          return std::string(buf);
        }},
       {a.bank_conflicts, b.bank_conflicts, 0.1, 1000,

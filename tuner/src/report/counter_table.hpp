@@ -34,6 +34,9 @@ std::optional<CounterTable> counter_table(const RecordedRun& run);
 // What the table shows of a row (NaN where a metric was not collected).
 struct CounterSummary {
   double dram_gbps, dram_mb, l2_hit_pct, bank_conflicts, occupancy_pct, issue_pct, tensor_pct, sm_mhz;
+  // Read and written apart: writes still dirty in L2 when the kernel ends reach DRAM
+  // later, uncounted (an f32 8192x2048 transpose's 67 MB write showed as 40-60 MB).
+  double dram_read_mb, dram_write_mb;
 };
 CounterSummary summarize(const CounterRow& row);
 
