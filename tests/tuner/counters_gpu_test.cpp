@@ -2,10 +2,12 @@
 // collected with CUPTI's range profiler. The DRAM bytes it reads and writes are the
 // array's within 5%, two collections agree, the replays leave a correct result, and a
 // forced refusal is a null session with the reason. SKIPPED where CUPTI is missing or
-// counters are restricted (said why).
+// counters are restricted (said why). A kernel that faults in a pass is a ktune::Error
+// naming the failure, never a signal (in a child process: the fault ends the context).
 #include "gpu_test_support.hpp"
 
 #include <ktune/ktune.hpp>
+#include <ktune/runtime/launch.hpp>
 #include <ktune/tuner/counters.hpp>
 
 #include <cstdlib>
@@ -79,6 +81,42 @@ TEST_F(CountersGpu, AMetricTheChipLacksIsANullSessionNamingIt) {
   if (why.find("CUPTI") != std::string::npos && why.find("has no metric") == std::string::npos)
     GTEST_SKIP() << "counters unavailable: " << why;
   EXPECT_NE(why.find("has no metric 'dram__bytez_read.sum'"), std::string::npos) << why;
+}
+
+// In the child: a pass whose kernel traps. Exit 0 with the error text on stderr when
+// collect throws ktune::Error.
+void collect_a_faulting_kernel() {
+  const DeviceInfo dev = query_device_ordinal(0);
+  PrimaryContext ctx(dev.device);
+  std::string why;
+  const auto session = CounterSession::open(0, ctx.get(), {"gpu__time_duration.sum"}, why);
+  if (!session) std::exit(3);
+  const LoadedSpace loaded = compile_and_load(
+      "extern \"C\" __global__ void faulting(const int* armed) { if (*armed) __trap(); }", {"faulting"}, dev.arch, "test");
+  DeviceBuffer armed(4);
+  const int one = 1;
+  driver::check(driver::api().cuMemcpyHtoD(armed.get(), &one, 4), "cuMemcpyHtoD");
+  try {
+    session->collect([&] {
+      KernelParams<DevicePtr>::launch(loaded.functions.at(0), LaunchShape::linear(1, 32), nullptr, "faulting",
+                                      DevicePtr{armed.get()});
+    });
+  } catch (const Error& e) {
+    std::fprintf(stderr, "collect threw: %s\n", e.what());
+    std::exit(0);
+  }
+  std::exit(1);
+}
+
+TEST(CountersGpuDeathTest, AKernelThatFaultsInAPassIsAnErrorNotASignal) {
+  KTUNE_REQUIRE_GPU();
+  {
+    PrimaryContext ctx(query_device_ordinal(0).device);
+    std::string why;
+    if (!CounterSession::open(0, ctx.get(), {"gpu__time_duration.sum"}, why)) GTEST_SKIP() << "counters unavailable: " << why;
+  }
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child starts afresh: no CUDA state inherited
+  EXPECT_EXIT(collect_a_faulting_kernel(), ::testing::ExitedWithCode(0), "collect threw: .*(cuCtxSynchronize|trap|illegal)");
 }
 
 }  // namespace
