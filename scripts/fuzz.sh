@@ -29,6 +29,19 @@ fi
 logs=$(mktemp -d)
 trap 'rm -rf "$corpus" "$logs"' EXIT
 head -40 tests/data/transpose-f32-8191x4097.jsonl > "$logs/seed.jsonl"  # a header and real candidate lines
+# and a log whose closing line has hardware counters, as `ktune tune` writes them
+python3 - tests/data/transpose-f32-8192x2048.jsonl "$logs/counters.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+closing = json.loads(lines[-1])
+values = {"gpu__time_duration.sum": 3.4e4, "dram__bytes_read.sum": 6.7e7, "dram__bytes_write.sum": 4.0e7,
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 8.0e4, "sm__cycles_elapsed.avg.per_second": 1.9e9}
+for f in closing.get("finalists", []):
+    f["config"], f["counters"] = "tile_m=64 layout=xor", {"values": values}
+closing["contrast"] = {"index": 9, "config": "tile_m=8", "timing": {"median_us": 900.0}, "counters": {"error": "x"}}
+closing["counters"] = {"status": "collected", "chip": "GH100", "passes": 2, "seconds": 0.9, "metrics": list(values)}
+open(sys.argv[2], "w").write("\n".join(lines[:20] + [json.dumps(closing)]) + "\n")
+PY
 ./build-fuzz/tests/fuzz/log_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 "$logs" 2>&1 | tail -5
 descriptions=$(mktemp -d)
 trap 'rm -rf "$corpus" "$logs" "$descriptions"' EXIT
