@@ -3,10 +3,9 @@ random draw, a seeded sample of the zoo's lines for one family (bench/zoo/zoo.tx
 the ratios' summary (min, median, max, the worst shapes named). The families' own
 scripts (templates/<family>/bench/*_shapes.*) say what a shape is.
 
-    from shape_draw import rng, zoo_sample, summarize"""
+    from shape_draw import main, rng, zoo_sample, summarize"""
 import json
 import random
-import re
 import statistics
 import sys
 from pathlib import Path
@@ -41,27 +40,74 @@ def zoo_sample(r, family, count):
 
 
 def summarize(rows, ratio, name, label):
-    """{label, count, min, median, max, worst} of ratio(row) over rows (None: skipped),
-    the three lowest named by name(row)."""
-    pairs = [(ratio(r), name(r)) for r in rows]
-    pairs = sorted((v, n) for v, n in pairs if v is not None)
-    if not pairs:
-        return {"label": label, "count": 0}
-    values = [v for v, _ in pairs]
-    return {"label": label, "count": len(values), "min": round(values[0], 4), "median": round(statistics.median(values), 4),
-            "max": round(values[-1], 4), "worst": [f"{n} {v:.3f}" for v, n in pairs[:3]]}
+    """{label, count, min, median, max, worst, skipped} of ratio(row) over rows, the three
+    lowest named by name(row); a row whose ratio is None or cannot be had (a peer that
+    failed there) is named under skipped."""
+    pairs, skipped = [], []
+    for r in rows:
+        try:
+            v = ratio(r)
+        except (KeyError, TypeError, ZeroDivisionError):
+            v = None
+        if v is None:
+            skipped.append(str(r.get("shape", "?")) if isinstance(r, dict) else "?")
+        else:
+            pairs.append((v, name(r)))
+    pairs.sort()
+    out = {"label": label, "count": len(pairs), "skipped": skipped}
+    if pairs:
+        values = [v for v, _ in pairs]
+        out.update({"min": round(values[0], 4), "median": round(statistics.median(values), 4),
+                    "max": round(values[-1], 4), "worst": [f"{n} {v:.3f}" for v, n in pairs[:3]]})
+    return out
 
 
 def print_summary(s, out=sys.stdout):
+    skipped = f" (no ratio at {', '.join(s['skipped'])})" if s.get("skipped") else ""
     if not s["count"]:
-        print(f"{s['label']}: no measurement", file=out)
+        print(f"{s['label']}: no measurement{skipped}", file=out)
         return
     print(f"{s['label']}: {s['count']} shapes, min {s['min']:.3f}, median {s['median']:.3f}, max {s['max']:.3f}; "
-          f"worst: {', '.join(s['worst'])}", file=out)
+          f"worst: {', '.join(s['worst'])}{skipped}", file=out)
 
 
 def read_lines(path):
-    return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
+    """A bench's JSON lines; a missing file or a line that is not a JSON object is a clear
+    error naming the file and line."""
+    p = Path(path)
+    if not p.is_file():
+        sys.exit(f"{path}: no such file")
+    rows = []
+    for number, line in enumerate(p.read_text(errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            sys.exit(f"{path}:{number}: not JSON ({e.msg})")
+        if not isinstance(row, dict):
+            sys.exit(f"{path}:{number}: not a JSON object")
+        rows.append(row)
+    return rows
 
 
-SHAPE = re.compile(r"^\d+(x\d+)+$")
+
+
+def main(doc, draw, summary):
+    """The families' command line: `draw [--seed S] [--random N] [--zoo N]` calls
+    draw(args); `summary FILE` calls summary(args) with args.results."""
+    import argparse
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("draw")
+    d.add_argument("--seed", type=int)
+    d.add_argument("--random", type=int, default=12)
+    d.add_argument("--zoo", type=int, default=6)
+    s = sub.add_parser("summary")
+    s.add_argument("results")
+    args = parser.parse_args()
+    if args.command == "summary":
+        return summary(args)
+    if args.random < 0 or args.zoo < 0:
+        parser.error("--random and --zoo must be at least 0")
+    return draw(args)

@@ -7,13 +7,13 @@ DTYPE:MxNxK:LAYOUT a line; and summarizes a torch_gemm.py run over them.
     python3 templates/gemm/bench/gemm_shapes.py summary TORCH.jsonl
 
 The draw prints "# seed S" first. The summary: ktune's runtime call / torch.mm speed for
-C = A B (min, median, max, worst three named), the issue's bar beside it."""
-import argparse
+C = A B (min, median, max, worst three named; shapes without a ktune time, not tuned or
+differing from cuBLAS, named apart), the issue's bar beside it."""
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
-from shape_draw import log_uniform, print_summary, read_lines, rng, summarize, zoo_sample  # noqa: E402
+from shape_draw import log_uniform, main, print_summary, read_lines, rng, summarize, zoo_sample  # noqa: E402
 
 
 def draw(args):
@@ -31,30 +31,9 @@ def summary(args):
     name = lambda p: f"{p['dtype']}:{p['shape']}:{p['layout']}"
     ratio = lambda p: p["torch_mm_us"] / p["ktune_rt_mm_us"] if "ktune_rt_mm_us" in p else None
     print_summary(summarize(rows, ratio, name, "ktune / torch.mm, C = A B (speed; bar: median >= 1.00, min >= 0.95)"))
-    missing = [name(p) for p in rows if "ktune_rt_mm_us" not in p]
-    if missing:
-        print(f"no ktune time (not tuned, or differs from cuBLAS): {', '.join(missing)}")
     tma = lambda p: p["triton_tma_us"] / p["ktune_rt_mm_us"] if "ktune_rt_mm_us" in p and "triton_tma_us" in p else None
     print_summary(summarize(rows, tma, name, "ktune / Triton persistent TMA matmul (speed, C read: one more read for Triton)"))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("draw")
-    d.add_argument("--seed", type=int)
-    d.add_argument("--random", type=int, default=12)
-    d.add_argument("--zoo", type=int, default=6)
-    s = sub.add_parser("summary")
-    s.add_argument("results")
-    args = parser.parse_args()
-    if args.command == "draw":
-        if args.random < 0 or args.zoo < 0:
-            parser.error("--random and --zoo must be at least 0")
-        draw(args)
-    else:
-        summary(args)
-
-
 if __name__ == "__main__":
-    main()
+    main(__doc__, draw, summary)

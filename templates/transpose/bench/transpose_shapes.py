@@ -8,12 +8,11 @@ and summarizes a transpose_peers.py run over them.
 
 The draw prints "# seed S" first. The summary: ktune / better Triton and ktune / memcpy
 speed (min, median, max, worst three named), the issue's bar beside them."""
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
-from shape_draw import log_uniform, print_summary, read_lines, rng, summarize, zoo_sample  # noqa: E402
+from shape_draw import log_uniform, main, print_summary, read_lines, rng, summarize, zoo_sample  # noqa: E402
 
 DTYPES = ("u8", "f16", "f32", "f64")
 MAX_BYTES = 2 << 30  # a draw over 2 GiB a matrix is drawn again (the peers hold several sets)
@@ -35,7 +34,7 @@ def draw(args):
 
 
 def summary(args):
-    rows = read_lines(args.peers)
+    rows = read_lines(args.results)
     name = lambda p: f"{p['dtype']}:{p['shape']}"
     better = lambda p: min(p["triton_us"], p.get("triton_wide_us", p["triton_us"])) / p["ktune_us"]
     s = summarize(rows, better, name, "ktune / better Triton (speed; bar: min >= 0.99, median >= 1.01)")
@@ -44,23 +43,5 @@ def summary(args):
     print_summary(summarize(rows, lambda p: p["torch_us"] / p["ktune_us"], name, "ktune / torch (speed)"))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("draw")
-    d.add_argument("--seed", type=int)
-    d.add_argument("--random", type=int, default=12)
-    d.add_argument("--zoo", type=int, default=6)
-    s = sub.add_parser("summary")
-    s.add_argument("peers")
-    args = parser.parse_args()
-    if args.command == "draw":
-        if args.random < 0 or args.zoo < 0:
-            parser.error("--random and --zoo must be at least 0")
-        draw(args)
-    else:
-        summary(args)
-
-
 if __name__ == "__main__":
-    main()
+    main(__doc__, draw, summary)
