@@ -64,6 +64,12 @@ JSON
 "$ktune" cache explain transpose --device-key "$dev" --shape 4096x4096 | contains "1 record(s) tuned on another template" \
   || fail "explain stale"
 "$ktune" cache explain transpose --device-key "other|sm_80|1sm|1MiB|1MiB" --shape 64x64 | contains "model: " || fail "explain model"
+# A record tuned on sm_90 is never served to another architecture, at its very shape too.
+"$ktune" cache explain transpose --device-key "NVIDIA L40S|sm_89|142sm|45589MiB|96MiB" --shape 8192x2048 \
+  | contains "model: " || fail "explain: an sm_89 device must not get the sm_90 record"
+# ... and its untuned pick is ranked with that architecture's limits: no wgmma/TMA on sm_80.
+"$ktune" cache explain gemm_mma --device-key "NVIDIA A100-SXM4-80GB|sm_80|108sm|81920MiB|40MiB" --shape 4096x4096x4096 \
+  | contains "engine=mma" || fail "explain: sm_80's model pick must use the mma.sync engine"
 "$ktune" cache explain transpose --device-key "NVIDIA H100 80GB HBM3|sm_90|132sm|81559MiB|50MiB" --shape 8192x2048 \
   | contains "same_arch: tuned 8192x2048" || fail "explain same_arch: another sm_90 model's record"
 

@@ -6,10 +6,12 @@
 #include <ktune/cache/resolve.hpp>
 #include <ktune/cache/shipped_winners.hpp>
 #include <ktune/error.hpp>
+#include <ktune/generator/arch_table.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/tuner/family.hpp>
 #include "run/output_file.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -43,10 +45,31 @@ bool matches(const TuningRecord& r, const CacheArgs& a) {
          (a.shape.empty() || shape_to_string(r.shape) == a.shape);
 }
 
-// The device whose records `explain` resolves: --device-key without a GPU (sm_90 limits
-// assumed), else the GPU's own fingerprint and limits.
+// A device key's limits without its GPU ("NAME|sm_89|142sm|..."): the architecture
+// table's row with the key's SM count; sm_90's where the key names no architecture of
+// the table.
+DeviceLimits limits_of_key(const std::string& key) {
+  const std::size_t a = key.find("|sm_");
+  if (a == std::string::npos) return DeviceLimits{};
+  const std::size_t b = key.find('|', a + 1);
+  DeviceLimits limits;
+  try {
+    limits = arch_info(parse_arch(key.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1))).limits;
+  } catch (const InvalidArgument&) {
+    return DeviceLimits{};
+  }
+  if (b != std::string::npos) {
+    std::size_t digits = 0;
+    while (b + 1 + digits < key.size() && std::isdigit(static_cast<unsigned char>(key[b + 1 + digits])) && digits < 6) ++digits;
+    if (digits > 0 && key.compare(b + 1 + digits, 2, "sm") == 0) limits.sm_count = std::stoll(key.substr(b + 1, digits));
+  }
+  return limits;
+}
+
+// The device whose records `explain` resolves: --device-key without a GPU (its
+// architecture's limits), else the GPU's own fingerprint and limits.
 std::pair<std::string, DeviceLimits> target_device(const CacheArgs& a) {
-  if (!a.device_key.empty()) return {a.device_key, DeviceLimits{}};
+  if (!a.device_key.empty()) return {a.device_key, limits_of_key(a.device_key)};
   std::string why;
   if (!driver::available(&why)) throw Error("explain needs a GPU or --device-key KEY (see `ktune cache list`): " + why);
   const DeviceInfo dev = query_device_ordinal(a.device);
