@@ -42,7 +42,7 @@ def _load():
         raise Unavailable("libktune_counters.so not found; looked in: " + ", ".join(tried) +
                           " (set KTUNE_COUNTERS_LIBRARY to a build's tuner/libktune_counters.so)")
     c = ctypes
-    sigs = {"ktune_counters_open": (c.c_void_p, [c.c_int, c.c_char_p, c.c_char_p, c.c_size_t]),
+    sigs = {"ktune_counters_open": (c.c_void_p, [c.c_int, c.c_char_p, c.c_char_p, c.c_size_t, c.POINTER(c.c_int)]),
             "ktune_counters_close": (None, [c.c_void_p]),
             "ktune_counters_metric_count": (c.c_size_t, [c.c_void_p]),
             "ktune_counters_metric_name": (c.c_char_p, [c.c_void_p, c.c_size_t]),
@@ -82,12 +82,11 @@ class Session:
         if _library is None:
             _library = _load()
         self._lib = _library
-        why = ctypes.create_string_buffer(2048)
+        why, invalid = ctypes.create_string_buffer(2048), ctypes.c_int(0)
         self._handle = self._lib.ktune_counters_open(_current_device() if device is None else int(device),
-                                                     metrics.encode(), why, len(why))
+                                                     metrics.encode(), why, len(why), ctypes.byref(invalid))
         if not self._handle:
-            reason = why.value.decode(errors="replace")
-            raise (InvalidArgument if "--counters" in reason or "no metrics" in reason else Unavailable)(reason)
+            raise (InvalidArgument if invalid.value else Unavailable)(why.value.decode(errors="replace"))
         n = self._lib.ktune_counters_metric_count(self._handle)
         self.metrics = tuple(self._lib.ktune_counters_metric_name(self._handle, i).decode() for i in range(n))
         self.passes = self._lib.ktune_counters_passes(self._handle)

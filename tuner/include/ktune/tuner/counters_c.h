@@ -16,8 +16,9 @@ typedef struct ktune_counters ktune_counters;
 
 /* A session on `device` in the context current on this thread, or, when none is, the
    device's primary context (the one the CUDA runtime and PyTorch use). `metrics`: "default" or names separated by
-   commas. Null with the reason in `why` (always terminated) when counters cannot be had. */
-ktune_counters* ktune_counters_open(int device, const char* metrics, char* why, size_t why_size);
+   commas. Null with the reason in `why` (always terminated) when counters cannot be had;
+   then `*invalid` (when not null) is 1 for malformed metrics, 0 for counters unavailable here. */
+ktune_counters* ktune_counters_open(int device, const char* metrics, char* why, size_t why_size, int* invalid);
 void ktune_counters_close(ktune_counters* session);
 
 size_t ktune_counters_metric_count(const ktune_counters* session);

@@ -25,7 +25,9 @@ void write_text(char* to, std::size_t size, const std::string& text) {
 
 }  // namespace
 
-extern "C" ktune_counters* ktune_counters_open(int device, const char* metrics, char* why, std::size_t why_size) {
+extern "C" ktune_counters* ktune_counters_open(int device, const char* metrics, char* why, std::size_t why_size,
+                                               int* invalid) {
+  if (invalid) *invalid = 0;
   try {
     if (!metrics) throw ktune::InvalidArgument("counters: no metrics given (\"default\" or names separated by commas)");
     auto out = std::make_unique<ktune_counters>();
@@ -42,6 +44,10 @@ extern "C" ktune_counters* ktune_counters_open(int device, const char* metrics, 
     out->session = ktune::CounterSession::open(device, ctx, out->metrics, reason);
     if (!out->session) throw ktune::Error(reason);
     return out.release();
+  } catch (const ktune::InvalidArgument& e) {
+    if (invalid) *invalid = 1;
+    write_text(why, why_size, e.what());
+    return nullptr;
   } catch (const std::exception& e) {
     write_text(why, why_size, e.what());
     return nullptr;
