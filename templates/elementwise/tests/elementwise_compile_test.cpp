@@ -1,6 +1,6 @@
-// Compiles elementwise configs with NVRTC for sm_90: needs no GPU. By default a covering
-// sample of each expression's space; KTUNE_COMPILE_SWEEP=1 compiles every config (the
-// sweep label).
+// Compiles elementwise configs with NVRTC for sm_90 (and a sample for every other
+// architecture): needs no GPU. By default a covering sample of each expression's space;
+// KTUNE_COMPILE_SWEEP=1 compiles every config (the sweep label).
 #include <elementwise/elementwise_family.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
 
@@ -32,6 +32,7 @@ TEST(ElementwiseCompile, EveryDtypeCastScalarAndFunctionCompiles) {
        DType::f16, DType::f16, {}},
       {"out = k * max(a, 0)", DType::f64, DType::f64, {"k"}},
   };
+  std::vector<CompileSpace> spaces;
   for (const auto& c : cases) {
     const auto op = make_elementwise_op(c.expr, c.in, c.out, c.scalars);
     const std::int64_t align = 16 / std::max(size_of(c.in), size_of(c.out));
@@ -39,7 +40,9 @@ TEST(ElementwiseCompile, EveryDtypeCastScalarAndFunctionCompiles) {
     const CompileSpace space{label, &spec(), spec().source() + elementwise_op_source(op),
                              {elementwise_problem(op, 1000003, align)}, k_elementwise_op_type};
     EXPECT_GE(expect_space_compiles(space), 4u) << c.expr;
+    spaces.push_back(space);
   }
+  expect_template_compiles_on_archs("elementwise", spaces);
 }
 
 TEST(ElementwiseCompile, VerificationKernelForEveryOutputType) {

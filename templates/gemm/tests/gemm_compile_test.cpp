@@ -1,6 +1,7 @@
-// Compiles the GEMM family with NVRTC for sm_90: needs no GPU. By default a pairwise
-// covering sample of each dtype's four layouts together (the cpu label, CI);
-// KTUNE_COMPILE_SWEEP=1 compiles every config (the sweep label, scripts/gpu-check.sh).
+// Compiles the GEMM family with NVRTC for sm_90 (and a sample for every other
+// architecture): needs no GPU. By default a pairwise covering sample of each dtype's four
+// layouts together (the cpu label, CI); KTUNE_COMPILE_SWEEP=1 compiles every config (the
+// sweep label, scripts/gpu-check.sh).
 #include <gemm/gemm_family.hpp>
 
 #include <gtest/gtest.h>
@@ -33,6 +34,15 @@ TEST_P(GemmCompile, EveryLayoutCompilesForSm90) {
   std::vector<CompileSpace> spaces;
   for (const char* layout : {"nn", "nt", "tn", "tt"}) spaces.push_back(gemm_space(GetParam(), layout));
   EXPECT_GE(expect_spaces_compile("gemm " + std::string(to_string(GetParam())), spaces), 20u);
+}
+
+// The other architectures: every dtype and layout sampled together (each value once an
+// architecture).
+TEST(GemmCompile, EveryDtypeAndLayoutCompilesForTheOtherArchitectures) {
+  std::vector<CompileSpace> spaces;
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64})
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) spaces.push_back(gemm_space(dtype, layout));
+  expect_template_compiles_on_archs("gemm", spaces);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, GemmCompile, ::testing::Values(DType::f32, DType::f16, DType::bf16, DType::f64),

@@ -1,9 +1,9 @@
-// Compiles the tensor-core GEMM (gemm_mma) with NVRTC for sm_90: needs no GPU. By
-// default, per input type, a pairwise covering sample of its spaces together: four half
-// spaces that take each dtype and each operand orientation (k- or m/n-contiguous tiles,
-// ldmatrix with and without .trans) twice, two TF32 spaces (nn: 32-bit fragment loads
-// of B; nt: the wgmma one) and one with f32 output (bf16 tn); KTUNE_COMPILE_SWEEP=1
-// compiles every config of all 20.
+// Compiles the tensor-core GEMM (gemm_mma) with NVRTC for sm_90 (and a sample for every
+// other architecture): needs no GPU. By default, per input type, a pairwise covering
+// sample of its spaces together: four half spaces that take each dtype and each operand
+// orientation (k- or m/n-contiguous tiles, ldmatrix with and without .trans) twice, two
+// TF32 spaces (nn: 32-bit fragment loads of B; nt: the wgmma one) and one with f32 output
+// (bf16 tn); KTUNE_COMPILE_SWEEP=1 compiles every config of all 20.
 #include <ktune/generator/dtype.hpp>
 #include <gemm/gemm_family.hpp>
 
@@ -36,7 +36,7 @@ CompileSpace mma_space(DType dtype, const char* layout, DType out) {
   return space;
 }
 
-TEST(GemmMmaCompile, SpacesCompileForSm90) {
+TEST(GemmMmaCompile, SpacesCompileForEveryArchitecture) {
   struct Space {
     DType dtype;
     const char* layout;
@@ -53,13 +53,17 @@ TEST(GemmMmaCompile, SpacesCompileForSm90) {
     for (DType dtype : {DType::bf16, DType::f16})
       for (const char* layout : {"nn", "nt", "tn", "tt"}) spaces.push_back({dtype, layout, DType::f32});
   }
-  // One covering sample per input type, of its spaces together.
+  // One covering sample per input type, of its spaces together; the other architectures
+  // all together.
+  std::vector<CompileSpace> all;
   for (DType input : {DType::bf16, DType::f16, DType::f32}) {
     std::vector<CompileSpace> sampled;
     for (const auto& [dtype, layout, out] : spaces)
       if (dtype == input) sampled.push_back(mma_space(dtype, layout, out));
     EXPECT_GE(expect_spaces_compile("gemm_mma " + std::string(to_string(input)), sampled), 10u);
+    all.insert(all.end(), sampled.begin(), sampled.end());
   }
+  expect_template_compiles_on_archs("gemm_mma", all);
 }
 
 }  // namespace

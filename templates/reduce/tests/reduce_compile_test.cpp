@@ -1,6 +1,7 @@
-// Compiles the reduction families with NVRTC for sm_90: needs no GPU. By default, per
-// family, a pairwise covering sample of its (op, dtype) spaces together;
-// KTUNE_COMPILE_SWEEP=1 compiles every config of each (the sweep label).
+// Compiles the reduction families with NVRTC for sm_90 (and a sample for every other
+// architecture): needs no GPU. By default, per family, a pairwise covering sample of its
+// (op, dtype) spaces together; KTUNE_COMPILE_SWEEP=1 compiles every config of each (the
+// sweep label).
 #include <ktune/reduce.hpp>
 #include <reduce/reduce_family.hpp>
 
@@ -13,7 +14,7 @@ namespace {
 
 class ReduceCompile : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(ReduceCompile, EveryOpAndDtypeCompilesForSm90) {
+TEST_P(ReduceCompile, EveryOpAndDtypeCompilesForEveryArchitecture) {
   const KernelSpec& spec = KernelSpec::builtin(GetParam());
   std::vector<CompileSpace> spaces;
   for (DType d : {DType::f32, DType::f16, DType::bf16, DType::f64})
@@ -26,6 +27,7 @@ TEST_P(ReduceCompile, EveryOpAndDtypeCompilesForSm90) {
                         {name, dtype}});
     }
   EXPECT_GE(expect_spaces_compile(spec.family(), spaces), 16u);
+  expect_template_compiles_on_archs(spec.family(), spaces);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, ReduceCompile, ::testing::Values("reduce", "reduce_rows", "reduce_cols"));

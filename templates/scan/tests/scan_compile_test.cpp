@@ -1,6 +1,6 @@
-// Compiles the scan family with NVRTC for sm_90: needs no GPU. A pairwise covering
-// sample of its (op, dtype, exclusive) spaces together; KTUNE_COMPILE_SWEEP=1 compiles
-// every config (the sweep label).
+// Compiles the scan family with NVRTC for sm_90 (and a sample for every other
+// architecture): needs no GPU. A pairwise covering sample of its (op, dtype, exclusive)
+// spaces together; KTUNE_COMPILE_SWEEP=1 compiles every config (the sweep label).
 #include <ktune/scan.hpp>
 #include <scan/scan_family.hpp>
 
@@ -13,7 +13,7 @@ namespace {
 
 class ScanCompile : public ::testing::TestWithParam<Lines> {};
 
-TEST_P(ScanCompile, EveryOpAndDtypeCompilesForSm90) {
+TEST_P(ScanCompile, EveryOpAndDtypeCompilesForEveryArchitecture) {
   const KernelSpec& spec = array_spec(scan_family(), GetParam());
   std::vector<CompileSpace> spaces;
   for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::f16, DType::bf16})
@@ -26,6 +26,7 @@ TEST_P(ScanCompile, EveryOpAndDtypeCompilesForSm90) {
                         {name, dtype}});
     }
   EXPECT_GE(expect_spaces_compile(spec.family(), spaces), 18u);
+  expect_template_compiles_on_archs(spec.family(), spaces);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, ScanCompile, ::testing::Values(Lines::whole, Lines::rows));
