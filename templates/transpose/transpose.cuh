@@ -1,6 +1,6 @@
 // @kernel  transpose
 // @entry   ktune_transpose
-// @compatible 64c74f4bcb8421f1: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318, 4ae03222e98efb02
+// @compatible 88b19ea51911f670: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318, 4ae03222e98efb02, 2bc7de7035e7f986
 // @type    T = element
 // @tune    tile_m  = 8, 16, 32, 64, 128, 256, 192
 // @tune    tile_n  = 8, 16, 32, 64, 128, 256
@@ -16,9 +16,12 @@
 // @derive  design     = copy == 1 ? "copy" : wide == 2 ? "bytes" : wide == 3 ? "bytes_async" : layout == "direct" ? "direct" : "staged"
 // @derive  threads    = block_x * block_y
 // @derive  tall_dst   = tile_m >= 192 && (tile_n == 32 || tile_n == 64) && block_x == 32 && block_y <= 8 && (elem_bytes == 2 || elem_bytes == 4) && vec == 1 && wide == 0 && order == "dst"
+// @derive  old256     = elem_bytes == 1 && vec >= 8 && (layout == "xor" || layout == "shift") && realign == 0 && copy == 0 && wide == 0 || tall_dst
+// @derive  wider      = threads < 64 || (tile_m == 256 || tile_n == 256) && !old256 || tile_m * tile_n * elem_bytes > threads * max(256, vec * vec * elem_bytes)
 // @derive  smem_bytes = layout == "direct" ? 0 : wide == 2 ? tile_n * 256 : wide == 3 ? max(tile_n * 256, (tile_m + 16) * (tile_n + 16)) : tile_m * (tile_n + (layout == "pad" ? vec : 0)) * elem_bytes
-// @require threads >= 64 && threads <= max_threads_per_block
-// @require (tile_m <= 128 || tile_m == 192) && tile_n <= 128 || elem_bytes == 1 && vec >= 8 && (layout == "xor" || layout == "shift") && realign == 0 && copy == 0 && wide == 0 || tall_dst
+// @require (threads >= 64 || threads == 32 && tile_m * tile_n >= 2048) && threads <= max_threads_per_block
+// @require (tile_m <= 128 || tile_m == 192) && tile_n <= 128 || old256 || (tile_m == 256 || tile_n == 256) && tile_m * tile_n <= 16384
+// @require !wider || block_x == min(32, min(tile_m, tile_n) / vec) && layout == "xor" && realign == 0 && wide == 0 && copy == 0 && order == "src" && words == 0
 // @require vec * elem_bytes <= 16
 // @require vec == 1 || align % vec == 0 || realign == 1 || copy == 1
 // @require realign == 0 || align < vec && vec * elem_bytes >= 8 && layout != "direct" && (elem_bytes > 1 || align > 1)
@@ -38,7 +41,7 @@
 // @require order == "src" || (tile_m == 128 || tile_m >= 192) && align * elem_bytes < 16 || tile_m >= 64 && tile_m <= 128 && layout == "pad" && align * elem_bytes >= 16 && cols >= 16 * rows
 // @require words == 0 || elem_bytes == 1 && vec == 8 && align % 8 == 0 && (layout == "xor" || layout == "shift")
 // @require tile_m * tile_n <= threads * vec * max(64, vec)
-// @require tile_m * tile_n * elem_bytes <= threads * max(256, vec * vec * elem_bytes)
+// @require tile_m * tile_n * elem_bytes <= threads * max(512, vec * vec * elem_bytes)
 // @require smem_bytes <= max_smem_per_block
 // @launch  block = (block_x, block_y, 1)
 // @launch  grid  = (copy == 1 ? ceil_div(rows * cols, tile_m * tile_n) : ceil_div(rows, tile_m) * ceil_div(cols, tile_n), 1, 1)
@@ -58,6 +61,14 @@
 // when that is larger) spill or starve occupancy without adding memory parallelism.
 // (Not 16 and 128: Triton's autotuned winners move 32x128 f32 tiles with 64 threads, and
 // 128x32 ones at odd pitches with 128 threads, one element per access.)
+// Beyond those bounds (`wider`: one warp, 256-element sides, 256-512 bytes a thread) the
+// space holds the tiles and warp counts a Triton user's autotune space reaches (issue 72:
+// tiles 16-256 a side of up to 16384 elements, 1-16 warps; one warp only for tiles of
+// 2048 elements or more), each in one block shape (32 lanes along the tile, or its
+// shorter side) with the XOR tile, so that an exhaustive search never loses for lack of a
+// tile. Not reachable in this design: lanes along a side shorter than vec x 32 lanes
+// when blocks have more threads than that side's rows times 32 (16 x 256 with 16 warps),
+// and more than 512 bytes a thread (f32 128 x 128 on 2 warps, four f64 tiles).
 // Tile sides of 256 are for 1-byte elements with 8- or 16-byte accesses and a swizzled
 // tile only: 256-byte tile rows (as 64 f32 elements have) help aligned bytes, and the
 // few configs they add keep the search short. (256-row tiles in dst order for 2- and

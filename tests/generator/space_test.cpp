@@ -83,7 +83,8 @@ TEST(Space, EveryConfigSatisfiesItsConstraintsAndDeviceLimits) {
       if (value_int(c, "realign") == 0) EXPECT_EQ(8 % vec, 0);
       else EXPECT_GE(vec * size_of(dt), 8);
       EXPECT_LE(threads, limits.max_threads_per_block);
-      EXPECT_GE(threads, 64);
+      // One warp only for tiles of 2048 elements or more (as Triton users write them).
+      EXPECT_TRUE(threads >= 64 || (threads == 32 && value_int(c, "tile_m") * value_int(c, "tile_n") >= 2048));
       const std::int64_t pad = value_str(c, "layout") == "pad" ? vec : 0;
       if (value_str(c, "layout") != "direct") {
         EXPECT_LE(value_int(c, "tile_m") * (value_int(c, "tile_n") + pad) * size_of(dt), limits.max_smem_per_block);
@@ -292,25 +293,37 @@ TEST(Space, WholeChunkWritesOnlyForBytesAtOddPitches) {
   }
 }
 
-// 256-element tile sides are for 1-byte elements with 8- or 16-byte accesses (256-byte
-// tile rows, like 64 f32 elements'), swizzled shared memory: 52 configs at aligned u8 (and
-// 46 more of them with words = 1), none for wider elements or at odd pitches.
-TEST(Space, TilesOf256OnlyForBytesWithWideAccesses) {
+// 256-element tile sides: for 1-byte elements with 8- or 16-byte accesses (256-byte tile
+// rows, like 64 f32 elements'), swizzled shared memory, any block shape: 98 configs at
+// aligned u8 (with words = 1); and for every element size the tiles of up to 16384
+// elements a Triton user's autotune space reaches, in one block shape each (the `wider`
+// configs: xor, block_x = min(32, shorter side / vec), src order).
+TEST(Space, TilesOf256AreTheBytesOnesAndTritonsTiles) {
   const auto big = [](DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t align) {
     std::vector<Config> out;
     for (const auto& k : enumerate(spec(), DeviceLimits{}, problem(dtype, rows, cols, align)))
       if (value_int(k, "tile_m") == 256 || value_int(k, "tile_n") == 256) out.push_back(k);
     return out;
   };
-  const auto bytes = big(DType::u8, 16384, 8192, 16);
-  EXPECT_EQ(bytes.size(), 98u);
-  for (const auto& k : bytes) {
-    EXPECT_GE(value_int(k, "vec"), 8);
-    EXPECT_TRUE(value_str(k, "layout") == "xor" || value_str(k, "layout") == "shift") << value_str(k, "layout");
-    EXPECT_EQ(value_int(k, "wide") + value_int(k, "realign") + value_int(k, "copy"), 0);
-  }
-  EXPECT_TRUE(big(DType::u8, 8191, 4097, 1).empty());
-  for (DType dtype : {DType::f16, DType::f32, DType::f64}) EXPECT_TRUE(big(dtype, 16384, 8192, 16 / size_of(dtype)).empty());
+  for (DType dtype : {DType::u8, DType::f16, DType::f32, DType::f64})
+    for (std::int64_t align : {std::int64_t{16} / size_of(dtype), std::int64_t{1}}) {
+      std::size_t bytes = 0, triton = 0;
+      for (const auto& k : big(dtype, 16384, 8192, align)) {
+        const std::int64_t vec = value_int(k, "vec"), tm = value_int(k, "tile_m"), tn = value_int(k, "tile_n");
+        EXPECT_EQ(value_int(k, "wide") + value_int(k, "realign") + value_int(k, "copy"), 0);
+        const std::string layout = value_str(k, "layout");
+        if (value_str(k, "order") == "dst") continue;  // tall_dst (DstOrderAtOddPitchesAndLongSrcRows)
+        const bool of_bytes = dtype == DType::u8 && vec >= 8 && (layout == "xor" || layout == "shift");
+        const bool of_triton = tm * tn <= 16384 && layout == "xor" &&
+                               value_int(k, "block_x") == std::min<std::int64_t>(32, std::min(tm, tn) / vec);
+        EXPECT_TRUE(of_bytes || of_triton) << config_to_json(spec(), k).dump();
+        bytes += of_bytes;
+        triton += of_triton;
+      }
+      EXPECT_GT(triton, 0u) << to_string(dtype) << " align " << align;
+      if (dtype == DType::u8 && align == 16) EXPECT_GE(bytes, 98u);
+      else EXPECT_EQ(bytes, 0u) << to_string(dtype) << " align " << align;
+    }
 }
 
 // words = 1 (byte blocks transposed as words, blocks an SM as shared memory allows) is for
