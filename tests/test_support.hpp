@@ -41,13 +41,11 @@ inline void expect_error(const std::function<void()>& call, const std::string& m
   else EXPECT_NE(e.find(message), std::string::npos) << e;
 }
 
-// Compiles the instances with NVRTC for `arch`; returns (compiled, "name: error"
-// failures). `spills`, when given, counts the instances that keep data in local memory.
+// Compiles the instances with NVRTC for sm_90; returns (compiled, "name: error" failures).
 inline std::pair<std::size_t, std::vector<std::string>> compile_all(const std::string& source,
                                                                     const std::vector<std::string>& names,
-                                                                    const std::string& family, int arch = 90,
-                                                                    std::size_t* spills = nullptr) {
-  CompilePool pool(source, names, arch, 0, family);
+                                                                    const std::string& family) {
+  CompilePool pool(source, names, 90, 0, family);
   std::size_t compiled = 0;
   std::vector<std::string> failures;
   // KTUNE_COMPILE_DUMP=DIR: each unit's CUBIN to DIR/<first kernel's index>.cubin, so
@@ -58,9 +56,6 @@ inline std::pair<std::size_t, std::vector<std::string>> compile_all(const std::s
   while (auto b = pool.next()) {
     for (const auto& u : b->units) {
       compiled += u.entries.size();
-      if (spills)
-        for (const auto& [i, lowered] : u.entries)
-          if (const auto res = cubin_resources(u.cubin, lowered); res && res->frame_bytes > 0) ++*spills;
       if (!dump || u.entries.empty()) continue;
       const std::string stem = std::string(dump) + "/" + family + "-" + std::to_string(u.entries.front().first);
       std::ofstream(stem + ".cubin", std::ios::binary) << u.cubin;
@@ -267,7 +262,7 @@ inline std::size_t expect_template_compiles_on_archs(const std::string& label, s
     const auto picks = model_pick_kernels(spaces, arch);
     kernels.insert(kernels.end(), picks.begin(), picks.end());
     const auto [n, spills] = expect_compile_on_arch(label, spaces, kernels, arch, picks);
-    std::printf("%s on %s: %zu kernels compiled (the model's picks among them), %zu spill\n", label.c_str(),
+    std::printf("%s on %s: %zu kernels compiled (the model's pick among them), %zu spill\n", label.c_str(),
                 arch.name.c_str(), n, spills);
     compiled += n;
   }
