@@ -1,5 +1,6 @@
 // @kernel  gemm
 // @entry   ktune_gemm
+// @compatible 10275b4c9c543567: a0ae03d6ea6fec80
 // @type    T = operation
 // @tune    bm     = 32, 64, 128
 // @tune    bn     = 32, 64, 128
@@ -40,7 +41,8 @@
 // vec: elements per global load along the operand's contiguous dimension (k for A in
 // n and B in t, rows otherwise) where a chunk is in bounds; edges load element by
 // element with zero fill. A vec wider than the call's alignment class means the host
-// first copies A and B into pitch-aligned buffers (see gemm_family.hpp).
+// first copies the operands whose pointer or pitch is not a whole number of vectors into
+// pitch-aligned buffers (see gemm_family.hpp).
 // layout (of S, per k row, in 4-element chunks so fragment reads stay vector reads):
 // pad adds 4 elements a row; xor permutes a row's chunks by chunk ^ (k % 8), shift
 // rotates them by k: both spread the transposing stores of k-contiguous operands over

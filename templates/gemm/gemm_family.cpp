@@ -142,7 +142,8 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
   std::size_t at = 0;
   const bool kmajor = spec.tunable_index("kmajor") >= 0 && tunable(spec, inst, "kmajor") == 1;
   plan.transpose_a = kmajor && a.trans_a, plan.transpose_b = kmajor && !a.trans_b;
-  plan.pack = vec > gemm_alignment(a);
+  plan.pack_a = vec > vector_width(a.dtype, {a.a}, {a.lda});
+  plan.pack_b = vec > vector_width(a.dtype, {a.b}, {a.ldb});
   // An operand's copy: rows x ld elements (ld: cols rounded up to the vector), 256-byte aligned.
   const auto place = [&](std::int64_t rows, std::int64_t cols, std::int64_t& ld, std::size_t& offset) {
     ld = (cols + vec - 1) / vec * vec;
@@ -152,9 +153,9 @@ GemmPlan gemm_plan(const KernelSpec& spec, const Instance& inst, const GemmArgs&
   const auto [a_rows, a_cols] = gemm_stored_a(a);
   const auto [b_rows, b_cols] = gemm_stored_b(a);
   if (plan.transpose_a) place(a.m, a.k, plan.packed_lda, plan.a_offset);  // A^T stored k x m -> m x k
-  else if (plan.pack) place(a_rows, a_cols, plan.packed_lda, plan.a_offset);
+  else if (plan.pack_a) place(a_rows, a_cols, plan.packed_lda, plan.a_offset);
   if (plan.transpose_b) place(a.n, a.k, plan.packed_ldb, plan.b_offset);  // B stored k x n -> n x k
-  else if (plan.pack) place(b_rows, b_cols, plan.packed_ldb, plan.b_offset);
+  else if (plan.pack_b) place(b_rows, b_cols, plan.packed_ldb, plan.b_offset);
   if (text_tunable(spec, inst, "engine") == "tma") {
     // Boxes of 128-byte rows, which tma's bk is (64 halves, 32 floats): K-major operands
     // (rows along m or n) in one box of bm or bn rows, MN-major ones in boxes of bk

@@ -88,7 +88,9 @@ struct GemmTensorMap {
 // buffers first (when its vec is wider than the call's alignment), split-K partials,
 // the tma engine's tensor maps, and its thread block clusters.
 struct GemmPlan {
-  bool pack = false;  // both operands copied to pitches of whole vectors (a transposed one excepted)
+  // An operand whose pointer or pitch is not a whole number of vectors, copied to one
+  // that is (a transposed one excepted); an aligned one is read where it lies.
+  bool pack_a = false, pack_b = false;
   // kmajor (gemm_mma): the MN-major operands copied transposed, K-major, first.
   bool transpose_a = false, transpose_b = false;
   std::int64_t packed_lda = 0, packed_ldb = 0;  // elements

@@ -80,9 +80,10 @@ void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, co
   const std::int64_t elem = size_of(args.dtype);
   CUdeviceptr A = args.a, B = args.b;
   long long lda = args.lda, ldb = args.ldb;
-  const auto operand = [&](bool transposed, CUdeviceptr src, std::int64_t src_ld, std::pair<std::int64_t, std::int64_t> stored,
-                           std::size_t offset, long long packed_ld, CUdeviceptr& to, long long& to_ld) {
-    if (!transposed && !plan.pack) return;
+  const auto operand = [&](bool transposed, bool pack, CUdeviceptr src, std::int64_t src_ld,
+                           std::pair<std::int64_t, std::int64_t> stored, std::size_t offset, long long packed_ld,
+                           CUdeviceptr& to, long long& to_ld) {
+    if (!transposed && !pack) return;
     to = workspace + offset, to_ld = packed_ld;
     if (!transposed) return copy_pitched(to, to_ld, src, src_ld, stored.first, stored.second, elem, stream);
     // The kernel's transpose mode (sum_slices = -1): src (rows x cols, pitch src_ld) -> to, transposed.
@@ -92,8 +93,8 @@ void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, co
                    static_cast<int>(stored.first), static_cast<int>(stored.second), k, src_ld, src_ld, to_ld, alpha, beta,
                    DevicePtr{to}, -1, CUtensorMap{}, CUtensorMap{}, DevicePtr{});
   };
-  operand(plan.transpose_a, args.a, args.lda, gemm_stored_a(args), plan.a_offset, plan.packed_lda, A, lda);
-  operand(plan.transpose_b, args.b, args.ldb, gemm_stored_b(args), plan.b_offset, plan.packed_ldb, B, ldb);
+  operand(plan.transpose_a, plan.pack_a, args.a, args.lda, gemm_stored_a(args), plan.a_offset, plan.packed_lda, A, lda);
+  operand(plan.transpose_b, plan.pack_b, args.b, args.ldb, gemm_stored_b(args), plan.b_offset, plan.packed_ldb, B, ldb);
   const CUtensorMap map_a = encode_tensor_map(args.dtype, A, lda, plan.map_a, inst.name_expression + " (A)");
   const CUtensorMap map_b = encode_tensor_map(args.dtype, B, ldb, plan.map_b, inst.name_expression + " (B)");
   const DevicePtr work{workspace + plan.work_offset};

@@ -1,5 +1,6 @@
 // @kernel  gemm_mma
 // @entry   ktune_gemm_mma
+// @compatible 15cb56821afecb42: a6d7f0219631130a
 // @type    T = operation
 // @tune    bm      = 64, 128, 256
 // @tune    bn      = 64, 128, 256
@@ -15,7 +16,7 @@
 // @tune    persistent = 0, 1, 2
 // @tune    cluster = 1, 2
 // @tune    streamk = 0, 1
-// @tune    splitk  = 1, 2, 4, 8
+// @tune    splitk  = 1, 2, 4, 8, 16, 32
 // @runtime splitk
 // @derive  wgmma = engine != "mma"
 // @derive  tma = engine == "tma"
@@ -49,6 +50,7 @@
 // @require tma || ((bm * bk / vec) % threads == 0 && (bn * bk / vec) % threads == 0)
 // @require smem_bytes <= max_smem_per_block
 // @require splitk == 1 || (ceil_div(m, bm) * ceil_div(n, bn) <= 2 * sm_count && k >= 256 * splitk)
+// @require splitk <= 8 || splitk * m * n <= k * (m + n)
 // @launch  block = (threads, 1, 1)
 // @launch  grid  = (cluster * (persistent ? min(ceil_div(m, cluster * bm) * ceil_div(n, bn), sm_count / cluster) : ceil_div(n, bn)), persistent ? 1 : ceil_div(m, cluster * bm), splitk)
 // @launch  smem  = smem_bytes
@@ -110,9 +112,10 @@
 // for rows of 64 elements or more, stored as column blocks of 64; a narrower kin for
 // 32-element rows), so the cp.async stores and the ldmatrix reads are conflict-free
 // without padding. vec: the copies are 8 elements wide; a call whose pointers or
-// pitches are not 16-byte aligned packs A and B first (gemm_family.hpp). Edges: a chunk
-// past m, n or k copies only its valid bytes and zero-fills the rest. group: blocks
-// walk `group` tile rows column by column (L2 reuse) or row-major (1). splitk as in the
+// pitches are not 16-byte aligned first copies those operands to aligned pitches
+// (gemm_family.hpp). Edges: a chunk past m, n or k copies only its valid bytes and
+// zero-fills the rest. group: blocks walk `group` tile rows column by column (L2 reuse)
+// or row-major (1). splitk as in the
 // SIMT gemm: block z takes a slice of k and writes f32 partials to `work`; a second
 // launch with sum_slices = splitk adds them in order. The epilogue goes through shared
 // memory (the larger of the ring and a padded f32 bm x bn tile), so C moves in 16-byte

@@ -112,8 +112,9 @@ TEST(GemmFamily, AlignmentAndSpace) {
   for (const auto& c : enumerate(spec, DeviceLimits{}, odd)) {
     vecs.insert(value(spec, c, "vec"));
     const GemmPlan plan = gemm_plan(spec, instantiate(spec, c, DeviceLimits{}, odd, gemm_type_argument(odd_args)), odd_args);
-    EXPECT_EQ(plan.pack, value(spec, c, "vec") > 1);
-    if (plan.pack) {
+    EXPECT_EQ(plan.pack_a, value(spec, c, "vec") > 1);
+    EXPECT_EQ(plan.pack_b, value(spec, c, "vec") > 1);
+    if (plan.pack_a) {
       EXPECT_EQ(plan.packed_lda, 1024);  // k rounded up to the vector
       EXPECT_EQ(plan.packed_ldb, 4100);
       EXPECT_GE(plan.b_offset, static_cast<std::size_t>(4095 * 1024 * 4));
@@ -122,6 +123,21 @@ TEST(GemmFamily, AlignmentAndSpace) {
     }
   }
   EXPECT_EQ(vecs, (std::set<std::int64_t>{1, 4}));
+  // Only B's pitch odd: only B is copied, A read where it lies (issue 72: a copy of the
+  // aligned operand took up to half of a small GEMM's time).
+  const GemmArgs odd_b_args = args(4096, 4097, 1024);
+  const Problem odd_b = gemm_problem(odd_b_args);
+  for (const auto& c : enumerate(spec, DeviceLimits{}, odd_b)) {
+    const GemmPlan plan =
+        gemm_plan(spec, instantiate(spec, c, DeviceLimits{}, odd_b, gemm_type_argument(odd_b_args)), odd_b_args);
+    EXPECT_FALSE(plan.pack_a);
+    EXPECT_EQ(plan.pack_b, value(spec, c, "vec") > 1);
+    if (plan.pack_b) {
+      EXPECT_EQ(plan.b_offset, 0u);
+      EXPECT_EQ(plan.packed_ldb, 4100);
+      EXPECT_GE(plan.workspace_bytes, std::size_t{1024} * 4100 * 4);
+    }
+  }
   // Tall-skinny: few tiles, long k: split-K slices, with a workspace for them.
   const GemmArgs skinny = args(16384, 64, 16384);
   std::set<std::int64_t> splits;
@@ -162,7 +178,9 @@ TEST(GemmFamily, Tf32KmajorPlansTransposedCopies) {
             gemm_plan(spec, instantiate(spec, c, DeviceLimits{}, gemm_problem(a), gemm_type_argument(a)), a);
         EXPECT_EQ(plan.transpose_a, a.trans_a);
         EXPECT_EQ(plan.transpose_b, !a.trans_b);
-        EXPECT_EQ(plan.pack, misaligned) << layout << " k " << k;
+        // (a pitch of k: A as stored in nn and nt, B in nt and tt; a transposed copy is no pack)
+        EXPECT_EQ(plan.pack_a, misaligned && !a.trans_a) << layout << " k " << k;
+        EXPECT_EQ(plan.pack_b, misaligned && a.trans_b) << layout << " k " << k;
         // A transposed copy is m x k or n x k at a pitch of k rounded up to the vector.
         if (plan.transpose_b) {
           EXPECT_EQ(plan.packed_ldb, 1024);

@@ -226,6 +226,21 @@ TEST(GemmMmaModel, PickIsTheModelStrategysFirstProposal) {
   }
 }
 
+// A small C and a long k (a random draw's 162x86x13577: 6 tiles of 64 x 64) leave most
+// SMs idle even at split-K 8: the default search (the model's first 120) must try the
+// depths past it (H200, 2026-11-29: split-K 32 won there, 0.565 -> 0.637x torch.mm).
+TEST(GemmMmaModel, LongKSmallCTriesDeepSplitK) {
+  const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
+  for (const auto& [m, n, k, trans_b] : {std::tuple{162, 86, 13577, 0}, std::tuple{16, 3072, 8192, 1}}) {
+    const Problem p{DType::f16, {{"m", m}, {"n", n}, {"k", k}, {"align", k % 8 ? 1 : 8}, {"trans_a", 0}, {"trans_b", trans_b}}};
+    const SearchSpace space(spec, enumerate(spec, DeviceLimits{}, p), p, find_model(spec));
+    std::size_t deep = 0;
+    for (std::size_t i : make_strategy("model", space, 1)->propose({}, 120))
+      deep += config_to_json(spec, space.config(i))["splitk"] >= 16;
+    EXPECT_GT(deep, 0u) << m << "x" << n << "x" << k;
+  }
+}
+
 TEST(GemmModel, TemplatesWithoutAModelPickNothing) {
   const KernelSpec& spec = KernelSpec::builtin("gemm_mma");
   EXPECT_NE(find_model(spec), nullptr);
