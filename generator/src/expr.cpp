@@ -14,13 +14,34 @@ std::string to_string(const Value& value) {
 
 struct Expr::Node {
   enum class Kind { number, string, name, unary, binary, ternary, call } kind;
+  // An operator or function, resolved at parse time: evaluation compares no text (the
+  // string compares were most of enumerating a GEMM space).
+  enum class Op : unsigned char { none, logical_not, negate, min, max, ceil_div, logical_and, logical_or,
+                                  eq, ne, lt, le, gt, ge, add, sub, mul, div, mod };
   std::string op;  // operator, name or function name
   Value literal;
   std::vector<std::shared_ptr<const Node>> args;
   int depth = 1;  // of the subtree: evaluation and destruction recurse this deep
+  Op code = Op::none;
 };
 
 namespace {
+
+using Op = Expr::Node::Op;
+
+Op op_code(Expr::Node::Kind kind, const std::string& op) {
+  using Kind = Expr::Node::Kind;
+  if (kind == Kind::unary) return op == "!" ? Op::logical_not : Op::negate;
+  if (kind == Kind::call) return op == "min" ? Op::min : op == "max" ? Op::max : Op::ceil_div;
+  if (kind != Kind::binary) return Op::none;
+  static const std::pair<const char*, Op> binaries[] = {
+      {"&&", Op::logical_and}, {"||", Op::logical_or}, {"==", Op::eq}, {"!=", Op::ne}, {"<", Op::lt},
+      {"<=", Op::le},          {">", Op::gt},          {">=", Op::ge}, {"+", Op::add},  {"-", Op::sub},
+      {"*", Op::mul},          {"/", Op::div},         {"%", Op::mod}};
+  for (const auto& [text, code] : binaries)
+    if (op == text) return code;
+  return Op::none;
+}
 
 // The expression as an error message quotes it: long ones cut.
 std::string quoted(std::string_view text) {
@@ -68,7 +89,8 @@ class Parser {
     int depth = 1;
     for (const auto& a : args) depth = std::max(depth, a->depth + 1);
     if (depth > Expr::max_depth) fail("nested deeper than " + std::to_string(Expr::max_depth) + " levels");
-    return std::make_shared<Expr::Node>(Expr::Node{kind, std::move(op), std::move(literal), std::move(args), depth});
+    const Expr::Node::Op code = op_code(kind, op);
+    return std::make_shared<Expr::Node>(Expr::Node{kind, std::move(op), std::move(literal), std::move(args), depth, code});
   }
   // The parser's own recursion (parentheses, unary operators, ?:), bounded before it
   // builds anything.
@@ -175,19 +197,19 @@ std::int64_t as_int(const Value& v, const std::string& text) {
   eval_fail(text, "'" + std::get<std::string>(v) + "' used as a number");
 }
 
-std::int64_t checked(const std::string& text, const std::string& op, std::int64_t a, std::int64_t b) {
+std::int64_t checked(const std::string& text, Op code, const std::string& op, std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   bool overflow = false;
-  if (op == "+") overflow = __builtin_add_overflow(a, b, &r);
-  else if (op == "-") overflow = __builtin_sub_overflow(a, b, &r);
-  else if (op == "*") overflow = __builtin_mul_overflow(a, b, &r);
+  if (code == Op::add) overflow = __builtin_add_overflow(a, b, &r);
+  else if (code == Op::sub || code == Op::negate) overflow = __builtin_sub_overflow(a, b, &r);
+  else if (code == Op::mul) overflow = __builtin_mul_overflow(a, b, &r);
   else {
     if (b == 0) eval_fail(text, "division by zero");
     // The one quotient that does not fit (and a remainder the hardware traps on).
     overflow = a == std::numeric_limits<std::int64_t>::min() && b == -1;
     if (overflow) r = 0;
-    else if (op == "/") r = a / b;
-    else if (op == "%") r = a % b;
+    else if (code == Op::div) r = a / b;
+    else if (code == Op::mod) r = a % b;
     else r = a / b + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);  // ceil_div
   }
   if (overflow) eval_fail(text, "integer overflow in " + std::to_string(a) + " " + op + " " + std::to_string(b));
@@ -206,7 +228,7 @@ Value eval_node(const Expr::Node& n, const Scope& scope, const std::string& text
     }
     case Kind::unary: {
       const std::int64_t v = as_int(eval_node(*n.args[0], scope, text), text);
-      return n.op == "!" ? std::int64_t{v == 0} : checked(text, "-", 0, v);
+      return n.code == Op::logical_not ? std::int64_t{v == 0} : checked(text, Op::negate, "-", 0, v);
     }
     case Kind::ternary:
       return as_int(eval_node(*n.args[0], scope, text), text) != 0 ? eval_node(*n.args[1], scope, text)
@@ -214,32 +236,34 @@ Value eval_node(const Expr::Node& n, const Scope& scope, const std::string& text
     case Kind::call: {
       const std::int64_t a = as_int(eval_node(*n.args[0], scope, text), text);
       const std::int64_t b = as_int(eval_node(*n.args[1], scope, text), text);
-      if (n.op == "min") return std::min(a, b);
-      if (n.op == "max") return std::max(a, b);
-      return checked(text, "ceil_div", a, b);
+      if (n.code == Op::min) return std::min(a, b);
+      if (n.code == Op::max) return std::max(a, b);
+      return checked(text, Op::ceil_div, "ceil_div", a, b);
     }
     case Kind::binary:
       break;
   }
   // Short-circuit so that guards like `vec == 1 || align % vec == 0` work as written.
-  if (n.op == "&&" || n.op == "||") {
+  if (n.code == Op::logical_and || n.code == Op::logical_or) {
     const bool lhs = as_int(eval_node(*n.args[0], scope, text), text) != 0;
-    if (n.op == "&&" && !lhs) return std::int64_t{0};
-    if (n.op == "||" && lhs) return std::int64_t{1};
+    if (n.code == Op::logical_and && !lhs) return std::int64_t{0};
+    if (n.code == Op::logical_or && lhs) return std::int64_t{1};
     return std::int64_t{as_int(eval_node(*n.args[1], scope, text), text) != 0};
   }
   const Value a = eval_node(*n.args[0], scope, text);
   const Value b = eval_node(*n.args[1], scope, text);
-  if (n.op == "==" || n.op == "!=") {
+  if (n.code == Op::eq || n.code == Op::ne) {
     if (a.index() != b.index()) eval_fail(text, "comparing a number with a symbol in '" + n.op + "'");
-    return std::int64_t{(a == b) == (n.op == "==")};
+    return std::int64_t{(a == b) == (n.code == Op::eq)};
   }
   const std::int64_t x = as_int(a, text), y = as_int(b, text);
-  if (n.op == "<") return std::int64_t{x < y};
-  if (n.op == "<=") return std::int64_t{x <= y};
-  if (n.op == ">") return std::int64_t{x > y};
-  if (n.op == ">=") return std::int64_t{x >= y};
-  return checked(text, n.op, x, y);
+  switch (n.code) {
+    case Op::lt: return std::int64_t{x < y};
+    case Op::le: return std::int64_t{x <= y};
+    case Op::gt: return std::int64_t{x > y};
+    case Op::ge: return std::int64_t{x >= y};
+    default: return checked(text, n.code, n.op, x, y);
+  }
 }
 
 void collect_names(const Expr::Node& n, std::vector<std::string>& out, bool unique) {

@@ -4,10 +4,34 @@
 #include <ktune/error.hpp>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ktune {
+namespace {
+
+// The replays below depend on a few integers, and a model ranks thousands of configs
+// with a handful of distinct ones (replaying each config's was half the time an untuned
+// GEMM call spent ranking its space): each is replayed once per process. A replay that
+// throws is not kept.
+template <class Result, class Key, class Replay>
+Result replayed_once(const Key& key, const Replay& replay) {
+  static std::mutex mutex;
+  static std::map<Key, Result> seen;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = seen.find(key); it != seen.end()) return it->second;
+  }
+  const Result result = replay();
+  std::lock_guard<std::mutex> lock(mutex);
+  seen.emplace(key, result);
+  return result;
+}
+
+}  // namespace
 
 std::int64_t gemm_smem_offset(SmemLayout layout, int rows, std::int64_t k, std::int64_t r) {
   switch (layout) {
@@ -25,7 +49,9 @@ double GemmBankConflicts::weighted(const GemmTile& t) const {
   return (stores * (store_a + store_b) / 2 + reads * (read_a * t.tm + read_b * t.tn) / (t.tm + t.tn)) / (stores + reads);
 }
 
-GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
+namespace {
+
+GemmBankConflicts replay_gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
   const int threads = t.bm / t.tm * (t.bn / t.tn);
   if (t.warp_n <= 0 || 32 % t.warp_n != 0 || (t.bn / t.tn) % t.warp_n != 0 || (t.bm / t.tm) % (32 / t.warp_n) != 0)
     throw Error("gemm_bank_conflicts: warp_n " + std::to_string(t.warp_n) + " does not tile a " +
@@ -92,6 +118,14 @@ GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
   return out;
 }
 
+}  // namespace
+
+GemmBankConflicts gemm_bank_conflicts(SmemLayout layout, const GemmTile& t) {
+  const auto key = std::make_tuple(static_cast<int>(layout), t.bm, t.bn, t.bk, t.tm, t.tn, t.vec, t.acc_bytes, t.split,
+                                   t.a_k_contig, t.b_k_contig, t.warp_n);
+  return replayed_once<GemmBankConflicts>(key, [&] { return replay_gemm_bank_conflicts(layout, t); });
+}
+
 std::int64_t mma_smem_offset(SmemLayout layout, int rows, int cols, std::int64_t row, std::int64_t chunk) {
   const std::int64_t chunks = cols / 8;
   switch (layout) {
@@ -106,7 +140,9 @@ std::int64_t mma_smem_offset(SmemLayout layout, int rows, int cols, std::int64_t
   return row * cols + chunk * 8;
 }
 
-MmaBankConflicts mma_bank_conflicts(SmemLayout layout, int cols, int rows) {
+namespace {
+
+MmaBankConflicts replay_mma_bank_conflicts(SmemLayout layout, int cols, int rows) {
   // 2-byte elements; a request of 16-byte accesses is served 8 lanes a phase.
   const auto address = [&](std::int64_t row, std::int64_t chunk) {
     return mma_smem_offset(layout, rows, cols, row, chunk) * 2;
@@ -132,6 +168,13 @@ MmaBankConflicts mma_bank_conflicts(SmemLayout layout, int cols, int rows) {
   c.copy = copies ? c.copy / copies : 1;
   c.ldmatrix = reads ? c.ldmatrix / reads : 1;
   return c;
+}
+
+}  // namespace
+
+MmaBankConflicts mma_bank_conflicts(SmemLayout layout, int cols, int rows) {
+  const auto key = std::make_tuple(static_cast<int>(layout), cols, rows);
+  return replayed_once<MmaBankConflicts>(key, [&] { return replay_mma_bank_conflicts(layout, cols, rows); });
 }
 
 }  // namespace ktune
