@@ -43,16 +43,18 @@ def summarize(rows, ratio, name, label):
     """{label, count, min, median, max, worst, skipped} of ratio(row) over rows, the three
     lowest named by name(row); a row whose ratio is None or cannot be had (a peer that
     failed there) is named under skipped."""
+    import math
     pairs, skipped = [], []
     for r in rows:
         try:
-            v = ratio(r)
-        except (KeyError, TypeError, ZeroDivisionError):
+            v, label = ratio(r), name(r)
+            v = float(v) if v is not None and math.isfinite(v) else None
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
             v = None
         if v is None:
             skipped.append(str(r.get("shape", "?")) if isinstance(r, dict) else "?")
         else:
-            pairs.append((v, name(r)))
+            pairs.append((v, label))
     pairs.sort()
     out = {"label": label, "count": len(pairs), "skipped": skipped}
     if pairs:
@@ -93,9 +95,19 @@ def read_lines(path):
 
 
 
+def stamp(path, seed):
+    """Each JSON line of a bench's output (`path`) gets the draw's seed, so that the rows
+    appended to bench/results/data/ say which draw they came from."""
+    rows = read_lines(path)
+    aside = Path(str(path) + ".stamping")
+    aside.write_text("".join(json.dumps({**row, "seed": seed}) + "\n" for row in rows))
+    aside.replace(path)
+
+
 def main(doc, draw, summary):
     """The families' command line: `draw [--seed S] [--random N] [--zoo N]` calls
-    draw(args); `summary FILE` calls summary(args) with args.results."""
+    draw(args); `summary FILE` calls summary(args) with args.results; `stamp FILE SEED`
+    adds the seed to each JSON line of FILE."""
     import argparse
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -105,9 +117,14 @@ def main(doc, draw, summary):
     d.add_argument("--zoo", type=int, default=6)
     s = sub.add_parser("summary")
     s.add_argument("results")
+    t = sub.add_parser("stamp")
+    t.add_argument("results")
+    t.add_argument("seed", type=int)
     args = parser.parse_args()
     if args.command == "summary":
         return summary(args)
+    if args.command == "stamp":
+        return stamp(args.results, args.seed)
     if args.random < 0 or args.zoo < 0:
         parser.error("--random and --zoo must be at least 0")
     return draw(args)

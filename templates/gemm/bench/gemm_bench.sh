@@ -59,4 +59,10 @@ for k in ktune:
           f"{100 * w['ceiling_fraction']:.1f}% | {cub} | {tri} | {tma} | {rt} | {mm} | {rt_mm} | {k['seconds']:.0f} | {k.get('evaluated', '?')} / {k['configs']} | "
           f"`{w['config']}` |")
 PY
+# Shapes nobody picked (issue 72), beside the fixed rows above: a zoo sample and a fresh
+# random draw (KTUNE_SHAPES_SEED repeats one; KTUNE_SHAPES_RANDOM, KTUNE_SHAPES_ZOO: how
+# many; KTUNE_NO_SHAPES=1 skips them), its seed in gemm-shapes.md and on each row.
+if [ -z "${KTUNE_NO_SHAPES:-}" ]; then
+  bash "$here/gemm_shapes.sh" "$build" "$out" ${KTUNE_SHAPES_SEED:-} || status=1
+fi
 exit $status

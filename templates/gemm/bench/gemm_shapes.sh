@@ -29,5 +29,6 @@ done
 export LD_LIBRARY_PATH="$build/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 python3 "$here/torch_gemm.py" "$build/bench/libktune_bench_shim.so" $problems > "$out/gemm-shapes-torch.jsonl" \
   2>> "$out/shapes.log" || status=1
+python3 "$here/gemm_shapes.py" stamp "$out/gemm-shapes-torch.jsonl" "$(echo "$drawn" | head -1 | sed -n 's/^# seed //p')" || status=1
 { echo "$drawn" | head -1; python3 "$here/gemm_shapes.py" summary "$out/gemm-shapes-torch.jsonl"; } | tee "$out/gemm-shapes.md"
 exit $status

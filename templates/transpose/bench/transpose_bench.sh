@@ -37,4 +37,10 @@ grep transpose_app "$out/bench.log" | tail -2
 python3 "$here/transpose_peers.py" "$build/bench/libktune_bench_shim.so" $problems > "$out/transpose-peers.jsonl" \
   2>> "$out/bench.log" || status=1
 python3 "$here/transpose_report.py" "$out/transpose-summary.jsonl" "$out/transpose-peers.jsonl" | tee "$out/results.md"
+# Shapes nobody picked (issue 72), beside the fixed rows above: a zoo sample and a fresh
+# random draw (KTUNE_SHAPES_SEED repeats one; KTUNE_SHAPES_RANDOM, KTUNE_SHAPES_ZOO: how
+# many; KTUNE_NO_SHAPES=1 skips them), its seed in transpose-shapes.md and on each row.
+if [ -z "${KTUNE_NO_SHAPES:-}" ]; then
+  bash "$here/transpose_shapes.sh" "$build" "$out" ${KTUNE_SHAPES_SEED:-} || status=1
+fi
 exit $status

@@ -28,6 +28,7 @@ done
 export LD_LIBRARY_PATH="$build/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 python3 "$here/transpose_peers.py" "$build/bench/libktune_bench_shim.so" $problems > "$out/transpose-shapes-peers.jsonl" \
   2>> "$out/shapes.log" || status=1
+python3 "$here/transpose_shapes.py" stamp "$out/transpose-shapes-peers.jsonl" "$(echo "$drawn" | head -1 | sed -n 's/^# seed //p')" || status=1
 { echo "$drawn" | head -1; python3 "$here/transpose_shapes.py" summary "$out/transpose-shapes-peers.jsonl"; } \
   | tee "$out/transpose-shapes.md"
 exit $status
