@@ -15,6 +15,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$ktune" tune transpose --dtype f32 --shape 8192x2048 --dry-run --arch sm_120 --budget-evals 24 > "$dir/out" 2>&1 \
   || fail "transpose sm_120: $(cat "$dir/out")"
 grep -q "24 compiled for sm_120 .* 0 failed, 0 rejected" "$dir/out" || fail "transpose sm_120: $(cat "$dir/out")"
+# Progress while it compiles (a whole GEMM space takes minutes), the last line at the total.
+grep -q "^\[  24/24\] compiled, 0 failed" "$dir/out" || fail "transpose sm_120: no progress line: $(cat "$dir/out")"
 "$ktune" tune gemm_mma --dtype bf16 --shape 4096x4096x4096 --dry-run --arch sm_80 --budget-evals 3 > "$dir/out" 2>&1 \
   || fail "gemm_mma sm_80: $(cat "$dir/out")"
 grep -q "3 compiled for sm_80 .* 0 failed, 0 rejected" "$dir/out" || fail "gemm_mma sm_80: $(cat "$dir/out")"

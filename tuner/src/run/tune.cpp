@@ -71,17 +71,25 @@ class Progress {
  public:
   Progress(bool enabled, std::size_t total) : enabled_(enabled), total_(total), tty_(isatty(2)), start_(Clock::now()) {}
   void update(std::size_t done, std::size_t failed, double best_us, double best_fraction, bool force = false) {
+    char best[96];
+    std::snprintf(best, sizeof best, ", best %.2f us (%.1f%% of the ceiling)", best_us, best_fraction * 100);
+    line(done, "", failed, best, force);
+  }
+  // A dry run's: compiled, no timings.
+  void compiled(std::size_t done, std::size_t failed) { line(done, " compiled,", failed, "", done == total_); }
+
+ private:
+  void line(std::size_t done, const char* before, std::size_t failed, const char* after, bool force) {
     if (!enabled_) return;
     const double t = seconds_since(start_);
     if (!force && t - last_ < (tty_ ? 0.2 : 5.0)) return;
     last_ = t;
     const double eta = done ? t / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
-    std::fprintf(stderr, "%s[%4zu/%zu] %zu failed, best %.2f us (%.1f%% of the ceiling), %.0fs elapsed, ETA %.0fs%s",
-                 tty_ ? "\r" : "", done, total_, failed, best_us, best_fraction * 100, t, eta, tty_ ? "   " : "\n");
+    std::fprintf(stderr, "%s[%4zu/%zu]%s %zu failed%s, %.0fs elapsed, ETA %.0fs%s", tty_ ? "\r" : "", done, total_,
+                 before, failed, after, t, eta, tty_ ? "   " : "\n");
     if (tty_ && done == total_) std::fputc('\n', stderr);
   }
 
- private:
   bool enabled_;
   std::size_t total_;
   bool tty_;
@@ -676,6 +684,7 @@ DryRunResult dry_run(const TuningProblem& tp, int arch, const TuneOptions& optio
   std::vector<std::string> names;
   for (const auto& c : space) names.push_back(instantiate(spec, c, limits, problem, tp.type_argument).name_expression);
   CompilePool pool(tp.source, names, arch, options.compile_threads, spec.family(), store, options.instances_per_program);
+  Progress progress(options.progress, space.size());  // (a whole GEMM space takes minutes)
   while (auto batch = pool.next()) {
     for (const auto& u : batch->units) {
       r.compiled += u.entries.size();
@@ -689,6 +698,7 @@ DryRunResult dry_run(const TuningProblem& tp, int arch, const TuneOptions& optio
       }
     }
     for (const auto& [i, e] : batch->errors) r.failures.push_back(config_to_string(spec, space[i]) + ": " + e);
+    progress.compiled(r.compiled + r.failures.size(), r.failures.size() + r.rejected.size());
   }
   r.seconds = seconds_since(t0);
   return r;
