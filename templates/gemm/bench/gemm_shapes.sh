@@ -5,7 +5,8 @@
 # through ktune's runtime call beside torch.mm (cuBLAS) and the Triton matmuls in one
 # process (torch_gemm.py); the ratios as min, median and max, the worst shapes named.
 #   bash templates/gemm/bench/gemm_shapes.sh BUILD_DIR OUT_DIR [SEED]
-# KTUNE_SHAPES_RANDOM (12), KTUNE_SHAPES_ZOO (6), KTUNE_SHAPES_EVALS (120).
+# KTUNE_SHAPES_RANDOM (12), KTUNE_SHAPES_ZOO (6), KTUNE_SHAPES_EVALS (120); KTUNE_SHAPES_TRITON=0:
+# torch.mm alone (Triton's autotuning takes about 10 s a shape).
 # Output: OUT_DIR/shapes.log, gemm-shapes-torch.jsonl, gemm-shapes.md.
 set -uo pipefail
 build=${1:?usage: gemm_shapes.sh BUILD_DIR OUT_DIR [SEED]}
@@ -27,7 +28,9 @@ for p in $problems; do
   echo "tuned $p in $(( $(date +%s) - start )) s" | tee -a "$out/shapes.log"
 done
 export LD_LIBRARY_PATH="$build/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-python3 "$here/torch_gemm.py" "$build/bench/libktune_bench_shim.so" $problems > "$out/gemm-shapes-torch.jsonl" \
+peers=()
+[ "${KTUNE_SHAPES_TRITON:-1}" = 0 ] && peers=(--no-triton)
+python3 "$here/torch_gemm.py" "$build/bench/libktune_bench_shim.so" "${peers[@]}" $problems > "$out/gemm-shapes-torch.jsonl" \
   2>> "$out/shapes.log" || status=1
 python3 "$here/gemm_shapes.py" stamp "$out/gemm-shapes-torch.jsonl" "$(echo "$drawn" | head -1 | sed -n 's/^# seed //p')" || status=1
 { echo "$drawn" | head -1; python3 "$here/gemm_shapes.py" summary "$out/gemm-shapes-torch.jsonl"; } | tee "$out/gemm-shapes.md"

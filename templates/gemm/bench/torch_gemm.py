@@ -15,7 +15,7 @@ stored transposed and passed as a .t() view, which cuBLAS reads as a transposed 
 without a copy and Triton through its strides. Triton's result is checked against
 cuBLAS's before it is timed.
 
-    python3 templates/gemm/bench/torch_gemm.py [build/bench/libktune_bench_shim.so] [--counters] f32:4096x4096x4096 bf16:4095x4097x1023:tn
+    python3 templates/gemm/bench/torch_gemm.py [build/bench/libktune_bench_shim.so] [--counters] [--no-triton] f32:4096x4096x4096 bf16:4095x4097x1023:tn
 """
 import ctypes
 import json
@@ -201,8 +201,10 @@ def tma_peer(a, b, c0, c, sms, flush, arg):
 
 
 def main():
-    global ktune_py
+    global ktune_py, triton
     args = sys.argv[1:]
+    if "--no-triton" in args:  # the cuBLAS columns alone (Triton autotunes about 10 s a shape)
+        args, triton = [a for a in args if a != "--no-triton"], None
     ktune = Ktune(args.pop(0)) if args and args[0].endswith(".so") else None
     ktune_py = ktune_package(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[1]))), "torch_gemm") if ktune else None
     torch.backends.cuda.matmul.allow_tf32 = False
