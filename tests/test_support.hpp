@@ -262,13 +262,16 @@ inline std::pair<std::size_t, std::size_t> expect_compile_on_arch(const std::str
 
 // The architecture tier, once a template: for each architecture of arch_tier(), a sample
 // of all its spaces together as that architecture's limits admit them, in which every
-// value of every tunable, every tag (each space's dtype one more) and every problem index
-// appears at least once (strength 1), and the untuned configs (untuned_kernels), compiled
-// for it. Fails on a config that does not compile or when the model picks nothing;
-// reports how many spill (the tuner rejects those on such a GPU) and names the untuned
-// ones that do.
+// value of every tunable, every tag (each space's dtype among them, added where the
+// caller's tags lack it) and every problem index appears at least once (strength 1), and
+// the untuned configs (untuned_kernels), compiled for it. Fails on a config that does not
+// compile or when the model picks nothing; reports how many spill (the tuner rejects
+// those on such a GPU) and names the untuned ones that do.
 inline std::size_t expect_template_compiles_on_archs(const std::string& label, std::vector<CompileSpace> spaces) {
-  for (auto& s : spaces) s.tags.emplace_back(to_string(s.problems.front().dtype));
+  for (auto& s : spaces) {
+    const std::string dtype(to_string(s.problems.front().dtype));
+    if (std::find(s.tags.begin(), s.tags.end(), dtype) == s.tags.end()) s.tags.push_back(dtype);
+  }
   std::size_t compiled = 0;
   for (const int a : arch_tier()) {
     const ArchInfo& arch = arch_info(a);

@@ -197,7 +197,10 @@ std::int64_t as_int(const Value& v, const std::string& text) {
   eval_fail(text, "'" + std::get<std::string>(v) + "' used as a number");
 }
 
-std::int64_t checked(const std::string& text, Op code, const std::string& op, std::int64_t a, std::int64_t b) {
+// n's arithmetic (+, -, *, /, %, unary -, ceil_div) on a and b, overflow and division by
+// zero an error.
+std::int64_t checked(const std::string& text, const Expr::Node& n, std::int64_t a, std::int64_t b) {
+  const Op code = n.code;
   std::int64_t r = 0;
   bool overflow = false;
   if (code == Op::add) overflow = __builtin_add_overflow(a, b, &r);
@@ -212,7 +215,7 @@ std::int64_t checked(const std::string& text, Op code, const std::string& op, st
     else if (code == Op::mod) r = a % b;
     else r = a / b + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);  // ceil_div
   }
-  if (overflow) eval_fail(text, "integer overflow in " + std::to_string(a) + " " + op + " " + std::to_string(b));
+  if (overflow) eval_fail(text, "integer overflow in " + std::to_string(a) + " " + n.op + " " + std::to_string(b));
   return r;
 }
 
@@ -228,7 +231,7 @@ Value eval_node(const Expr::Node& n, const Scope& scope, const std::string& text
     }
     case Kind::unary: {
       const std::int64_t v = as_int(eval_node(*n.args[0], scope, text), text);
-      return n.code == Op::logical_not ? std::int64_t{v == 0} : checked(text, Op::negate, "-", 0, v);
+      return n.code == Op::logical_not ? std::int64_t{v == 0} : checked(text, n, 0, v);
     }
     case Kind::ternary:
       return as_int(eval_node(*n.args[0], scope, text), text) != 0 ? eval_node(*n.args[1], scope, text)
@@ -238,7 +241,7 @@ Value eval_node(const Expr::Node& n, const Scope& scope, const std::string& text
       const std::int64_t b = as_int(eval_node(*n.args[1], scope, text), text);
       if (n.code == Op::min) return std::min(a, b);
       if (n.code == Op::max) return std::max(a, b);
-      return checked(text, Op::ceil_div, "ceil_div", a, b);
+      return checked(text, n, a, b);
     }
     case Kind::binary:
       break;
@@ -262,7 +265,7 @@ Value eval_node(const Expr::Node& n, const Scope& scope, const std::string& text
     case Op::le: return std::int64_t{x <= y};
     case Op::gt: return std::int64_t{x > y};
     case Op::ge: return std::int64_t{x >= y};
-    default: return checked(text, n.code, n.op, x, y);
+    default: return checked(text, n, x, y);
   }
 }
 

@@ -14,12 +14,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_gemm as tg  # noqa: E402 (this folder)
 
 
-def operand(rows, cols, transposed, dtype):
-    if transposed:
-        return torch.rand(cols, rows, device="cuda", dtype=dtype).t()
-    return torch.rand(rows, cols, device="cuda", dtype=dtype)
-
-
 def device_times(fn, calls=3):
     """Each device event name of `calls` calls of fn: its mean time (us) and count a call."""
     for _ in range(5):
@@ -46,7 +40,7 @@ def main():
             sys.exit(f"gemm_where: '{arg}' is not dtype:MxNxK[:layout]")
         m, n, k = (int(v) for v in shape.split("x"))
         dt = tg.DTYPES[name]
-        a, b = operand(m, k, layout[0] == "t", dt), operand(k, n, layout[1] == "t", dt)
+        a, b = tg.operand(m, k, layout[0] == "t", dt), tg.operand(k, n, layout[1] == "t", dt)
         d = torch.empty(m, n, device="cuda", dtype=dt)
         print(f"{arg} ktune: {device_times(lambda: ktune.gemm(d, a, b, layout, name, 1.0, 0.0))}", flush=True)
         print(f"{arg} torch: {device_times(lambda: torch.mm(a, b, out=d))}", flush=True)

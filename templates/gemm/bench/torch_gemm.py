@@ -178,6 +178,13 @@ class Ktune:
 ktune_py = None  # the Python package, when it loads (main)
 
 
+def operand(rows, cols, transposed, dtype):
+    """A rows x cols operand, values in [-1, 1), stored transposed (a .t() view) if asked."""
+    if transposed:
+        return (torch.rand(cols, rows, device="cuda", dtype=dtype) * 2 - 1).t()
+    return torch.rand(rows, cols, device="cuda", dtype=dtype) * 2 - 1
+
+
 def close(x, ref):
     return (x.float() - ref.float()).abs().max().item() <= 0.02 * ref.float().abs().max().item() + 0.05
 
@@ -217,12 +224,8 @@ def main():
         m, n, k = (int(v) for v in shape.split("x"))
         dt = DTYPES[name]
         torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
-        def operand(rows, cols, transposed):  # values in [-1, 1), stored transposed if asked
-            if transposed:
-                return (torch.rand(cols, rows, device="cuda", dtype=dt) * 2 - 1).t()
-            return torch.rand(rows, cols, device="cuda", dtype=dt) * 2 - 1
-        a, b = operand(m, k, layout[0] == "t"), operand(k, n, layout[1] == "t")
-        c0, c, d = operand(m, n, False), torch.empty(m, n, device="cuda", dtype=dt), torch.empty(m, n, device="cuda", dtype=dt)
+        a, b = operand(m, k, layout[0] == "t", dt), operand(k, n, layout[1] == "t", dt)
+        c0, c, d = operand(m, n, False, dt), torch.empty(m, n, device="cuda", dtype=dt), torch.empty(m, n, device="cuda", dtype=dt)
         t = timed(lambda: torch.addmm(c0, a, b, beta=BETA, alpha=ALPHA, out=c), flush, hide_launch=True)
         row = {"dtype": name, "shape": shape, "layout": layout, "device": props.name, "torch_us": t,
                "torch_tflops": 2 * m * n * k / t / 1e6, "torch_version": torch.__version__,
