@@ -116,6 +116,7 @@ GemmHarness::GemmHarness(const DeviceInfo& device, const GemmArgs& shape, const 
   bound_ = DeviceBuffer(static_cast<std::size_t>(m * n) * 8);
   counter_ = DeviceBuffer(16);
   args_.a = a_.get(), args_.b = b_.get(), args_.c = c_.get();
+  if (gemm_alignment(args_) * elem < 16) copy_ = std::make_unique<PitchedCopy>(device);  // 16-byte configs copy
   tuning_ = gemm_tuning_problem(args_);
 
   const std::string t = element_value_type(dtype), o = element_value_type(c_type);
@@ -168,7 +169,7 @@ void GemmHarness::launch(CUfunction f, const Instance& inst) {
     driver::check(driver::api().cuMemsetD8Async(flags_.get(), 0, flags_.size(), stream_), "cuMemsetD8Async",
                   "zeroing stream-K's counters");
   }
-  launch_gemm(f, inst, args_, plan, workspace_.get(), flags_.get(), stream_);
+  launch_gemm(f, inst, args_, plan, workspace_.get(), flags_.get(), copy_.get(), stream_);
 }
 
 std::optional<std::string> GemmHarness::verify(CUfunction f, const Instance& inst) {

@@ -11,6 +11,7 @@
 // of what is timed.
 #include <gemm/gemm_family.hpp>
 #include <ktune/tuner/fma_ceiling.hpp>
+#include <ktune/runtime/pitched_copy.hpp>
 #include <ktune/tuner/harness.hpp>
 
 #include <memory>
@@ -36,6 +37,7 @@ class GemmHarness : public DeviceHarness {
   GemmArgs args_;
   DeviceBuffer a_, b_, c_, c0_, ref_, bound_, counter_, workspace_, flags_;  // flags_: stream-K's counters
   std::unique_ptr<Module> helpers_;
+  std::unique_ptr<PitchedCopy> copy_;  // misaligned operands' copies (a misaligned problem's)
   CUfunction check_ = nullptr, peak_ = nullptr;  // peak_: the tensor cores' ceiling
   std::unique_ptr<FmaCeiling> fma_;               // the SIMT kernels' ceiling
   bool tensor_cores() const;  // gemm_mma multiplies

@@ -9,22 +9,6 @@
 namespace ktune {
 namespace {
 
-// rows x cols elements from a pitch of src_ld to one of dst_ld (the copy engine
-// handles any pitch; the kernel then loads whole vectors).
-void copy_pitched(CUdeviceptr dst, std::int64_t dst_ld, CUdeviceptr src, std::int64_t src_ld, std::int64_t rows,
-                  std::int64_t cols, std::int64_t elem, CUstream stream) {
-  CUDA_MEMCPY2D copy{};
-  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.srcDevice = src;
-  copy.srcPitch = static_cast<std::size_t>(src_ld * elem);
-  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.dstDevice = dst;
-  copy.dstPitch = static_cast<std::size_t>(dst_ld * elem);
-  copy.WidthInBytes = static_cast<std::size_t>(cols * elem);
-  copy.Height = static_cast<std::size_t>(rows);
-  driver::check(driver::api().cuMemcpy2DAsync(&copy, stream), "cuMemcpy2DAsync", "gemm operand packing");
-}
-
 // The tensor map of an operand at `base` (pitch ld elements) that `shape` describes:
 // 128-byte swizzle (layout xor), zeros past its edges.
 CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t ld, const GemmTensorMap& shape,
@@ -73,7 +57,7 @@ struct GemmKey {
 // launch_gemm with alpha and beta in the accumulator's type.
 template <class Acc>
 void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan, CUdeviceptr workspace,
-                    CUdeviceptr flags, CUstream stream) {
+                    CUdeviceptr flags, const PitchedCopy* copy, CUstream stream) {
   using Params = GemmParams<Acc>;
   const Acc alpha = static_cast<Acc>(args.alpha), beta = static_cast<Acc>(args.beta);
   const int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k);
@@ -85,7 +69,12 @@ void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, co
                            CUdeviceptr& to, long long& to_ld) {
     if (!transposed && !pack) return;
     to = workspace + offset, to_ld = packed_ld;
-    if (!transposed) return copy_pitched(to, to_ld, src, src_ld, stored.first, stored.second, elem, stream);
+    if (!transposed) {
+      if (!copy) throw Error("gemm " + inst.name_expression + ": a misaligned operand to copy, and no copy kernel");
+      return copy->enqueue(stream, to, static_cast<std::size_t>(to_ld * elem), src, static_cast<std::size_t>(src_ld * elem),
+                           static_cast<std::size_t>(stored.first), static_cast<std::size_t>(stored.second * elem),
+                           static_cast<std::size_t>(elem));
+    }
     // The kernel's transpose mode (sum_slices = -1): src (rows x cols, pitch src_ld) -> to, transposed.
     const auto tiles = static_cast<unsigned>((stored.first + 63) / 64 * ((stored.second + 63) / 64));  // 64 x 64 each
     Params::launch(f, LaunchShape::linear(std::min(tiles, resident_blocks(f, inst)), inst.block[0], inst.smem_bytes),
@@ -114,16 +103,16 @@ void launch_gemm_as(CUfunction f, const Instance& inst, const GemmArgs& args, co
 }  // namespace
 
 void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan,
-                 CUdeviceptr workspace, CUdeviceptr flags, CUstream stream) {
+                 CUdeviceptr workspace, CUdeviceptr flags, const PitchedCopy* copy, CUstream stream) {
   if (plan.workspace_bytes > 0 && !workspace)
     throw Error("gemm " + inst.name_expression + " needs a workspace of " + std::to_string(plan.workspace_bytes) +
                 " bytes");
   if (plan.flags_bytes > 0 && !flags)
     throw Error("gemm " + inst.name_expression + " needs " + std::to_string(plan.flags_bytes) + " bytes of zeroed counters");
   if (gemm_accumulator(args.dtype) == DType::f64)
-    launch_gemm_as<double>(f, inst, args, plan, workspace, flags, stream);
+    launch_gemm_as<double>(f, inst, args, plan, workspace, flags, copy, stream);
   else
-    launch_gemm_as<float>(f, inst, args, plan, workspace, flags, stream);
+    launch_gemm_as<float>(f, inst, args, plan, workspace, flags, copy, stream);
 }
 
 const LaunchInfo& GemmCalls::gemm(void* c, const void* a, const void* b, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -154,7 +143,8 @@ const LaunchInfo& GemmCalls::gemm(const GemmProblem& pr, Stream stream) {
   static const char flags_owner = 0;  // stream-K's counters: a workspace nothing else writes
   const WorkspaceLease workspace = impl.workspace(ctx, s, family, plan.workspace_bytes);
   const WorkspaceLease flags = impl.workspace(ctx, s, &flags_owner, plan.flags_bytes);
-  launch_gemm(p.function, p.instance, args, plan, workspace.get(), flags.get(), s);
+  const PitchedCopy* copy = plan.pack_a || plan.pack_b ? &impl.pitched_copy(ctx) : nullptr;
+  launch_gemm(p.function, p.instance, args, plan, workspace.get(), flags.get(), copy, s);
   return p.info;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <gemm/gemm_family.hpp>
 #include <ktune/runtime/launch.hpp>
+#include <ktune/runtime/pitched_copy.hpp>
 
 namespace ktune {
 
@@ -12,12 +13,13 @@ template <class Acc>
 using GemmParams = KernelParams<DevicePtr, DevicePtr, DevicePtr, int, int, int, long long, long long, long long, Acc, Acc,
                                 DevicePtr, int, CUtensorMap, CUtensorMap, DevicePtr>;
 
-// Runs `inst` on `args` as `plan` (gemm_plan of the same three) says: copies A and B
-// into pitch-aligned buffers when it packs, launches ktune_gemm (alpha and beta in the
-// accumulator type), and sums the split-K slices in a second launch. `workspace` holds
-// at least the plan's workspace_bytes (0 for most configs), `flags` its flags_bytes,
-// zero (stream-K's counters, which each launch leaves zero).
+// Runs `inst` on `args` as `plan` (gemm_plan of the same three) says: copies a misaligned
+// A or B into a pitch-aligned buffer with `copy` when it packs (null where the plan packs
+// nothing), launches ktune_gemm (alpha and beta in the accumulator type), and sums the
+// split-K slices in a second launch. `workspace` holds at least the plan's workspace_bytes
+// (0 for most configs), `flags` its flags_bytes, zero (stream-K's counters, which each
+// launch leaves zero).
 void launch_gemm(CUfunction f, const Instance& inst, const GemmArgs& args, const GemmPlan& plan,
-                 CUdeviceptr workspace, CUdeviceptr flags, CUstream stream);
+                 CUdeviceptr workspace, CUdeviceptr flags, const PitchedCopy* copy, CUstream stream);
 
 }  // namespace ktune

@@ -2,7 +2,9 @@
 // instances: needs no GPU.
 #include <ktune/error.hpp>
 #include <transpose/transpose_family.hpp>
+#include <ktune/generator/arch_table.hpp>
 #include <ktune/runtime/nvrtc_compiler.hpp>
+#include <ktune/runtime/pitched_copy.hpp>
 #include <ktune/runtime/program_store.hpp>
 #include <ktune/tuner/compile_pool.hpp>
 
@@ -30,6 +32,17 @@ const Problem k_square{DType::f32, {{"rows", 512}, {"cols", 512}, {"align", 4}, 
 const std::vector<Config>& square_configs() {
   static const std::vector<Config> configs = enumerate(spec(), DeviceLimits{}, k_square);
   return configs;
+}
+
+// The runtime's pitched copy kernels (misaligned GEMM operands) compile for every
+// architecture of the table, each kernel found by its name.
+TEST(NvrtcCompile, PitchedCopyCompilesForEveryArchitecture) {
+  for (const ArchInfo& arch : arch_table()) {
+    const CompileOutput out =
+        compile_cubin(PitchedCopy::source(), PitchedCopy::kernel_names(), arch.arch, "pitched copy");
+    EXPECT_FALSE(out.cubin.empty()) << arch.name;
+    EXPECT_EQ(out.lowered_names, PitchedCopy::kernel_names()) << arch.name;  // extern "C": names as written
+  }
 }
 
 TEST(NvrtcCompile, StoredProgramsAreNotCompiledAgain) {

@@ -11,6 +11,7 @@
 #include <ktune/runtime/capture.hpp>
 #include <ktune/runtime/device.hpp>
 #include <ktune/runtime/l2_flush.hpp>
+#include <ktune/runtime/pitched_copy.hpp>
 #include <ktune/runtime/tuner_process.hpp>
 #include <ktune/runtime/workspaces.hpp>
 
@@ -123,6 +124,14 @@ struct Runtime::Impl {
   std::unique_ptr<Database> db;
   bool db_failed = false;
   std::map<CUcontext, std::unique_ptr<L2Flush>> flushes;
+  std::map<CUcontext, std::unique_ptr<PitchedCopy>> copies;
+  // A context's pitched copy kernel (compiled at the first call that copies an operand).
+  const PitchedCopy& pitched_copy(CUcontext ctx) {
+    std::lock_guard<std::mutex> lock(slow);
+    auto& copy = copies[ctx];
+    if (!copy) copy = std::make_unique<PitchedCopy>(current_device());
+    return *copy;
+  }
   std::unique_ptr<Capture> capture;  // KTUNE_CAPTURE set; first calls only
 
   // Scratch memory per (context, stream, owner), and graph-owned inside a capture.
