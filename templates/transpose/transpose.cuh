@@ -1,6 +1,6 @@
 // @kernel  transpose
 // @entry   ktune_transpose
-// @compatible 88b19ea51911f670: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318, 4ae03222e98efb02, 2bc7de7035e7f986
+// @compatible d5824d49591895d3: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318, 4ae03222e98efb02, 2bc7de7035e7f986, 3cca67274f03e303
 // @type    T = element
 // @tune    tile_m  = 8, 16, 32, 64, 128, 256, 192
 // @tune    tile_n  = 8, 16, 32, 64, 128, 256
@@ -27,7 +27,7 @@
 // @require realign == 0 || align < vec && vec * elem_bytes >= 8 && layout != "direct" && (elem_bytes > 1 || align > 1)
 // @require realign == 0 || block_x * vec == tile_m && block_x <= 32
 // @require tile_m % vec == 0 && tile_n % vec == 0
-// @require vec * elem_bytes >= 4 || align * elem_bytes < 4 || layout == "direct" || tile_m == 32 && tile_n == 32 && block_x == 32 && block_y == 8
+// @require vec * elem_bytes >= 4 || align * elem_bytes < 4 || layout == "direct" || tile_m == 32 && tile_n == 32 && block_x == 32 && block_y == 8 || vec == 1 && wide == 0 && rows * cols * elem_bytes <= 8388608
 // @require copy == 0 || copy_align > 0 && copy_align % vec == 0 && layout == "direct" && realign == 0 && tile_n == 128 && block_x == 32 && tile_m * tile_n % (threads * vec) == 0
 // @require copy == 1 || layout == "direct" || (tile_n / vec) % block_x == 0 && tile_m % block_y == 0
 // @require copy == 1 || layout == "direct" || (tile_m / vec) % block_x == 0 && (tile_n / vec) % block_y == 0
@@ -55,7 +55,9 @@
 // Accesses narrower than 4 bytes where pointers and pitches allow 4 (1- and 2-byte
 // elements, aligned) leave a warp's request under 128 bytes; such configs never won and
 // cost half the compile time of those spaces, so only the naive designs (direct) and the
-// classic 32x32 tile with 32x8 threads keep them.
+// classic 32x32 tile with 32x8 threads keep them; and every vec 1 tile at problems of 8 MiB
+// or less, where latency rather than bandwidth sets the time (H200 f16 664x2174: a Triton
+// tile of 32 x 64 on 4 warps with 2-byte accesses led every config the rule left by 6%).
 // Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
 // SM); more than 64 accesses or 256 bytes in flight per thread (or one vec x vec block,
 // when that is larger) spill or starve occupancy without adding memory parallelism.

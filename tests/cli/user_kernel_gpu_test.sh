@@ -29,6 +29,23 @@ log=$(grep -o '/[^ ]*\.jsonl' "$dir/scale.txt" | tail -1)
 [ "$(grep -c '"bug":2.*1 of 1000003 elements of y wrong' "$log")" = 3 ] || fail "wrong results not caught"
 [ "$(grep -c '"bug":0.*"status":"ok"' "$log")" = 3 ] || fail "a correct config failed"
 grep -q '^1  .*bug=0' "$dir/scale.txt" || fail "the winner is not a correct config"
+# A short run (its ceiling under 10 us: CUDA-graph batches) re-times its finalists and its
+# ceiling one launch at a time; --batched-finals keeps the batches.
+finals() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+closing = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+batches = {f["timing"]["batch"] for f in closing["finalists"]}
+if sys.argv[2] == "one":
+    assert batches == {1} and closing["finals_ceiling"]["batch"] == 1, closing
+else:
+    assert min(batches) > 1 and "finals_ceiling" not in closing, closing
+PY
+}
+finals "$log" one || fail "a short run's finalists not re-timed one launch at a time: $log"
+"$ktune" tune --kernel "$data/scale.cu" --problem n=1000003 --batched-finals > "$dir/batched.txt" 2>&1 \
+  || fail "--batched-finals: $(tail -5 "$dir/batched.txt")"
+finals "$(grep -o '/[^ ]*\.jsonl' "$dir/batched.txt" | tail -1)" batched || fail "--batched-finals: finalists not batched"
 "$ktune" cache list | contains "scale_test .* f32 *1000003 " || fail "winner not stored"
 # Other element types are other problems.
 for t in f64 i32; do

@@ -48,6 +48,13 @@ TEST(TimingGpu, ShortKernelsAreBatchedAndLongOnesAreNot) {
     // graph amortizes: it cannot be faster than the batched figure by more than noise.
     const TimingStats single = summarize(small.timer().sample(launch, 30, 1));
     EXPECT_GT(single.median_us, batched.median_us * 0.8) << "cold " << cold;
+    // A batched run's finalists: one launch at a time from then on, in measure() too.
+    EXPECT_TRUE(small.timer().batched());
+    small.timer().time_one_launch_at_a_time();
+    EXPECT_FALSE(small.timer().batched());
+    const TimingStats finals = small.timer().measure(launch);
+    EXPECT_EQ(finals.batch, 1) << "cold " << cold;
+    EXPECT_GT(finals.median_us, batched.median_us * 0.8) << "cold " << cold;
   }
   TransposeHarness big(dev, transpose_probe_args(DType::f32, 8192, 4096), TimingProtocol{});  // 256 MB moved: ~70 us
   const Kernel k = compile_default(dev, big.problem());

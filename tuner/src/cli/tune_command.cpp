@@ -379,6 +379,9 @@ void add_tune_command(CLI::App& app, char** argv, int& status) {
   tune->add_option("--device", opt.device, "GPU ordinal")->capture_default_str()->check(CLI::Range(0, 1023));
   add_search_options(tune, opt);
   tune->add_flag("--hot", hot, "time with a warm L2 (default: flush L2 before each repetition)");
+  tune->add_flag("--batched-finals", opt.timing.batched_finals,
+                 "when the ceiling takes under 10 us, re-time the finalists in CUDA-graph batches as the search "
+                 "times every candidate (default: one launch at a time between events, as users time kernels)");
   tune->add_option("--counters", args->counters,
                    "hardware counters for the finalists, each design choice's fastest config and the slowest "
                    "candidate, after timing: 'default' (the default; docs/logs.md), 'none', or metric names "

@@ -53,6 +53,7 @@ std::vector<std::string> option_tokens(const TuneOptions& opt, const std::string
   if (!opt.log_dir.empty()) out.insert(out.end(), {"--log-dir", opt.log_dir.string()});
   if (!summary.empty()) out.insert(out.end(), {"--summary", summary});
   if (!opt.timing.cold) out.push_back("--hot");
+  if (opt.timing.batched_finals) out.push_back("--batched-finals");
   return out;
 }
 

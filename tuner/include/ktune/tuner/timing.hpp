@@ -41,6 +41,10 @@ struct TimingProtocol {
   // A run whose first measurement (the ceiling) is shorter is timed in CUDA-graph
   // batches, every kernel of it alike (Timer::measure).
   double batch_below_us = 10;
+  // Re-time such a run's finalists in batches too, as its search did (before 2026-11-29
+  // the only protocol; `--batched-finals`). By default they are timed one launch at a
+  // time between events, as users and the peers time a kernel (docs/timing.md).
+  bool batched_finals = false;
 };
 
 // Times device work with events around the work only. Cold mode flushes the L2
@@ -70,6 +74,10 @@ class Timer {
   // launch gaps and event resolution vanish from short kernels.
   std::vector<float> sample(const std::function<void()>& launch, int reps, int batch = 1);
   const TimingProtocol& protocol() const { return protocol_; }
+  // Whether the first measure() chose CUDA-graph batches; from now on measure() times one
+  // launch at a time (a batched run's finalists and its ceiling again, TuningRun).
+  bool batched() const { return batched_.value_or(false); }
+  void time_one_launch_at_a_time() { batched_ = false; }
 
  private:
   double flush_us();  // one flush's time (0 when hot), measured once
