@@ -1,6 +1,6 @@
 // @kernel  transpose
 // @entry   ktune_transpose
-// @compatible d5824d49591895d3: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318, 4ae03222e98efb02, 2bc7de7035e7f986, 3cca67274f03e303
+// @compatible d5824d49591895d3: 9b3f4f485de4e608, 2dbf0a8301ed02be, 0589caa8ee48b318, 4ae03222e98efb02, 2bc7de7035e7f986, 3cca67274f03e303, b7a8ef57159f25ce
 // @type    T = element
 // @tune    tile_m  = 8, 16, 32, 64, 128, 256, 192
 // @tune    tile_n  = 8, 16, 32, 64, 128, 256
@@ -56,8 +56,8 @@
 // elements, aligned) leave a warp's request under 128 bytes; such configs never won and
 // cost half the compile time of those spaces, so only the naive designs (direct) and the
 // classic 32x32 tile with 32x8 threads keep them; and every vec 1 tile at problems of 8 MiB
-// or less, where latency rather than bandwidth sets the time (H200 f16 664x2174: a Triton
-// tile of 32 x 64 on 4 warps with 2-byte accesses led every config the rule left by 6%).
+// or less, where latency rather than bandwidth sets the time and a vec 1 tile won (issue
+// 72's design 3).
 // Why the bounds: blocks under 64 threads cap occupancy at half on sm_90 (32 blocks per
 // SM); more than 64 accesses or 256 bytes in flight per thread (or one vec x vec block,
 // when that is larger) spill or starve occupancy without adding memory parallelism.

@@ -413,9 +413,8 @@ void TuningRun::hung() {
 // Re-times the top-k round-robin, so drift hits them all alike; returns k. A batched run
 // re-times them (and its ceiling, so fractions compare like with like) one launch at a
 // time between events: the time a user or a peer benchmark measures. The batches charge
-// each kernel its output's write-back and hide its launch: at H200 f32 1024x1024 they
-// ranked a config first (4.86 us) that was 4% behind another one launch at a time (5.98
-// against 5.73 us), the one Triton's autotuner finds (bench/results/transpose.md).
+// each kernel its output's write-back and hide its launch, and at small transposes ranked
+// first configs that were slower one launch at a time (bench/results/transpose.md).
 std::size_t TuningRun::retime_finalists() {
   std::sort(ok_.begin(), ok_.end(), [](const Candidate& a, const Candidate& b) {
     return a.timing.median_us < b.timing.median_us || (a.timing.median_us == b.timing.median_us && a.index < b.index);
