@@ -129,6 +129,26 @@ TEST(Space, AlignmentDecidesVectorWidth) {
   EXPECT_GT(narrow, 0u);
 }
 
+// ... except at transposes of 8 MiB or less, where every tile has vec 1 (latency-bound:
+// issue 72's design 3), and only there: f16 at 4-byte aligned rows, 2.9 MB and 32 MB.
+TEST(Space, SmallTransposesKeepEveryVec1Tile) {
+  const auto staged_vec1 = [](std::int64_t rows, std::int64_t cols) {
+    std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> tiles;  // tile_m, tile_n, threads
+    for (const auto& c : enumerate(spec(), DeviceLimits{}, problem(DType::f16, rows, cols, 2))) {
+      if (value_int(c, "vec") != 1 || value_str(c, "layout") == "direct") continue;
+      EXPECT_EQ(value_int(c, "wide"), 0) << config_to_json(spec(), c).dump();
+      tiles.insert({value_int(c, "tile_m"), value_int(c, "tile_n"), value_int(c, "block_x") * value_int(c, "block_y")});
+    }
+    return tiles;
+  };
+  const auto small = staged_vec1(664, 2174), large = staged_vec1(4096, 4096);
+  EXPECT_TRUE(small.count({32, 32, 128})) << "the 32x32 tile on 128 threads that won at H200 f16 664x2174";
+  EXPECT_TRUE(small.count({32, 64, 128}));
+  EXPECT_GT(small.size(), 10u);
+  ASSERT_EQ(large.size(), 1u);  // the classic tile only
+  EXPECT_EQ(*large.begin(), std::make_tuple(std::int64_t{32}, std::int64_t{32}, std::int64_t{256}));
+}
+
 TEST(Space, SmallerSharedMemoryLimitShrinksTheSpace) {
   DeviceLimits small;
   small.max_smem_per_block = 8 * 1024;
