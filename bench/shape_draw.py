@@ -5,6 +5,7 @@ scripts (templates/<family>/bench/*_shapes.*) say what a shape is.
 
     from shape_draw import main, rng, zoo_sample, summarize"""
 import json
+import math
 import random
 import statistics
 import sys
@@ -43,18 +44,17 @@ def summarize(rows, ratio, name, label):
     """{label, count, min, median, max, worst, skipped} of ratio(row) over rows, the three
     lowest named by name(row); a row whose ratio is None or cannot be had (a peer that
     failed there) is named under skipped."""
-    import math
     pairs, skipped = [], []
     for r in rows:
         try:
-            v, label = ratio(r), name(r)
+            v, shape = ratio(r), name(r)
             v = float(v) if v is not None and math.isfinite(v) else None
         except (KeyError, TypeError, ValueError, ZeroDivisionError):
             v = None
         if v is None:
             skipped.append(str(r.get("shape", "?")) if isinstance(r, dict) else "?")
         else:
-            pairs.append((v, label))
+            pairs.append((v, shape))
     pairs.sort()
     out = {"label": label, "count": len(pairs), "skipped": skipped}
     if pairs:

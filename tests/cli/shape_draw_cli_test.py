@@ -39,7 +39,7 @@ def expect(what, r, ok, needle=""):
 rows = [{"shape": f"s{i}", "ktune": 10.0, "peer": 10.0 * v} for i, v in enumerate([1.5, 0.5, 1.0, 0.75, 1.25])]
 rows += [{"shape": "none"}, {"shape": "types", "ktune": [], "peer": "x"}, {"shape": "inf", "ktune": 0.0, "peer": 1e308}]
 got = summarize(rows, lambda p: p["peer"] / p["ktune"], lambda p: p["shape"], "label")
-if (got.get("count"), got.get("min"), got.get("median"), got.get("max")) != (5, 0.5, 1.0, 1.5) or \
+if (got.get("label"), got.get("count"), got.get("min"), got.get("median"), got.get("max")) != ("label", 5, 0.5, 1.0, 1.5) or \
         got.get("worst", [None])[0] != "s1 0.500" or got.get("skipped") != ["none", "types", "inf"]:
     failures.append(f"summarize: {got}")
 got = summarize(rows, lambda p: p["peer"] / p["ktune"], lambda p: p["missing"], "label")
